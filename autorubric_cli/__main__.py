@@ -1,0 +1,3 @@
+from autorubric_cli.cli.app import main
+
+main()

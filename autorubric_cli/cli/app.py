@@ -1,0 +1,199 @@
+"""Typer commands: parse flags, call one function below, render, exit code (SPEC §8).
+
+Heavy modules (litellm, numpy, the grader) are imported inside commands so `--help` is instant.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from autorubric_cli.errors import InputError
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_ERRORED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Rubric-based LLM-as-a-judge evaluation: resumable, exact, CI-gated.",
+)
+_state = {"debug": False}
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    csv = "csv"
+    junit = "junit"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FailUnder = Annotated[
+    float | None, typer.Option("--fail-under", help="Gate: fail (exit 1) if score.mean < X.")
+]
+Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML file here.")]
+
+
+def _err(message: str) -> None:
+    print(f"autorubric: error: {message}", file=sys.stderr)
+
+
+def guarded(body: Callable[[], int]) -> None:
+    """Run a command body, mapping failures to one-line messages and SPEC exit codes."""
+    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
+
+    try:
+        code = body()
+    except InputError as exc:
+        if _state["debug"]:
+            raise
+        _err(exc.one_line())
+        code = EXIT_INPUT
+    except JudgeRunStopped as exc:
+        _err(f"run stopped: {exc}")
+        code = EXIT_INPUT
+    except RunInterrupted as exc:
+        print(f"autorubric: {exc}", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print("autorubric: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    raise typer.Exit(code)
+
+
+@app.callback()
+def main_callback(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+) -> None:
+    _state["debug"] = debug
+    if version:
+        from autorubric_cli import __version__
+
+        print(__version__)
+        raise typer.Exit(0)
+
+
+@app.command()
+def check(
+    rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
+    dataset: Annotated[Path | None, typer.Argument(help="Dataset JSONL file.")] = None,
+) -> None:
+    """Validate a rubric (and a dataset against it); calls no judge."""
+
+    def body() -> int:
+        from autorubric_cli.cli.check import run_check
+
+        run_check(rubric, dataset)
+        return EXIT_OK
+
+    guarded(body)
+
+
+@app.command()
+def run(
+    rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
+    dataset: Annotated[Path, typer.Argument(help="Dataset JSONL file.")],
+    judge: Annotated[
+        list[str] | None, typer.Option("--judge", help="Judge model (repeatable); replaces grader.judges.")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Experiment name under experiments/.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Experiment directory (any path).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed for option shuffles.")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Grade only the first N items.")] = None,
+    fail_under: FailUnder = None,
+    format: FormatOpt = Format.table,
+    junit: Junit = None,
+    no_shuffle: Annotated[bool, typer.Option("--no-shuffle", help="Show options in rubric order.")] = False,
+) -> None:
+    """Grade DATASET with RUBRIC and write an experiment directory."""
+
+    def body() -> int:
+        from autorubric_cli.cli.finish import finish
+        from autorubric_cli.experiment.session import RunInterrupted, RunOptions, start_run
+
+        if name is not None and out is not None:
+            raise InputError("use either --name or --out, not both", key="--name")
+        options = RunOptions(
+            judges=judge or [], name=name, out=out, seed=seed, concurrency=concurrency,
+            limit=limit, no_shuffle=no_shuffle,
+        )
+        holder: dict[str, Any] = {}
+        try:
+            holder["dir"] = start_run(rubric, dataset, options)
+        except RunInterrupted as exc:
+            finish(exc.directory, format.value, fail_under, junit, quiet=True)
+            raise
+        return finish(holder["dir"], format.value, fail_under, junit)
+
+    guarded(body)
+
+
+@app.command()
+def resume(
+    directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Re-grade errored items (reusing their good votes).")] = False,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1)] = None,
+    fail_under: FailUnder = None,
+    format: FormatOpt = Format.table,
+    junit: Junit = None,
+) -> None:
+    """Finish an interrupted run; never calls a judge for an item already recorded."""
+
+    def body() -> int:
+        from autorubric_cli.cli.finish import finish
+        from autorubric_cli.experiment.session import RunInterrupted, resume_run
+
+        try:
+            warnings = resume_run(directory, retry_errors=retry_errors, concurrency=concurrency)
+        except RunInterrupted:
+            finish(directory, format.value, fail_under, junit, quiet=True)
+            raise
+        for warning in warnings:
+            print(f"autorubric: warning: {warning}", file=sys.stderr)
+        return finish(directory, format.value, fail_under, junit)
+
+    guarded(body)
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
+    format: FormatOpt = Format.table,
+    fail_under: FailUnder = None,
+    junit: Junit = None,
+    aggregation: Annotated[str | None, typer.Option("--aggregation", help="What-if: binary aggregation.")] = None,
+    ordinal_aggregation: Annotated[str | None, typer.Option("--ordinal-aggregation")] = None,
+    nominal_aggregation: Annotated[str | None, typer.Option("--nominal-aggregation")] = None,
+    sample_aggregation: Annotated[str | None, typer.Option("--sample-aggregation")] = None,
+    cannot_assess: Annotated[str | None, typer.Option("--cannot-assess", help="What-if: skip|zero|partial|fail.")] = None,
+    ca_mode: Annotated[str, typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category.")] = "exclude",
+) -> None:
+    """Render an experiment from items.jsonl (no judge calls)."""
+
+    def body() -> int:
+        from autorubric_cli.cli.finish import finish, what_if_rules
+
+        overrides = {
+            "aggregation": aggregation,
+            "ordinal_aggregation": ordinal_aggregation,
+            "nominal_aggregation": nominal_aggregation,
+            "sample_aggregation": sample_aggregation,
+            "cannot_assess": cannot_assess,
+        }
+        rules = what_if_rules(directory, overrides)
+        return finish(directory, format.value, fail_under, junit, what_if=rules, ca_mode=ca_mode)
+
+    guarded(body)
+
+
+def main() -> None:
+    app()

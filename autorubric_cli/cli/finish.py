@@ -1,0 +1,128 @@
+"""What `run`, `resume` and `report` do at the end: build the report, write it, render, exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+from rich.console import Console
+
+from autorubric_cli.core.config import (
+    BINARY_AGGREGATIONS,
+    NOMINAL_AGGREGATIONS,
+    ORDINAL_AGGREGATIONS,
+    CannotAssessConfig,
+    GateCheck,
+    SampleAggregation,
+)
+from autorubric_cli.core.evaluate import ScoringRules
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
+from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.report.build import build_report, open_experiment
+from autorubric_cli.report.render_table import render_tables
+from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
+
+KIND_OF_FLAG = {
+    "aggregation": ("binary", BINARY_AGGREGATIONS),
+    "ordinal_aggregation": ("ordinal", ORDINAL_AGGREGATIONS),
+    "nominal_aggregation": ("nominal", NOMINAL_AGGREGATIONS),
+}
+CA_MODES = ("exclude", "as_unmet", "as_category")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringRules | None:
+    """The recorded rules with the report's what-if flags applied (to every criterion of a kind)."""
+    if all(v is None for v in overrides.values()):
+        return None
+    experiment = open_experiment(directory)
+    rules = experiment.rules
+    aggregation = dict(rules.aggregation)
+    for flag, (kind, allowed) in KIND_OF_FLAG.items():
+        method = overrides.get(flag)
+        if method is None:
+            continue
+        if method not in allowed:
+            raise InputError(f"must be one of: {', '.join(allowed)}", key=_flag(flag))
+        for criterion in rules.criteria:
+            if criterion.kind == kind:
+                aggregation[criterion.name] = method
+    changes: dict[str, Any] = {"aggregation": aggregation}
+    sample = overrides.get("sample_aggregation")
+    if sample is not None:
+        if sample not in SampleAggregation.__args__:
+            raise InputError(
+                f"must be one of: {', '.join(SampleAggregation.__args__)}", key="--sample-aggregation"
+            )
+        changes["sample_aggregation"] = sample
+    strategy = overrides.get("cannot_assess")
+    if strategy is not None:
+        try:
+            changes["cannot_assess"] = CannotAssessConfig(
+                strategy=strategy, partial_credit=rules.cannot_assess.partial_credit
+            )
+        except ValidationError:
+            raise InputError(
+                "must be one of: skip, zero, partial, fail", key="--cannot-assess"
+            ) from None
+    return rules.with_overrides(**changes)
+
+
+def exit_code(report: dict[str, Any]) -> int:
+    """1 when the gate failed; else 3 when items errored; else 0 (SPEC §8)."""
+    gate = report["gate"]
+    if gate is not None and not gate["passed"]:
+        return 1
+    return 3 if report["items"]["errored"] else 0
+
+
+def finish(
+    directory: Path,
+    fmt: str,
+    fail_under: float | None,
+    junit: Path | None,
+    *,
+    quiet: bool = False,
+    what_if: ScoringRules | None = None,
+    ca_mode: str = "exclude",
+) -> int:
+    if ca_mode not in CA_MODES:
+        raise InputError(f"must be one of: {', '.join(CA_MODES)}", key="--ca-mode")
+    experiment = open_experiment(directory)
+    extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
+    report = build_report(experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode)
+    if what_if is None:  # a what-if changes nothing in the experiment directory
+        write_atomic(directory / REPORT, orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    if junit is not None:
+        junit.write_text(render_junit(report))
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(render_markdown(report) + "\n")
+    if not quiet:
+        render(report, fmt, experiment)
+    return exit_code(report)
+
+
+def render(report: dict[str, Any], fmt: str, experiment: Any) -> None:
+    if fmt == "json":
+        sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif fmt == "markdown":
+        sys.stdout.write(render_markdown(report))
+    elif fmt == "junit":
+        sys.stdout.write(render_junit(report))
+    elif fmt == "csv":
+        records = iter_latest_records(experiment.directory / ITEMS, ReadIssues())
+        criteria = [c.name for c in experiment.rubric.criteria]
+        judges = [j.judge_id for j in experiment.rubric.grader.judges]
+        sys.stdout.write(render_csv(records, criteria, judges))
+    else:
+        render_tables(report, Console())

@@ -1,0 +1,149 @@
+"""Configuration models (SPEC §1 `grader:` and `gate:`). Every strategy name is a Literal."""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+BinaryAggregation = Literal["majority", "weighted", "unanimous", "any"]
+OrdinalAggregation = Literal["mean", "median", "weighted_mean", "mode", "min", "max"]
+NominalAggregation = Literal["mode", "weighted_mode", "unanimous"]
+SampleAggregation = Literal["majority", "median", "mean"]
+ApplyTo = Literal["all", "output", "thinking"]
+
+BINARY_AGGREGATIONS: tuple[str, ...] = BinaryAggregation.__args__
+ORDINAL_AGGREGATIONS: tuple[str, ...] = OrdinalAggregation.__args__
+NOMINAL_AGGREGATIONS: tuple[str, ...] = NominalAggregation.__args__
+
+
+class Strict(BaseModel):
+    """Base for every file-facing model: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class CannotAssessStrategy(str, Enum):
+    SKIP = "skip"
+    ZERO = "zero"
+    PARTIAL = "partial"
+    FAIL = "fail"
+
+
+class CannotAssessConfig(Strict):
+    strategy: CannotAssessStrategy = CannotAssessStrategy.SKIP
+    partial_credit: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class LengthPenalty(Strict):
+    free_budget: int = Field(6000, ge=0)
+    max_cap: int = Field(8000, ge=1)
+    penalty_at_cap: float = Field(0.5, ge=0.0)
+    exponent: float = Field(1.6, gt=0.0)
+    apply_to: ApplyTo = "all"
+
+    @model_validator(mode="after")
+    def _cap_above_budget(self) -> LengthPenalty:
+        if self.max_cap <= self.free_budget:
+            raise ValueError("max_cap must be greater than free_budget")
+        return self
+
+
+class FewShotConfig(Strict):
+    examples: str
+    n_examples: int = Field(3, ge=1)
+    balance_verdicts: bool = True
+    include_reason: bool = False
+
+
+def _finite(value: float | None, what: str) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number")
+    return value
+
+
+class JudgeSpec(Strict):
+    """One judge model. `api_key_env` is the NAME of an environment variable, never a key."""
+
+    model: str = Field(min_length=1)
+    id: str | None = None
+    weight: float = 1.0
+    temperature: float | None = 0.0
+    max_tokens: int | None = Field(None, ge=1)
+    api_base: str | None = None
+    api_key_env: str | None = None
+    samples: int = Field(1, ge=1)
+    max_concurrency: int = Field(16, ge=1)
+    rpm: float | None = Field(None, gt=0)
+    timeout: float | None = Field(None, gt=0)
+    thinking: str | int | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("weight")
+    @classmethod
+    def _weight_positive(cls, v: float) -> float:
+        _finite(v, "judge weight")
+        if v <= 0:
+            raise ValueError("judge weight must be > 0")
+        return v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        if v is not None and not v.replace("_", "").isalnum():
+            raise ValueError("api_key_env must be the NAME of an environment variable")
+        return v
+
+    @property
+    def judge_id(self) -> str:
+        return self.id or self.model
+
+
+class LLMConfig(Strict):
+    """The resolved grader configuration (rubric `grader:` section, then CLI flags)."""
+
+    judges: list[JudgeSpec] = Field(default_factory=list)
+    aggregation: BinaryAggregation = "majority"
+    ordinal_aggregation: OrdinalAggregation = "mean"
+    nominal_aggregation: NominalAggregation = "mode"
+    sample_aggregation: SampleAggregation = "majority"
+    cannot_assess: CannotAssessConfig = Field(default_factory=CannotAssessConfig)
+    length_penalty: LengthPenalty | None = None
+    normalize: bool = True
+    shuffle_options: bool = True
+    auto_na_option: bool = False
+    seed: int | None = None
+    concurrency: int = Field(64, ge=1)
+    timeout: float = Field(60.0, gt=0)
+    max_attempts: int = Field(6, ge=1)
+    few_shot: FewShotConfig | None = None
+    system_prompt: str | None = None
+    multi_choice_system_prompt: str | None = None
+
+    @model_validator(mode="after")
+    def _unique_judge_ids(self) -> LLMConfig:
+        seen: set[str] = set()
+        for judge in self.judges:
+            if judge.judge_id in seen:
+                raise ValueError(f"duplicate judge id {judge.judge_id!r}; set a distinct `id`")
+            seen.add(judge.judge_id)
+        return self
+
+    def judge_weights(self) -> dict[str, float]:
+        return {j.judge_id: j.weight for j in self.judges}
+
+
+class GateCheck(Strict):
+    metric: str = Field(min_length=1)
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _has_bound(self) -> GateCheck:
+        if self.min is None and self.max is None:
+            raise ValueError("a gate check needs `min` and/or `max`")
+        _finite(self.min, "min")
+        _finite(self.max, "max")
+        return self

@@ -1,0 +1,58 @@
+"""The CI gate (SPEC §7): AND over checks, each a metric path into the report JSON."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from autorubric_cli.core.config import GateCheck
+
+
+def resolve_metric(report: dict[str, Any], path: str) -> Any:
+    """Follow a dotted path; a list of named objects is indexed by `name` (names may hold dots)."""
+    parts = path.split(".")
+    node: Any = report
+    i = 0
+    while i < len(parts):
+        if isinstance(node, dict) and parts[i] in node:
+            node, i = node[parts[i]], i + 1
+            continue
+        if isinstance(node, list):
+            for end in range(len(parts), i, -1):
+                name = ".".join(parts[i:end])
+                match = next(
+                    (x for x in node if isinstance(x, dict) and x.get("name") == name), None
+                )
+                if match is not None:
+                    node, i = match, end
+                    break
+            else:
+                raise KeyError(path)
+            continue
+        raise KeyError(path)
+    return node
+
+
+def evaluate_check(report: dict[str, Any], check: GateCheck) -> dict[str, Any]:
+    result: dict[str, Any] = {"metric": check.metric}
+    if check.min is not None:
+        result["min"] = check.min
+    if check.max is not None:
+        result["max"] = check.max
+    try:
+        value = resolve_metric(report, check.metric)
+    except KeyError:
+        return {**result, "value": None, "passed": False, "reason": "metric not found"}
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return {**result, "value": None, "passed": False, "reason": "metric is undefined"}
+    passed = (check.min is None or value >= check.min) and (check.max is None or value <= check.max)
+    return {**result, "value": value, "passed": passed}
+
+
+def evaluate_gate(report: dict[str, Any], checks: Sequence[GateCheck]) -> dict[str, Any] | None:
+    """None when there are no checks; else {"passed", "checks"}."""
+    if not checks:
+        return None
+    results = [evaluate_check(report, c) for c in checks]
+    return {"passed": all(r["passed"] for r in results), "checks": results}

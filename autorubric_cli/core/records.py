@@ -1,0 +1,73 @@
+"""Verdicts, votes and the item record written to items.jsonl (SPEC §5)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CriterionVerdict(str, Enum):
+    MET = "MET"
+    UNMET = "UNMET"
+    CANNOT_ASSESS = "CANNOT_ASSESS"
+
+
+class Record(BaseModel):
+    """Records ignore unknown keys so that newer files stay readable."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class Vote(Record):
+    """One judge's answer for one criterion and sample; `option_index` is the original index."""
+
+    judge: str
+    sample: int = 0
+    verdict: CriterionVerdict | None = None
+    option_index: int | None = None
+    shuffle_order: list[int] | None = None
+    reason: str | None = None
+    error: str | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    cost: float | None = None
+    thinking: str | None = None
+    attempts: int = 1
+
+
+class OptionRecord(Record):
+    index: int
+    label: str
+    value: float | None
+    na: bool
+
+
+class CriterionRecord(Record):
+    name: str
+    verdict: CriterionVerdict | None = None
+    option: OptionRecord | None = None
+    aggregated_value: float | None = None
+    reason: str | None = None
+    agreement: float | None = None
+    votes: list[Vote] = Field(default_factory=list)
+
+
+class ItemRecord(Record):
+    id: str
+    index: int
+    status: Literal["ok", "error"]
+    score: float | None = None
+    raw_score: float | None = None
+    length_penalty: float = 0.0
+    criteria: list[CriterionRecord] = Field(default_factory=list)
+    judge_scores: dict[str, float | None] = Field(default_factory=dict)
+    usage: dict[str, int] = Field(default_factory=dict)
+    cost: float | None = None
+    duration_s: float = 0.0
+    error: str | None = None
+    simulated: bool = False
+    # Extensions to SPEC §5 so that `report` needs nothing but items.jsonl:
+    word_counts: dict[str, int] = Field(default_factory=dict)  # {"output": n, "thinking": m}
+    ground_truth: dict[str, str] = Field(default_factory=dict)
+    human_ratings: dict[str, list[str | list[str]]] = Field(default_factory=dict)

@@ -1,0 +1,94 @@
+"""Item scoring (SPEC §3): cannot-assess strategies, normalization, length penalty."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from autorubric_cli.core.config import CannotAssessConfig, CannotAssessStrategy, LengthPenalty
+from autorubric_cli.core.numeric import EPS
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    score: float | None
+    raw_score: float | None
+    length_penalty: float
+
+
+def criterion_value(
+    weight: float, value: float | None, cannot_assess: CannotAssessConfig
+) -> float | None:
+    """v_i for one criterion; `value=None` means CANNOT_ASSESS / NA. None means skipped."""
+    if value is not None:
+        return value
+    strategy = cannot_assess.strategy
+    if strategy is CannotAssessStrategy.SKIP:
+        return None
+    if strategy is CannotAssessStrategy.ZERO:
+        return 0.0
+    if strategy is CannotAssessStrategy.PARTIAL:
+        return cannot_assess.partial_credit if weight > 0 else 0.0
+    return 0.0 if weight > 0 else 1.0
+
+
+def normalized_score(raw: float, positive: float, negative: float) -> float | None:
+    if positive > EPS:
+        return min(max(raw / positive, 0.0), 1.0)
+    if negative > EPS:
+        return min(max(1.0 + raw / negative, 0.0), 1.0)
+    return None
+
+
+def length_penalty_amount(word_count: int, config: LengthPenalty) -> float:
+    if word_count <= config.free_budget:
+        return 0.0
+    if word_count >= config.max_cap:
+        return config.penalty_at_cap
+    fraction = (word_count - config.free_budget) / (config.max_cap - config.free_budget)
+    return config.penalty_at_cap * fraction**config.exponent
+
+
+def score_item(
+    weighted_values: Sequence[tuple[float, float | None]],
+    cannot_assess: CannotAssessConfig,
+    normalize: bool,
+    penalty: float = 0.0,
+) -> ItemScore:
+    """`weighted_values`: (w_i, value or None for abstain) per criterion, after aggregation."""
+    raw = positive = negative = 0.0
+    scored = 0
+    for weight, value in weighted_values:
+        v = criterion_value(weight, value, cannot_assess)
+        if v is None:
+            continue
+        scored += 1
+        raw += weight * v
+        if weight > 0:
+            positive += weight
+        elif weight < 0:
+            negative += -weight
+    if scored == 0:
+        return ItemScore(score=None, raw_score=None, length_penalty=penalty)
+    if normalize:
+        norm = normalized_score(raw, positive, negative)
+        score = None if norm is None else max(norm - penalty, 0.0)
+    else:
+        score = raw - penalty
+    return ItemScore(score=score, raw_score=raw, length_penalty=penalty)
+
+
+def word_counts(thinking: str | None, output: str) -> dict[str, int]:
+    """Whitespace-separated word counts of the two parts of a submission."""
+    return {"output": len(output.split()), "thinking": len((thinking or "").split())}
+
+
+def counted_words(counts: dict[str, int], apply_to: str) -> int:
+    """The word count the length penalty sees for `apply_to` (all | output | thinking)."""
+    if apply_to == "all":
+        return counts.get("output", 0) + counts.get("thinking", 0)
+    return counts.get(apply_to, 0)
+
+
+def word_count(thinking: str | None, output: str, apply_to: str) -> int:
+    return counted_words(word_counts(thinking, output), apply_to)

@@ -1,0 +1,25 @@
+"""User-facing input errors: one line naming file, line and key."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Invalid input or usage. Rendered as `file:line: key: message` and exit code 2."""
+
+    def __init__(
+        self, message: str, *, path: str | None = None, line: int | None = None, key: str = ""
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.key = key
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = self.path or ""
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        parts = [p for p in (where, self.key) if p]
+        prefix = ": ".join(parts)
+        text = " ".join(self.message.split())
+        return f"{prefix}: {text}" if prefix else text

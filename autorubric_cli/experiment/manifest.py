@@ -1,0 +1,95 @@
+"""manifest.json: what was run, with which configuration and inputs (SPEC §5)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from autorubric_cli.errors import InputError
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+RUBRIC_COPY = "rubric.yaml"
+ITEMS = "items.jsonl"
+REPORT = "report.json"
+Status = Literal["running", "completed", "interrupted", "failed"]
+
+
+class InputFile(BaseModel):
+    path: str
+    sha256: str
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    format_version: int = FORMAT_VERSION
+    autorubric_version: str
+    name: str
+    command: list[str]
+    created: str
+    updated: str
+    status: Status
+    seed: int
+    config: dict[str, Any]
+    rubric: InputFile
+    dataset: InputFile
+    items_total: int
+    limit: int | None = None
+    simulated: bool = False
+    error: str | None = None
+    runs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write a temp file in the same directory, fsync it, rename it over `path`."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def save_manifest(directory: Path, manifest: Manifest) -> None:
+    manifest.updated = utc_now()
+    write_atomic(directory / MANIFEST, orjson.dumps(manifest.model_dump(), option=orjson.OPT_INDENT_2))
+
+
+def load_manifest(directory: Path) -> Manifest:
+    path = directory / MANIFEST
+    if not path.is_file():
+        raise InputError("not an experiment directory (no manifest.json)", path=str(directory))
+    try:
+        return Manifest.model_validate_json(path.read_bytes())
+    except ValueError as exc:
+        first = str(exc).splitlines()[0]
+        raise InputError(f"manifest.json is invalid: {first}", path=str(path)) from None

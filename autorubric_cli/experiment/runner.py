@@ -1,0 +1,182 @@
+"""Schedules items so calls from many items are in flight at once; appends records as they finish.
+
+Signals: the first SIGINT/SIGTERM stops scheduling and gives in-flight items `grace_s` seconds
+to finish before they are cancelled; a second one cancels at once. Records are appended
+synchronously between awaits, so cancellation can never leave half a record behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.scoring import word_counts
+from autorubric_cli.experiment.progress import Progress
+from autorubric_cli.experiment.store import RecordWriter
+
+
+class Grader(Protocol):
+    stats: Any
+
+    async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord: ...
+
+
+@dataclass
+class RunOutcome:
+    graded: int = 0
+    errored: int = 0
+    interrupted: bool = False
+    fatal: BaseException | None = None
+
+
+@dataclass
+class StopSignals:
+    """First signal: stop scheduling (graceful). Second: cancel everything now (forced)."""
+
+    graceful: asyncio.Event = field(default_factory=asyncio.Event)
+    forced: asyncio.Event = field(default_factory=asyncio.Event)
+    notify: Any = None
+
+    def trigger(self) -> None:
+        if self.graceful.is_set():
+            self.forced.set()
+            return
+        self.graceful.set()
+        if self.notify is not None:
+            self.notify()
+
+    @contextlib.contextmanager
+    def installed(self) -> Any:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.trigger)
+        try:
+            yield self
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+
+def items_in_flight(concurrency: int, calls_per_item: int) -> int:
+    """Enough items queued to keep every call slot busy, and a few more for the tail."""
+    return max(4, 2 * -(-concurrency // max(calls_per_item, 1)))
+
+
+def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
+    """Attach what `report` needs to rescore and compare with labels from items.jsonl alone."""
+    return record.model_copy(
+        update={
+            "id": item.id,
+            "index": item.index,
+            "word_counts": word_counts(item.submission.thinking, item.submission.output),
+            "ground_truth": item.ground_truth,
+            "human_ratings": item.human_ratings,
+        }
+    )
+
+
+def internal_error_record(item: Item, exc: BaseException, duration: float) -> ItemRecord:
+    return finish_record(
+        ItemRecord(
+            id=item.id,
+            index=item.index,
+            status="error",
+            error=f"internal: {type(exc).__name__}: {exc}",
+            duration_s=duration,
+        ),
+        item,
+    )
+
+
+async def run_items(
+    grader: Grader,
+    items: Iterable[Item],
+    writer: RecordWriter,
+    progress: Progress,
+    stop: StopSignals,
+    *,
+    window: int,
+    grace_s: float,
+    priors: dict[str, ItemRecord] | None = None,
+    fatal_errors: tuple[type[BaseException], ...] = (),
+) -> RunOutcome:
+    outcome = RunOutcome()
+    slots = asyncio.Semaphore(window)
+    tasks: set[asyncio.Task[None]] = set()
+    priors = priors or {}
+
+    async def grade_one(item: Item) -> None:
+        started = time.monotonic()
+        try:
+            record = finish_record(await grader.grade(item, priors.get(item.id)), item)
+        except fatal_errors as exc:
+            outcome.fatal = exc
+            stop.forced.set()
+            return
+        except Exception as exc:  # a bug must not lose the run: record it, retry later
+            record = internal_error_record(item, exc, time.monotonic() - started)
+        writer.append(record)
+        outcome.graded += 1
+        outcome.errored += record.status == "error"
+        progress.item_finished(record.status == "error")
+
+    for item in items:
+        if not await _acquire_unless(slots, stop.graceful):
+            break
+        task = asyncio.create_task(grade_one(item))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+        task.add_done_callback(lambda _: slots.release())
+        if stop.forced.is_set():
+            break
+    await _drain(tasks, stop, grace_s)
+    outcome.interrupted = stop.graceful.is_set() or stop.forced.is_set()
+    return outcome
+
+
+async def _acquire_unless(slots: asyncio.Semaphore, stop: asyncio.Event) -> bool:
+    """Wait for a free slot; False as soon as `stop` is set."""
+    if stop.is_set():
+        return False
+    if not slots.locked():
+        await slots.acquire()
+        return True
+    acquire = asyncio.create_task(slots.acquire())
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({acquire, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if acquire.done() and not acquire.cancelled():
+        if stop.is_set():
+            slots.release()
+            return False
+        return True
+    acquire.cancel()
+    return False
+
+
+async def _wait_any(tasks: set[asyncio.Task[None]], event: asyncio.Event, timeout: float | None) -> None:
+    waiter = asyncio.create_task(event.wait())
+    try:
+        await asyncio.wait({*tasks, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+
+
+async def _drain(tasks: set[asyncio.Task[None]], stop: StopSignals, grace_s: float) -> None:
+    """Let in-flight items finish; after a stop, give them `grace_s`, then cancel."""
+    while tasks and not stop.graceful.is_set() and not stop.forced.is_set():
+        await _wait_any(tasks, stop.graceful, None)
+    deadline = time.monotonic() + grace_s
+    while tasks and not stop.forced.is_set() and time.monotonic() < deadline:
+        await _wait_any(tasks, stop.forced, deadline - time.monotonic())
+    for task in list(tasks):
+        task.cancel()
+    if tasks:
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,257 @@
+"""`run` and `resume`: resolve the configuration, own the experiment directory, drive the runner."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from autorubric_cli import __version__
+from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import (
+    ITEMS,
+    RUBRIC_COPY,
+    InputFile,
+    Manifest,
+    save_manifest,
+    sha256_file,
+    utc_now,
+)
+from autorubric_cli.experiment.progress import Progress
+from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
+from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
+from autorubric_cli.loading.dataset import iter_items, summarize_dataset
+from autorubric_cli.loading.rubric_loader import load_rubric
+
+GRACE_S = 5.0
+
+
+@dataclass
+class RunOptions:
+    judges: list[str] = field(default_factory=list)
+    name: str | None = None
+    out: Path | None = None
+    seed: int | None = None
+    concurrency: int | None = None
+    limit: int | None = None
+    no_shuffle: bool = False
+    grace_s: float = GRACE_S
+
+
+def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
+    """The rubric's `grader:` section with CLI flags applied on top; the seed drawn if unset."""
+    update: dict[str, Any] = {}
+    if options.judges:
+        update["judges"] = [JudgeSpec(model=m) for m in options.judges]
+    if options.concurrency is not None:
+        update["concurrency"] = options.concurrency
+    if options.no_shuffle:
+        update["shuffle_options"] = False
+    seed = options.seed if options.seed is not None else rubric.grader.seed
+    update["seed"] = seed if seed is not None else secrets.randbelow(2**31)
+    config = rubric.grader.model_copy(update=update)
+    if not config.judges:
+        raise InputError(
+            "no judge configured: add `grader.judges` to the rubric or pass --judge MODEL",
+            key="grader.judges",
+        )
+    return LLMConfig.model_validate(config.model_dump())
+
+
+def experiment_directory(rubric_path: Path, options: RunOptions) -> Path:
+    if options.out is not None:
+        return options.out
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path("experiments") / (options.name or f"{rubric_path.stem}-{stamp}")
+
+
+def is_simulated(config: LLMConfig) -> bool:
+    return any(j.model.startswith("simulated/") for j in config.judges)
+
+
+def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
+    return items if limit is None else itertools.islice(items, limit)
+
+
+def _make_grader(rubric: Rubric, seed: int, base_dir: Path) -> Any:
+    from autorubric_cli.grading.grader import CriterionGrader
+
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir)
+
+
+def _fatal_errors() -> tuple[type[BaseException], ...]:
+    from autorubric_cli.judges import JudgeAuthError
+
+    return (JudgeAuthError,)
+
+
+def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Path:
+    """Validate everything, then create the directory and grade. Returns the directory."""
+    rubric = load_rubric(rubric_path)
+    config = resolve_config(rubric, options)
+    rubric = rubric.model_copy(update={"grader": config})
+    total = summarize_dataset(dataset_path, rubric).items
+    if options.limit is not None:
+        total = min(total, options.limit)
+    directory = experiment_directory(rubric_path, options)
+    grader = _make_grader(rubric, config.seed or 0, rubric_path.parent)
+    if directory.exists() and any(directory.iterdir()):
+        raise InputError(
+            f"experiment directory already exists; use `autorubric resume {directory}` "
+            "or choose another --name/--out",
+            path=str(directory),
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
+    now = utc_now()
+    manifest = Manifest(
+        autorubric_version=__version__,
+        name=directory.name,
+        command=sys.argv,
+        created=now,
+        updated=now,
+        status="running",
+        seed=config.seed or 0,
+        config=config.model_dump(mode="json"),
+        rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
+        dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
+        items_total=total,
+        limit=options.limit,
+        simulated=is_simulated(config),
+    )
+    save_manifest(directory, manifest)
+    _execute(directory, manifest, rubric, grader, set(), {}, dataset_path, options.grace_s)
+    return directory
+
+
+def check_unchanged(manifest: Manifest, directory: Path) -> None:
+    """Resume only against the exact inputs the run started with."""
+    dataset = Path(manifest.dataset.path)
+    if not dataset.is_file():
+        raise InputError("the dataset this experiment was run on is gone", path=str(dataset))
+    if sha256_file(dataset) != manifest.dataset.sha256:
+        raise InputError(
+            "dataset changed since the run started (SHA-256 differs); "
+            "start a new run instead of resuming",
+            path=str(dataset),
+        )
+    for rubric in (directory / RUBRIC_COPY, Path(manifest.rubric.path)):
+        if rubric.is_file() and sha256_file(rubric) != manifest.rubric.sha256:
+            raise InputError(
+                "rubric changed since the run started (SHA-256 differs); "
+                "start a new run instead of resuming",
+                path=str(rubric),
+            )
+
+
+def resume_run(
+    directory: Path, *, retry_errors: bool, concurrency: int | None, grace_s: float = GRACE_S
+) -> list[str]:
+    """Grade what is missing (and errored, with retry_errors). Returns read warnings."""
+    from autorubric_cli.report.build import open_experiment
+
+    experiment = open_experiment(directory)
+    manifest = experiment.manifest
+    check_unchanged(manifest, directory)
+    rubric = experiment.rubric
+    if concurrency is not None:
+        grader_config = rubric.grader.model_copy(update={"concurrency": concurrency})
+        rubric = rubric.model_copy(update={"grader": grader_config})
+    issues = ReadIssues()
+    latest = latest_lines(directory / ITEMS, issues)
+    errored = {i for i, (_, status) in latest.items() if status == "error"}
+    done = set(latest) - errored if retry_errors else set(latest)
+    priors = records_by_id(directory / ITEMS, errored) if retry_errors else {}
+    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent)
+    manifest.status = "running"
+    manifest.error = None
+    save_manifest(directory, manifest)
+    dataset = Path(manifest.dataset.path)
+    _execute(directory, manifest, rubric, grader, done, priors, dataset, grace_s)
+    return issues.warnings(directory / ITEMS)
+
+
+def _execute(
+    directory: Path,
+    manifest: Manifest,
+    rubric: Rubric,
+    grader: Any,
+    done: set[str],
+    priors: dict[str, ItemRecord],
+    dataset: Path,
+    grace_s: float,
+) -> None:
+    items = (i for i in limited(iter_items(dataset, rubric), manifest.limit) if i.id not in done)
+    calls = len(rubric.criteria) * sum(j.samples for j in rubric.grader.judges)
+    window = items_in_flight(rubric.grader.concurrency, calls)
+    started = utc_now()
+    already = min(len(done), manifest.items_total)
+    progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
+    outcome = RunOutcome()
+    try:
+        outcome = asyncio.run(
+            _run_async(grader, items, directory, progress, window, grace_s, priors)
+        )
+    finally:
+        manifest.runs.append(
+            {"started": started, "finished": utc_now(), "graded": outcome.graded,
+             "errored": outcome.errored, "interrupted": outcome.interrupted}
+        )
+        if outcome.fatal is not None:
+            manifest.status, manifest.error = "failed", str(outcome.fatal)
+        elif outcome.interrupted:
+            manifest.status = "interrupted"
+        elif manifest.status == "running":
+            manifest.status = "completed"
+        save_manifest(directory, manifest)
+    if outcome.fatal is not None:
+        raise JudgeRunStopped(str(outcome.fatal))
+    if outcome.interrupted:
+        raise RunInterrupted(directory)
+
+
+async def _run_async(
+    grader: Any,
+    items: Iterator[Item],
+    directory: Path,
+    progress: Progress,
+    window: int,
+    grace_s: float,
+    priors: dict[str, ItemRecord],
+) -> RunOutcome:
+    stop = StopSignals(
+        notify=lambda: progress.say(
+            "[yellow]stopping: finishing in-flight calls (press Ctrl-C again to exit now)[/]"
+        )
+    )
+    writer = RecordWriter(directory / ITEMS)
+    try:
+        with stop.installed(), progress:
+            return await run_items(
+                grader, items, writer, progress, stop, window=window, grace_s=grace_s,
+                priors=priors, fatal_errors=_fatal_errors(),
+            )
+    finally:
+        writer.close()
+        await grader.aclose()
+
+
+class RunInterrupted(Exception):
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        super().__init__(f"interrupted; finish with: autorubric resume {directory}")
+
+
+class JudgeRunStopped(Exception):
+    """A judge failed in a way retries cannot fix (e.g. authentication); the run stopped."""

@@ -1,0 +1,105 @@
+"""items.jsonl: append-only records, one line per finished item; never rewritten (SPEC §5)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from autorubric_cli.core.records import ItemRecord
+
+FSYNC_INTERVAL_S = 1.0
+
+
+class RecordWriter:
+    """Appends one record per line: flushed per record, fsynced at most once a second and at close."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle = path.open("ab")
+        self._last_sync = time.monotonic()
+        if self._handle.tell() > 0 and not _ends_with_newline(path):
+            # A crash left a torn last line: close it off so new records start on their own line.
+            self._handle.write(b"\n")
+            self._sync()
+
+    def append(self, record: ItemRecord) -> None:
+        self._handle.write(orjson.dumps(record.model_dump(mode="json")) + b"\n")
+        self._handle.flush()
+        if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
+            self._sync()
+
+    def _sync(self) -> None:
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._last_sync = time.monotonic()
+
+    def close(self) -> None:
+        if not self._handle.closed:
+            self._sync()
+            self._handle.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+@dataclass
+class ReadIssues:
+    """Lines that could not be read back: a torn last line is expected after a crash."""
+
+    bad_lines: list[int] = field(default_factory=list)
+
+    def warnings(self, path: Path) -> list[str]:
+        return [f"{path}:{n}: incomplete or unreadable record ignored" for n in self.bad_lines]
+
+
+def iter_raw_records(path: Path, issues: ReadIssues) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record dict) for every readable line; unreadable lines go to `issues`."""
+    if not path.exists():
+        return
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                issues.bad_lines.append(number)
+                continue
+            if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
+                issues.bad_lines.append(number)
+                continue
+            yield number, obj
+
+
+def latest_lines(path: Path, issues: ReadIssues) -> dict[str, tuple[int, str]]:
+    """id -> (line number, status) of the newest line for each id."""
+    latest: dict[str, tuple[int, str]] = {}
+    for number, obj in iter_raw_records(path, issues):
+        latest[str(obj["id"])] = (number, str(obj["status"]))
+    return latest
+
+
+def iter_latest_records(path: Path, issues: ReadIssues) -> Iterator[ItemRecord]:
+    """The newest record of every id, in file order, one at a time (two passes, flat memory)."""
+    latest = {number for number, _ in latest_lines(path, ReadIssues()).values()}
+    for number, obj in iter_raw_records(path, issues):
+        if number in latest:
+            try:
+                yield ItemRecord.model_validate(obj)
+            except ValidationError:
+                issues.bad_lines.append(number)
+
+
+def records_by_id(path: Path, ids: set[str]) -> dict[str, ItemRecord]:
+    """The newest records for the given ids (used to reuse good votes on --retry-errors)."""
+    return {r.id: r for r in iter_latest_records(path, ReadIssues()) if r.id in ids}

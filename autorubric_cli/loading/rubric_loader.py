@@ -1,0 +1,104 @@
+"""Load and validate a rubric file; every error names file, line and key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.errors import InputError
+from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
+
+MAX_RUBRIC_BYTES = 16 * 1024 * 1024
+
+
+def read_text_file(path: Path, what: str, max_bytes: int) -> str:
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found", path=source) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} path is a directory, not a file", path=source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} file: {exc.strerror}", path=source) from None
+    if len(data) > max_bytes:
+        raise InputError(f"{what} file is larger than {max_bytes} bytes", path=source)
+    if b"\x00" in data:
+        raise InputError(f"{what} file is binary (contains NUL bytes)", path=source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{what} file is not UTF-8 text", path=source, line=line) from None
+
+
+def load_rubric(path: str | Path) -> Rubric:
+    path = Path(path)
+    text = read_text_file(path, "rubric", MAX_RUBRIC_BYTES)
+    return parse_rubric(text, str(path))
+
+
+def parse_rubric(text: str, source: str) -> Rubric:
+    data, lines = load_yaml_with_lines(text, source)
+    if data is None:
+        raise InputError("rubric file is empty; it needs a `criteria:` list", path=source, line=1)
+    if not isinstance(data, dict):
+        raise InputError("a rubric must be a YAML mapping with `criteria:`", path=source, line=1)
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as exc:
+        raise _located(exc, data, lines, source) from None
+
+
+def _located(
+    exc: ValidationError, data: dict[str, Any], lines: dict[Any, int], source: str
+) -> InputError:
+    error = exc.errors()[0]
+    loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+    elif error["type"] == "missing":
+        message = f"missing required key {loc[-1]!r}"
+    loc = _refine_key(_refine_duplicate(loc, message, data), message, data)
+    return InputError(message, path=source, line=line_for(loc, lines), key=dotted(loc))
+
+
+def _is_union_tag(part: object) -> bool:
+    return isinstance(part, str) and ("[" in part or part in {"str", "int", "float"})
+
+
+def _refine_duplicate(loc: tuple[Any, ...], message: str, data: dict[str, Any]) -> tuple[Any, ...]:
+    """Model-level duplicate checks report no location; point at the second occurrence."""
+    if "duplicate criterion name" in message:
+        names: list[Any] = [
+            c.get("name") if isinstance(c, dict) else None for c in data["criteria"]
+        ]
+        names = [n if n else f"c{i + 1}" for i, n in enumerate(names)]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                return ("criteria", i, "name")
+    if "duplicate judge id" in message:
+        judges = data.get("grader", {}).get("judges", [])
+        ids = [j.get("id") or j.get("model") for j in judges if isinstance(j, dict)]
+        for i, judge_id in enumerate(ids):
+            if judge_id in ids[:i]:
+                return ("grader", "judges", i)
+    return loc
+
+
+def _refine_key(loc: tuple[Any, ...], message: str, data: Any) -> tuple[Any, ...]:
+    """A model-level message that names one of the object's keys points at that key."""
+    node = data
+    for part in loc:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return loc
+    if not isinstance(node, dict):
+        return loc
+    words = message.replace("`", " ").replace(",", " ").split()
+    return next(((*loc, w) for w in words if w in node), loc)

@@ -1,0 +1,137 @@
+"""Agreement between raters (judges) on one criterion, with missing ratings.
+
+``ratings`` is an (items, raters) int array of categories 0..q-1; a negative entry is a
+missing rating (an errored vote or an abstention). ``counts`` is the (items, q) table of
+how many raters chose each category (``rating_counts``), as in Fleiss (1971).
+
+Variable raters per item: percent agreement, Fleiss' kappa and Gwet's AC1 use only the
+items with at least two ratings, and within them Gwet's generalisation (Handbook of
+Inter-Rater Reliability, 2014): observed agreement p_a is the mean over items of
+sum_k n_ik (n_ik - 1) / (m_i (m_i - 1)), and category prevalence pi_k is the mean over
+items of n_ik / m_i. Fleiss: p_e = sum_k pi_k^2. AC1: p_e = sum_k pi_k (1 - pi_k) / (q - 1),
+with q the number of categories on the scale (observed or not). On complete data these
+are exactly Fleiss' kappa and Gwet's AC1. (Gwet's irrCAC also counts items with a single
+rating in pi_k; here they are left out, like Krippendorff's unpairable values.)
+
+Scott's pi is Fleiss' kappa on the items every rater rated: for two raters that is
+Scott's (1955) pi, for more it is its multi-rater generalisation.
+
+Krippendorff's alpha is the ``krippendorff`` package's, with missing ratings as NaN.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Literal
+
+import krippendorff
+import numpy as np
+
+from autorubric_cli.metrics.classification import cohen_kappa, confusion_matrix
+from autorubric_cli.metrics.figures import Figure, FloatArray, IntArray, Undefined, figure
+
+NO_PAIRS = "no item has at least two ratings"
+ONE_CATEGORY = "all ratings fall in one category"
+AlphaLevel = Literal["nominal", "ordinal"]
+
+
+def rating_counts(ratings: IntArray, n_categories: int) -> IntArray:
+    """Per item, how many raters chose each category; negative ratings are missing."""
+    ratings = np.asarray(ratings, dtype=np.int64)
+    items, raters = np.nonzero(ratings >= 0)
+    cells = items * n_categories + ratings[items, raters]
+    counts = np.bincount(cells, minlength=ratings.shape[0] * n_categories)
+    return counts.reshape(ratings.shape[0], n_categories).astype(np.int64)
+
+
+def pairable(counts: IntArray) -> IntArray:
+    """The rows of a count table with at least two ratings."""
+    return counts[counts.sum(axis=1) >= 2]
+
+
+def _item_agreement(counts: IntArray) -> FloatArray:
+    """Per item, the share of rater pairs that agree (rows need two or more ratings)."""
+    m = counts.sum(axis=1)
+    return (counts * (counts - 1)).sum(axis=1) / (m * (m - 1))
+
+
+def _prevalence(counts: IntArray) -> FloatArray:
+    """pi_k: the mean over items of the share of the item's ratings in category k."""
+    return np.mean(counts / counts.sum(axis=1, keepdims=True), axis=0)
+
+
+def percent_agreement(counts: IntArray) -> Figure:
+    """Mean over items with two or more ratings of the share of agreeing rater pairs."""
+    rows = pairable(counts)
+    if rows.shape[0] == 0:
+        return Undefined(NO_PAIRS)
+    return figure(np.mean(_item_agreement(rows)))
+
+
+def fleiss_kappa(counts: IntArray) -> Figure:
+    """Fleiss' kappa over items with two or more ratings (Gwet's variable-rater form)."""
+    rows = pairable(counts)
+    if rows.shape[0] == 0:
+        return Undefined(NO_PAIRS)
+    if np.count_nonzero(rows.sum(axis=0)) < 2:
+        return Undefined(ONE_CATEGORY)
+    p_a = np.mean(_item_agreement(rows))
+    p_e = np.sum(_prevalence(rows) ** 2)
+    return figure((p_a - p_e) / (1.0 - p_e))
+
+
+def gwet_ac1(counts: IntArray) -> Figure:
+    """Gwet's AC1 over items with two or more ratings; q is the table's column count."""
+    q = counts.shape[1]
+    if q < 2:
+        return Undefined("needs at least two categories")
+    rows = pairable(counts)
+    if rows.shape[0] == 0:
+        return Undefined(NO_PAIRS)
+    pi = _prevalence(rows)
+    p_a = np.mean(_item_agreement(rows))
+    p_e = np.sum(pi * (1.0 - pi)) / (q - 1)
+    return figure((p_a - p_e) / (1.0 - p_e))
+
+
+def scotts_pi(ratings: IntArray, n_categories: int) -> Figure:
+    """Scott's pi on the items every rater rated (multi-rater: Fleiss' kappa on them)."""
+    ratings = np.asarray(ratings, dtype=np.int64)
+    if ratings.shape[1] < 2:
+        return Undefined("needs at least two raters")
+    complete = ratings[(ratings >= 0).all(axis=1)]
+    if complete.shape[0] == 0:
+        return Undefined("no item rated by every rater")
+    return fleiss_kappa(rating_counts(complete, n_categories))
+
+
+def krippendorff_alpha(ratings: IntArray, n_categories: int, level: AlphaLevel) -> Figure:
+    """Krippendorff's alpha at the nominal or ordinal level (categories in rank order)."""
+    ratings = np.asarray(ratings, dtype=np.int64)
+    if ratings.shape[1] < 2:
+        return Undefined("needs at least two raters")
+    rows = pairable(rating_counts(ratings, n_categories))
+    if rows.shape[0] == 0:
+        return Undefined(NO_PAIRS)
+    if np.count_nonzero(rows.sum(axis=0)) < 2:
+        return Undefined(ONE_CATEGORY)
+    data = np.where(ratings >= 0, ratings, np.nan).T
+    value = krippendorff.alpha(
+        reliability_data=data,
+        value_domain=np.arange(n_categories),
+        level_of_measurement=level,
+    )
+    return figure(value)
+
+
+def pairwise_cohen_kappa(
+    ratings: IntArray, rater_ids: list[str], n_categories: int
+) -> dict[str, Figure]:
+    """Cohen's kappa of each rater pair "a|b" (a before b in ``rater_ids``), on shared items."""
+    ratings = np.asarray(ratings, dtype=np.int64)
+    result: dict[str, Figure] = {}
+    for i, j in combinations(range(len(rater_ids)), 2):
+        both = (ratings[:, i] >= 0) & (ratings[:, j] >= 0)
+        cm = confusion_matrix(ratings[both, i], ratings[both, j], n_categories)
+        result[f"{rater_ids[i]}|{rater_ids[j]}"] = cohen_kappa(cm)
+    return result

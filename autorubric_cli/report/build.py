@@ -1,0 +1,131 @@
+"""The report (SPEC §6), built from items.jsonl alone with no judge calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from autorubric_cli.core.config import GateCheck, LLMConfig
+from autorubric_cli.core.evaluate import ScoringRules
+from autorubric_cli.core.gate import evaluate_gate
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.manifest import ITEMS, RUBRIC_COPY, Manifest, load_manifest
+from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.loading.rubric_loader import load_rubric
+from autorubric_cli.report.fold import CriterionTally, JudgeTally, ReportFold
+from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
+from autorubric_cli.report.summary import score_summary
+
+
+@dataclass
+class Experiment:
+    directory: Path
+    manifest: Manifest
+    rubric: Rubric
+
+    @property
+    def rules(self) -> ScoringRules:
+        return ScoringRules.from_rubric(self.rubric)
+
+
+def open_experiment(directory: Path) -> Experiment:
+    """The manifest plus the rubric copy, with the resolved configuration it was run with."""
+    manifest = load_manifest(directory)
+    rubric = load_rubric(directory / RUBRIC_COPY)
+    resolved = LLMConfig.model_validate(manifest.config)
+    return Experiment(directory, manifest, rubric.model_copy(update={"grader": resolved}))
+
+
+def build_report(
+    experiment: Experiment,
+    *,
+    extra_checks: list[GateCheck] | None = None,
+    what_if: ScoringRules | None = None,
+    ca_mode: str = "exclude",
+) -> dict[str, Any]:
+    rules = experiment.rules
+    judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
+    fold = ReportFold(rules=rules, judge_ids=judge_ids, what_if=what_if)
+    issues = ReadIssues()
+    path = experiment.directory / ITEMS
+    for record in iter_latest_records(path, issues):
+        fold.add(record)
+    seed = experiment.manifest.seed
+    labels = fold.labels()
+    report: dict[str, Any] = {
+        "experiment": experiment.manifest.name,
+        "status": experiment.manifest.status,
+        "simulated": fold.simulated,
+        "items": {
+            "total": experiment.manifest.items_total,
+            "completed": fold.recorded,
+            "errored": fold.errored,
+            "pending": max(experiment.manifest.items_total - fold.recorded, 0),
+        },
+        "score": score_summary(defined(np.frombuffer(fold.item_scores)), seed),
+        "criteria": [criterion_summary(t, fold.recorded) for t in fold.criteria],
+        "judges": [judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
+        "agreement": agreement_section(labels),
+        "ground_truth": ground_truth_section(
+            labels,
+            np.frombuffer(fold.truth_scores),
+            {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
+            ca_mode=ca_mode,
+            seed=seed,
+        ),
+        "usage": fold.usage,
+        "cost": fold.cost,
+        "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
+        "warnings": issues.warnings(path),
+    }
+    if what_if is not None:
+        report["what_if"] = {
+            "score": score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)
+        }
+    checks = [*experiment.rubric.gate, *(extra_checks or [])]
+    report["gate"] = evaluate_gate(report, checks)
+    return report
+
+
+def defined(values: np.ndarray) -> np.ndarray:
+    return values[~np.isnan(values)]
+
+
+def _judge_score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
+    return {j: np.frombuffer(a) for j, a in fold.judge_scores.items()}
+
+
+def criterion_summary(tally: CriterionTally, recorded: int) -> dict[str, Any]:
+    criterion = tally.criterion
+    binary = criterion.options is None
+    mean_value = tally.values / tally.valued if tally.valued else None
+    return {
+        "name": criterion.name,
+        "kind": criterion.kind,
+        "weight": criterion.weight,
+        "met_rate": (tally.met / tally.valued if tally.valued else None) if binary else None,
+        "mean_value": mean_value,
+        "cannot_assess_rate": tally.abstained / recorded if recorded else None,
+        "distribution": tally.distribution,
+        "agreement": tally.agreement / tally.agreed if tally.agreed else None,
+    }
+
+
+def judge_summary(
+    judge_id: str, tally: JudgeTally, fold: ReportFold, experiment: Experiment
+) -> dict[str, Any]:
+    spec = next(j for j in experiment.rubric.grader.judges if j.judge_id == judge_id)
+    return {
+        "id": judge_id,
+        "model": spec.model,
+        "weight": spec.weight,
+        "simulated": spec.model.startswith("simulated/"),
+        "mean_score": tally.score_sum / tally.scored if tally.scored else None,
+        "votes": tally.votes,
+        "errors": tally.errors,
+        "usage": tally.usage,
+        "cost": tally.cost,
+    }

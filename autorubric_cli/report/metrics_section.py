@@ -1,0 +1,415 @@
+"""The report's ``ground_truth`` and ``agreement`` sections, and their Rich tables.
+
+Builders take integer label codes (see ``autorubric_cli.metrics.codes``) and return plain
+JSON values: floats, ints, None, lists, dicts. A metric with no value is None and its
+reason is under the block's ``"undefined"`` key (``"ci95.<metric>"`` for an interval,
+``"per_option.<label>.<metric>"``, ``"pairwise_cohen_kappa.<a|b>"``).
+
+Ground truth: the ensemble is the top level and each judge is under ``"judges"``. A
+criterion carries ``"labels"`` (class labels, in rubric option order, then the abstain
+class when ``ca_mode`` makes one) and ``"confusion"`` (rows truth, columns prediction).
+Intervals are 95% percentile bootstrap intervals over items, one set of seeded resamples
+shared by every figure, for accuracy, the kappas, ordinal RMSE, and score Pearson / RMSE.
+
+Agreement: judges' votes per criterion; errored votes and abstentions are missing
+ratings. ``n_items`` counts the items with at least two ratings. Krippendorff's alpha is
+nominal for binary and nominal criteria, ordinal (on option ranks) for ordinal ones;
+``mean_agreement`` is the mean percent agreement over criteria.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from rich.table import Table
+
+from autorubric_cli.metrics import (
+    MISSING,
+    Figure,
+    LabelComparison,
+    Scale,
+    Statistic,
+    Undefined,
+    bootstrap_replicates,
+    build_scale,
+    compare_labels,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    label_statistics,
+    pairwise_cohen_kappa,
+    pearson_statistic,
+    percent_agreement,
+    percentile_interval,
+    rater_categories,
+    rating_counts,
+    rmse_statistic,
+    score_figures,
+    scotts_pi,
+    summarize,
+)
+from autorubric_cli.metrics.agreement import AlphaLevel
+from autorubric_cli.metrics.codes import check_ca_mode
+from autorubric_cli.metrics.figures import FloatArray
+
+ENSEMBLE = "ensemble"
+NEEDS_TWO_JUDGES = "needs at least two judges"
+StatKey = tuple[str, int, str]
+"""(predictor, criterion index or -1 for the score, metric)."""
+SCORE = -1
+
+
+@dataclass
+class CriterionLabels:
+    """One criterion's label codes: truth, each predictor's labels and each judge's vote."""
+
+    name: str
+    kind: Literal["binary", "ordinal", "nominal"]
+    option_labels: list[str]
+    option_values: list[float | None]
+    truth: np.ndarray
+    predictions: dict[str, np.ndarray]
+    judge_votes: np.ndarray
+    judge_ids: list[str]
+
+    def scale(self, ca_mode: str = "exclude") -> Scale:
+        return build_scale(self.kind, self.option_labels, self.option_values, ca_mode)
+
+    def prediction(self, predictor: str) -> np.ndarray:
+        """The predictor's codes; all MISSING when it has none for this criterion."""
+        return self.predictions.get(predictor, np.full(self.truth.shape, MISSING))
+
+
+# ---------------------------------------------------------------- JSON helpers
+
+
+def _put(block: dict[str, Any], key: str, value: Figure, undefined: dict[str, str]) -> None:
+    """Store a figure as float or None, recording the reason for None."""
+    if isinstance(value, Undefined):
+        block[key] = None
+        undefined[key] = value.reason
+    else:
+        block[key] = float(value)
+
+
+def _figures_block(figures: dict[str, Figure], undefined: dict[str, str]) -> dict[str, Any]:
+    block: dict[str, Any] = {}
+    for key, value in figures.items():
+        _put(block, key, value, undefined)
+    return block
+
+
+def _ci_block(
+    keys: list[str],
+    block: dict[str, Any],
+    replicates: dict[StatKey, FloatArray],
+    prefix: tuple[str, int],
+    undefined: dict[str, str],
+) -> dict[str, Any]:
+    """95% intervals of the figures in ``keys`` that have a value and were resampled."""
+    ci: dict[str, Any] = {}
+    for key in keys:
+        stat_key = (*prefix, key)
+        if stat_key not in replicates:
+            continue
+        interval = percentile_interval(replicates[stat_key])
+        if block.get(key) is None:
+            ci[key] = None
+        elif isinstance(interval, Undefined):
+            ci[key] = None
+            undefined[f"ci95.{key}"] = interval.reason
+        else:
+            ci[key] = [interval[0], interval[1]]
+    return ci
+
+
+# ---------------------------------------------------------------- ground truth
+
+
+def _has_truth(labels: list[CriterionLabels]) -> bool:
+    return any(bool(np.any(np.asarray(c.truth) != MISSING)) for c in labels)
+
+
+def _predictor_ids(labels: list[CriterionLabels], predicted_scores: dict[str, Any]) -> list[str]:
+    """The ensemble first, then judges in the order first seen."""
+    ids: dict[str, None] = {ENSEMBLE: None}
+    for criterion in labels:
+        ids.update(dict.fromkeys(criterion.judge_ids))
+        ids.update(dict.fromkeys(criterion.predictions))
+    ids.update(dict.fromkeys(predicted_scores))
+    return list(ids)
+
+
+def _predictor_scores(
+    predicted_scores: dict[str, np.ndarray], predictor: str, n_items: int
+) -> FloatArray:
+    missing = np.full(n_items, np.nan)
+    return np.asarray(predicted_scores.get(predictor, missing), dtype=np.float64)
+
+
+def _statistics(
+    labels: list[CriterionLabels],
+    scales: list[Scale],
+    predictors: list[str],
+    truth_scores: FloatArray,
+    predicted_scores: dict[str, np.ndarray],
+) -> dict[StatKey, Statistic]:
+    """Every resampled figure of every predictor, keyed (predictor, criterion, metric)."""
+    stats: dict[StatKey, Statistic] = {}
+    for predictor in predictors:
+        for index, (criterion, scale) in enumerate(zip(labels, scales, strict=True)):
+            own = label_statistics(criterion.truth, criterion.prediction(predictor), scale)
+            stats.update({(predictor, index, key): stat for key, stat in own.items()})
+        scores = _predictor_scores(predicted_scores, predictor, truth_scores.size)
+        stats[(predictor, SCORE, "pearson")] = pearson_statistic(scores, truth_scores)
+        stats[(predictor, SCORE, "rmse")] = rmse_statistic(scores, truth_scores)
+    return stats
+
+
+def _criterion_json(
+    criterion: CriterionLabels,
+    comparison: LabelComparison,
+    ci_keys: list[str],
+    replicates: dict[StatKey, FloatArray],
+    prefix: tuple[str, int],
+) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    block: dict[str, Any] = {"name": criterion.name, "kind": criterion.kind, "n": comparison.n}
+    block.update(_figures_block(comparison.figures, undefined))
+    if criterion.kind == "nominal":
+        block["per_option"] = _per_option_json(comparison, undefined)
+    block["labels"] = list(comparison.labels)
+    block["confusion"] = comparison.confusion.tolist()
+    block["ci95"] = _ci_block(ci_keys, block, replicates, prefix, undefined)
+    block["undefined"] = undefined
+    return block
+
+
+def _per_option_json(comparison: LabelComparison, undefined: dict[str, str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    support = comparison.confusion.sum(axis=1)
+    for row, (label, figures) in enumerate(comparison.per_option.items()):
+        reasons: dict[str, str] = {}
+        result[label] = _figures_block(figures, reasons) | {"support": int(support[row])}
+        undefined.update({f"per_option.{label}.{k}": v for k, v in reasons.items()})
+    return result
+
+
+def _score_json(
+    pred: FloatArray,
+    truth: FloatArray,
+    replicates: dict[StatKey, FloatArray],
+    predictor: str,
+) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    n = int(np.count_nonzero(~(np.isnan(pred) | np.isnan(truth))))
+    block: dict[str, Any] = {"n": n} | _figures_block(score_figures(pred, truth), undefined)
+    block["ci95"] = _ci_block(["pearson", "rmse"], block, replicates, (predictor, SCORE), undefined)
+    block["undefined"] = undefined
+    return block
+
+
+def _predictor_json(
+    predictor: str,
+    labels: list[CriterionLabels],
+    scales: list[Scale],
+    replicates: dict[StatKey, FloatArray],
+    truth_scores: FloatArray,
+    predicted_scores: dict[str, np.ndarray],
+) -> dict[str, Any]:
+    """criteria, score and overall blocks of one predictor."""
+    comparisons = [
+        compare_labels(c.truth, c.prediction(predictor), s)
+        for c, s in zip(labels, scales, strict=True)
+    ]
+    criteria = [
+        _criterion_json(c, comp, list(comp.figures), replicates, (predictor, index))
+        for index, (c, comp) in enumerate(zip(labels, comparisons, strict=True))
+    ]
+    scores = _predictor_scores(predicted_scores, predictor, truth_scores.size)
+    overall_undefined: dict[str, str] = {}
+    overall = _figures_block(summarize(comparisons), overall_undefined)
+    return {
+        "criteria": criteria,
+        "score": _score_json(scores, truth_scores, replicates, predictor),
+        "overall": overall | {"undefined": overall_undefined},
+    }
+
+
+def ground_truth_section(
+    labels: list[CriterionLabels],
+    truth_scores: np.ndarray,
+    predicted_scores: dict[str, np.ndarray],
+    ca_mode: str = "exclude",
+    seed: int = 0,
+    bootstrap: int = 1000,
+) -> dict[str, Any] | None:
+    """Ensemble and per-judge metrics against ground truth; None when nothing is labelled."""
+    check_ca_mode(ca_mode)
+    if not _has_truth(labels):
+        return None
+    truth = np.asarray(truth_scores, dtype=np.float64)
+    scales = [criterion.scale(ca_mode) for criterion in labels]
+    predictors = _predictor_ids(labels, predicted_scores)
+    replicates: dict[StatKey, FloatArray] = {}
+    if bootstrap > 0:
+        stats = _statistics(labels, scales, predictors, truth, predicted_scores)
+        replicates = bootstrap_replicates(stats, truth.size, bootstrap, seed)
+    blocks = {
+        p: _predictor_json(p, labels, scales, replicates, truth, predicted_scores)
+        for p in predictors
+    }
+    ensemble = blocks.pop(ENSEMBLE)
+    return {"ca_mode": ca_mode, **ensemble, "judges": blocks}
+
+
+# ---------------------------------------------------------------- agreement
+
+AGREEMENT_KEYS = (
+    "percent_agreement",
+    "fleiss_kappa",
+    "scotts_pi",
+    "gwet_ac1",
+    "krippendorff_alpha",
+)
+
+
+def _agreement_figures(criterion: CriterionLabels) -> tuple[int, dict[str, Figure], Any]:
+    """(items with two or more ratings, coefficients, pairwise kappas) of one criterion."""
+    scale = criterion.scale()
+    ratings = rater_categories(np.asarray(criterion.judge_votes), scale)
+    counts = rating_counts(ratings, scale.n_options)
+    level: AlphaLevel = "ordinal" if criterion.kind == "ordinal" else "nominal"
+    figures: dict[str, Figure] = {
+        "percent_agreement": percent_agreement(counts),
+        "fleiss_kappa": fleiss_kappa(counts),
+        "scotts_pi": scotts_pi(ratings, scale.n_options),
+        "gwet_ac1": gwet_ac1(counts),
+        "krippendorff_alpha": krippendorff_alpha(ratings, scale.n_options, level),
+    }
+    pairs = pairwise_cohen_kappa(ratings, criterion.judge_ids, scale.n_options)
+    return int(np.count_nonzero(counts.sum(axis=1) >= 2)), figures, pairs
+
+
+def _criterion_agreement(criterion: CriterionLabels) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    block: dict[str, Any] = {"name": criterion.name, "kind": criterion.kind}
+    if len(criterion.judge_ids) < 2:
+        block["n_items"] = 0
+        block["percent_agreement"] = None
+        block["pairwise_cohen_kappa"] = {}
+        block.update(dict.fromkeys(AGREEMENT_KEYS[1:]))
+        undefined.update(dict.fromkeys(AGREEMENT_KEYS, NEEDS_TWO_JUDGES))
+        undefined["pairwise_cohen_kappa"] = NEEDS_TWO_JUDGES
+        return block | {"undefined": undefined}
+    n_items, figures, pairs = _agreement_figures(criterion)
+    block["n_items"] = n_items
+    _put(block, "percent_agreement", figures.pop("percent_agreement"), undefined)
+    pair_reasons: dict[str, str] = {}
+    block["pairwise_cohen_kappa"] = _figures_block(pairs, pair_reasons)
+    undefined.update({f"pairwise_cohen_kappa.{k}": v for k, v in pair_reasons.items()})
+    block.update(_figures_block(figures, undefined))
+    return block | {"undefined": undefined}
+
+
+def agreement_section(labels: list[CriterionLabels]) -> dict[str, Any]:
+    """Inter-judge agreement per criterion, and the mean percent agreement."""
+    criteria = [_criterion_agreement(criterion) for criterion in labels]
+    shares = [c["percent_agreement"] for c in criteria if c["percent_agreement"] is not None]
+    section: dict[str, Any] = {"mean_agreement": float(np.mean(shares)) if shares else None}
+    section["criteria"] = criteria
+    if not shares:
+        section["undefined"] = {"mean_agreement": "no criterion has a percent agreement"}
+    return section
+
+
+# ---------------------------------------------------------------- tables
+
+NOT_APPLICABLE = "-"
+CRITERION_COLUMNS = (
+    ("Accuracy", "accuracy"),
+    ("Kappa", "cohen_kappa"),
+    ("F1", "f1"),
+    ("MCC", "mcc"),
+    ("Adjacent", "adjacent_accuracy"),
+    ("QW kappa", "quadratic_kappa"),
+    ("Spearman", "spearman"),
+    ("RMSE", "rmse"),
+)
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _cell(block: dict[str, Any], key: str) -> str:
+    """The figure with its interval; "n/a" when undefined, "-" when not applicable."""
+    if key not in block:
+        return NOT_APPLICABLE
+    text = _number(block[key])
+    interval = block.get("ci95", {}).get(key)
+    return f"{text} [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else text
+
+
+def _overall_caption(block: dict[str, Any]) -> str:
+    overall, score = block["overall"], block["score"]
+    return (
+        f"micro acc {_number(overall['micro_accuracy'])} · "
+        f"macro acc {_number(overall['macro_accuracy'])} · "
+        f"mean kappa {_number(overall['mean_kappa'])} · "
+        f"score r {_cell(score, 'pearson')}, RMSE {_cell(score, 'rmse')}, "
+        f"bias {_number(score['bias'])} (n={score['n']})"
+    )
+
+
+def _ensemble_table(section: dict[str, Any]) -> Table:
+    table = Table(title=f"Ground truth: ensemble (ca_mode={section['ca_mode']}, 95% CI)")
+    for header in ("Criterion", "Kind", "n", *(h for h, _ in CRITERION_COLUMNS)):
+        table.add_column(header, justify="left" if header in ("Criterion", "Kind") else "right")
+    for c in section["criteria"]:
+        cells = [_cell(c, key) for _, key in CRITERION_COLUMNS]
+        table.add_row(c["name"], c["kind"], str(c["n"]), *cells)
+    table.caption = _overall_caption(section)
+    return table
+
+
+def _judges_table(section: dict[str, Any]) -> Table:
+    table = Table(title="Ground truth: ensemble and judges (95% CI)")
+    headers = ("Judge", "Micro acc", "Macro acc", "Mean kappa", "Score r", "Score RMSE")
+    for header in (*headers, "Bias", "n"):
+        table.add_column(header, justify="left" if header == "Judge" else "right")
+    rows = {ENSEMBLE: section, **section["judges"]}
+    for judge, block in rows.items():
+        overall, score = block["overall"], block["score"]
+        table.add_row(
+            judge,
+            _number(overall["micro_accuracy"]),
+            _number(overall["macro_accuracy"]),
+            _number(overall["mean_kappa"]),
+            _cell(score, "pearson"),
+            _cell(score, "rmse"),
+            _number(score["bias"]),
+            str(score["n"]),
+        )
+    return table
+
+
+def ground_truth_tables(section: dict[str, Any]) -> list[Table]:
+    """The ensemble's per-criterion table and the judges' comparison table."""
+    return [_ensemble_table(section), _judges_table(section)]
+
+
+def agreement_table(section: dict[str, Any]) -> Table:
+    """Per-criterion inter-judge agreement."""
+    table = Table(title="Agreement between judges")
+    headers = ("Items", "Agreement", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
+    for header in ("Criterion", "Kind", *headers, "Pairwise κ"):
+        table.add_column(header, justify="right" if header in headers else "left")
+    for c in section["criteria"]:
+        pairs = "\n".join(f"{k} {_number(v)}" for k, v in c["pairwise_cohen_kappa"].items())
+        figures = [_number(c[key]) for key in AGREEMENT_KEYS]
+        table.add_row(c["name"], c["kind"], str(c["n_items"]), *figures, pairs or "n/a")
+    table.caption = f"mean agreement {_number(section['mean_agreement'])}"
+    return table

@@ -1,0 +1,103 @@
+"""The Rich report: summary, criteria, judges, agreement, ground truth, gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from autorubric_cli.report.metrics_section import agreement_table, ground_truth_tables
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def fmt_ci(ci: list[float] | None) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def summary_table(report: dict[str, Any]) -> Table:
+    title = f"autorubric · {report['experiment']} · {report['status']}"
+    if report.get("simulated"):
+        title += " · SIMULATED JUDGES"
+    table = Table(title=title)
+    for column in ("items", "errored", "mean", "median", "std", "min", "max", "95% CI"):
+        table.add_column(column, justify="right")
+    items, score = report["items"], report["score"]
+    table.add_row(
+        f"{items['completed']}/{items['total']}",
+        str(items["errored"]),
+        *(fmt(score[k]) for k in ("mean", "median", "std", "min", "max")),
+        fmt_ci(score["ci95"]),
+    )
+    what_if = report.get("what_if")
+    if what_if is not None:
+        s = what_if["score"]
+        table.add_row(
+            "what-if", "", *(fmt(s[k]) for k in ("mean", "median", "std", "min", "max")),
+            fmt_ci(s["ci95"]),
+        )
+    return table
+
+
+def criteria_table(report: dict[str, Any]) -> Table:
+    table = Table(title="Criteria")
+    for column in ("criterion", "kind", "weight", "met rate", "mean value", "CA/NA rate", "agreement", "distribution"):
+        table.add_column(column, justify="left" if column in ("criterion", "kind", "distribution") else "right")
+    for c in report["criteria"]:
+        dist = ", ".join(f"{k}: {v}" for k, v in c["distribution"].items())
+        table.add_row(
+            c["name"], c["kind"], fmt(c["weight"], 1), fmt(c["met_rate"]), fmt(c["mean_value"]),
+            fmt(c["cannot_assess_rate"]), fmt(c["agreement"]), dist,
+        )
+    return table
+
+
+def judges_table(report: dict[str, Any]) -> Table:
+    table = Table(title="Judges")
+    for column in ("judge", "model", "weight", "mean score", "votes", "error votes", "tokens", "cost"):
+        table.add_column(column, justify="left" if column in ("judge", "model") else "right")
+    for j in report["judges"]:
+        tokens = sum(j["usage"].get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
+        model = j["model"] + (" (simulated)" if j["simulated"] else "")
+        cost = "n/a" if j["cost"] is None else f"${j['cost']:.4f}"
+        table.add_row(
+            j["id"], model, fmt(j["weight"], 2), fmt(j["mean_score"]), str(j["votes"]),
+            str(j["errors"]), f"{tokens:,}", cost,
+        )
+    return table
+
+
+def gate_table(gate: dict[str, Any]) -> Table:
+    verdict = "[green]PASSED[/]" if gate["passed"] else "[red]FAILED[/]"
+    table = Table(title=f"Gate: {verdict}")
+    for column in ("metric", "min", "max", "value", "result"):
+        table.add_column(column)
+    for check in gate["checks"]:
+        result = "[green]pass[/]" if check["passed"] else f"[red]fail[/] {check.get('reason', '')}"
+        table.add_row(
+            check["metric"], fmt(check.get("min")), fmt(check.get("max")), fmt(check["value"]), result
+        )
+    return table
+
+
+def render_tables(report: dict[str, Any], console: Console) -> None:
+    console.print(summary_table(report))
+    console.print(criteria_table(report))
+    console.print(judges_table(report))
+    console.print(agreement_table(report["agreement"]))
+    if report["ground_truth"] is not None:
+        for table in ground_truth_tables(report["ground_truth"]):
+            console.print(table)
+    if report["gate"] is not None:
+        console.print(gate_table(report["gate"]))
+    for warning in report["warnings"]:
+        console.print(f"[yellow]warning:[/] {warning}")
+    if report.get("simulated"):
+        console.print("[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]")

@@ -1,0 +1,101 @@
+"""Markdown, CSV (one row per item) and JUnit renderings of the report."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.report.render_table import fmt, fmt_ci
+
+
+def _md_row(cells: Iterable[Any]) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+
+def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    return [_md_row(header), _md_row(["---"] * len(header)), *(_md_row(r) for r in rows)]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    items, score = report["items"], report["score"]
+    title = f"## autorubric · {report['experiment']} · {report['status']}"
+    lines = [title, ""]
+    if report.get("simulated"):
+        lines += ["> Results from **simulated** judges (offline demo), not real models.", ""]
+    lines += _md_table(
+        ["items", "errored", "mean", "median", "std", "min", "max", "95% CI"],
+        [[f"{items['completed']}/{items['total']}", items["errored"],
+          *(fmt(score[k]) for k in ("mean", "median", "std", "min", "max")), fmt_ci(score["ci95"])]],
+    )
+    lines += ["", "### Criteria", ""]
+    lines += _md_table(
+        ["criterion", "kind", "met rate", "mean value", "CA/NA rate", "agreement"],
+        [[c["name"], c["kind"], fmt(c["met_rate"]), fmt(c["mean_value"]),
+          fmt(c["cannot_assess_rate"]), fmt(c["agreement"])] for c in report["criteria"]],
+    )
+    lines += ["", "### Judges", ""]
+    lines += _md_table(
+        ["judge", "mean score", "votes", "error votes", "cost"],
+        [[j["id"], fmt(j["mean_score"]), j["votes"], j["errors"], fmt(j["cost"], 4)]
+         for j in report["judges"]],
+    )
+    gate = report["gate"]
+    if gate is not None:
+        lines += ["", f"### Gate: {'PASSED' if gate['passed'] else 'FAILED'}", ""]
+        lines += _md_table(
+            ["metric", "min", "max", "value", "passed"],
+            [[c["metric"], fmt(c.get("min")), fmt(c.get("max")), fmt(c["value"]), c["passed"]]
+             for c in gate["checks"]],
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["id", "index", "status", "score", "raw_score", "length_penalty", *criteria,
+         *(f"judge:{j}" for j in judges), "cost", "duration_s", "error"]
+    )
+    for r in records:
+        outcomes = [
+            c.option.label if c.option else (c.verdict.value if c.verdict else "")
+            for c in r.criteria
+        ]
+        writer.writerow(
+            [r.id, r.index, r.status, _cell(r.score), _cell(r.raw_score), r.length_penalty,
+             *outcomes, *(_cell(r.judge_scores.get(j)) for j in judges), _cell(r.cost),
+             f"{r.duration_s:.3f}", r.error or ""]
+        )
+    return out.getvalue()
+
+
+def _cell(value: float | None) -> str:
+    return "" if value is None else repr(value)
+
+
+def render_junit(report: dict[str, Any]) -> str:
+    """One test case per gate check and one per errored item."""
+    suite = ET.Element("testsuite", name=f"autorubric.{report['experiment']}")
+    failures = 0
+    gate = report["gate"]
+    for check in gate["checks"] if gate else []:
+        case = ET.SubElement(suite, "testcase", classname="autorubric.gate", name=check["metric"])
+        if not check["passed"]:
+            failures += 1
+            bounds = f"min={check.get('min')} max={check.get('max')}"
+            message = f"{check['metric']} = {check['value']} ({bounds}) {check.get('reason', '')}"
+            ET.SubElement(case, "failure", message=message.strip())
+    for item in report["errored_items"]:
+        case = ET.SubElement(suite, "testcase", classname="autorubric.items", name=item["id"])
+        failures += 1
+        ET.SubElement(case, "failure", message=item["error"])
+    if len(suite) == 0:
+        ET.SubElement(suite, "testcase", classname="autorubric", name="run")
+    suite.set("tests", str(len(suite)))
+    suite.set("failures", str(failures))
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

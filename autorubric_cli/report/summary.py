@@ -1,0 +1,44 @@
+"""Summary statistics of item scores, with a seeded, chunked bootstrap CI for the mean."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 1000
+CHUNK_CELLS = 4_000_000
+
+
+def bootstrap_mean_ci(values: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
+    """Percentile 95% CI of the mean from resampling items; memory bounded by chunking."""
+    n = len(values)
+    if n < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    per_chunk = max(1, CHUNK_CELLS // n)
+    means = np.empty(resamples)
+    done = 0
+    while done < resamples:
+        k = min(per_chunk, resamples - done)
+        means[done : done + k] = values[rng.integers(0, n, size=(k, n))].mean(axis=1)
+        done += k
+    low, high = np.percentile(means, [2.5, 97.5])
+    return [float(low), float(high)]
+
+
+def score_summary(values: np.ndarray, seed: int) -> dict[str, Any]:
+    """mean, median, std (sample, ddof=1), min, max, ci95 over defined scores; null when empty."""
+    n = len(values)
+    if n == 0:
+        keys = ("mean", "median", "std", "min", "max", "ci95")
+        return {"n": 0, **dict.fromkeys(keys)}
+    return {
+        "n": n,
+        "mean": float(values.mean()),
+        "median": float(np.median(values)),
+        "std": float(values.std(ddof=1)) if n > 1 else None,
+        "min": float(values.min()),
+        "max": float(values.max()),
+        "ci95": bootstrap_mean_ci(values, seed),
+    }
