@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,7 +26,7 @@ app = typer.Typer(
 _state = {"debug": False}
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
@@ -102,17 +102,28 @@ def run(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
     dataset: Annotated[Path, typer.Argument(help="Dataset JSONL file.")],
     judge: Annotated[
-        list[str] | None, typer.Option("--judge", help="Judge model (repeatable); replaces grader.judges.")
+        list[str] | None,
+        typer.Option("--judge", help="Judge model (repeatable); replaces grader.judges."),
     ] = None,
-    name: Annotated[str | None, typer.Option("--name", help="Experiment name under experiments/.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Experiment directory (any path).")] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Experiment name under experiments/.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Experiment directory (any path).")
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Seed for option shuffles.")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Grade only the first N items.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Grade only the first N items.")
+    ] = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
-    no_shuffle: Annotated[bool, typer.Option("--no-shuffle", help="Show options in rubric order.")] = False,
+    no_shuffle: Annotated[
+        bool, typer.Option("--no-shuffle", help="Show options in rubric order.")
+    ] = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -123,8 +134,13 @@ def run(
         if name is not None and out is not None:
             raise InputError("use either --name or --out, not both", key="--name")
         options = RunOptions(
-            judges=judge or [], name=name, out=out, seed=seed, concurrency=concurrency,
-            limit=limit, no_shuffle=no_shuffle,
+            judges=judge or [],
+            name=name,
+            out=out,
+            seed=seed,
+            concurrency=concurrency,
+            limit=limit,
+            no_shuffle=no_shuffle,
         )
         holder: dict[str, Any] = {}
         try:
@@ -140,7 +156,10 @@ def run(
 @app.command()
 def resume(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
-    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Re-grade errored items (reusing their good votes).")] = False,
+    retry_errors: Annotated[
+        bool,
+        typer.Option("--retry-errors", help="Re-grade errored items (reusing their good votes)."),
+    ] = False,
     concurrency: Annotated[int | None, typer.Option("--concurrency", min=1)] = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
@@ -170,12 +189,19 @@ def report(
     format: FormatOpt = Format.table,
     fail_under: FailUnder = None,
     junit: Junit = None,
-    aggregation: Annotated[str | None, typer.Option("--aggregation", help="What-if: binary aggregation.")] = None,
+    aggregation: Annotated[
+        str | None, typer.Option("--aggregation", help="What-if: binary aggregation.")
+    ] = None,
     ordinal_aggregation: Annotated[str | None, typer.Option("--ordinal-aggregation")] = None,
     nominal_aggregation: Annotated[str | None, typer.Option("--nominal-aggregation")] = None,
     sample_aggregation: Annotated[str | None, typer.Option("--sample-aggregation")] = None,
-    cannot_assess: Annotated[str | None, typer.Option("--cannot-assess", help="What-if: skip|zero|partial|fail.")] = None,
-    ca_mode: Annotated[str, typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category.")] = "exclude",
+    cannot_assess: Annotated[
+        str | None, typer.Option("--cannot-assess", help="What-if: skip|zero|partial|fail.")
+    ] = None,
+    ca_mode: Annotated[
+        str,
+        typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category."),
+    ] = "exclude",
 ) -> None:
     """Render an experiment from items.jsonl (no judge calls)."""
 

@@ -30,7 +30,8 @@ def run_check(rubric_path: Path, dataset_path: Path | None) -> None:
         console.print("gate: " + "; ".join(_bounds(g.metric, g.min, g.max) for g in rubric.gate))
     if summary is not None:
         console.print(
-            f"{dataset_path}: {summary.items} items, {summary.with_ground_truth} with ground truth, "
+            f"{dataset_path}: {summary.items} items, "
+            f"{summary.with_ground_truth} with ground truth, "
             f"{summary.with_human_ratings} with human ratings — OK"
         )
 

@@ -1,4 +1,4 @@
-"""What `run`, `resume` and `report` do at the end: build the report, write it, render, exit code."""
+"""The end of `run`, `resume` and `report`: build the report, write it, render, exit code."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from autorubric_cli.core.config import (
     BINARY_AGGREGATIONS,
     NOMINAL_AGGREGATIONS,
     ORDINAL_AGGREGATIONS,
+    SAMPLE_AGGREGATIONS,
     CannotAssessConfig,
     GateCheck,
-    SampleAggregation,
 )
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.errors import InputError
@@ -58,16 +58,17 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
     changes: dict[str, Any] = {"aggregation": aggregation}
     sample = overrides.get("sample_aggregation")
     if sample is not None:
-        if sample not in SampleAggregation.__args__:
+        if sample not in SAMPLE_AGGREGATIONS:
             raise InputError(
-                f"must be one of: {', '.join(SampleAggregation.__args__)}", key="--sample-aggregation"
+                f"must be one of: {', '.join(SAMPLE_AGGREGATIONS)}",
+                key="--sample-aggregation",
             )
         changes["sample_aggregation"] = sample
     strategy = overrides.get("cannot_assess")
     if strategy is not None:
         try:
-            changes["cannot_assess"] = CannotAssessConfig(
-                strategy=strategy, partial_credit=rules.cannot_assess.partial_credit
+            changes["cannot_assess"] = CannotAssessConfig.model_validate(
+                {"strategy": strategy, "partial_credit": rules.cannot_assess.partial_credit}
             )
         except ValidationError:
             raise InputError(
@@ -125,4 +126,12 @@ def render(report: dict[str, Any], fmt: str, experiment: Any) -> None:
         judges = [j.judge_id for j in experiment.rubric.grader.judges]
         sys.stdout.write(render_csv(records, criteria, judges))
     else:
-        render_tables(report, Console())
+        render_tables(report, wide_console())
+
+
+def wide_console() -> Console:
+    """Rich console; when output is not a terminal (CI logs), 140 columns unless COLUMNS says."""
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = 140
+    return console

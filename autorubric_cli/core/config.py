@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from enum import Enum
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -14,9 +14,10 @@ NominalAggregation = Literal["mode", "weighted_mode", "unanimous"]
 SampleAggregation = Literal["majority", "median", "mean"]
 ApplyTo = Literal["all", "output", "thinking"]
 
-BINARY_AGGREGATIONS: tuple[str, ...] = BinaryAggregation.__args__
-ORDINAL_AGGREGATIONS: tuple[str, ...] = OrdinalAggregation.__args__
-NOMINAL_AGGREGATIONS: tuple[str, ...] = NominalAggregation.__args__
+BINARY_AGGREGATIONS: tuple[str, ...] = get_args(BinaryAggregation)
+ORDINAL_AGGREGATIONS: tuple[str, ...] = get_args(OrdinalAggregation)
+NOMINAL_AGGREGATIONS: tuple[str, ...] = get_args(NominalAggregation)
+SAMPLE_AGGREGATIONS: tuple[str, ...] = get_args(SampleAggregation)
 
 
 class Strict(BaseModel):
@@ -25,7 +26,7 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class CannotAssessStrategy(str, Enum):
+class CannotAssessStrategy(StrEnum):
     SKIP = "skip"
     ZERO = "zero"
     PARTIAL = "partial"
@@ -101,6 +102,14 @@ class JudgeSpec(Strict):
         return self.id or self.model
 
 
+class RetryConfig(Strict):
+    """Backoff timing (seconds): exponential with full jitter, capped; Retry-After capped."""
+
+    initial_wait: float = Field(1.0, ge=0)
+    max_wait: float = Field(30.0, ge=0)
+    max_retry_after: float = Field(60.0, ge=0)
+
+
 class LLMConfig(Strict):
     """The resolved grader configuration (rubric `grader:` section, then CLI flags)."""
 
@@ -118,6 +127,7 @@ class LLMConfig(Strict):
     concurrency: int = Field(64, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_attempts: int = Field(6, ge=1)
+    retry: RetryConfig = Field(default_factory=RetryConfig)
     few_shot: FewShotConfig | None = None
     system_prompt: str | None = None
     multi_choice_system_prompt: str | None = None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class CriterionVerdict(str, Enum):
+class CriterionVerdict(StrEnum):
     MET = "MET"
     UNMET = "UNMET"
     CANNOT_ASSESS = "CANNOT_ASSESS"

@@ -109,9 +109,13 @@ class Rubric(Strict):
             if criterion.name in seen:
                 raise ValueError(f"duplicate criterion name {criterion.name!r}")
             seen.add(criterion.name)
-            if self.grader.auto_na_option and criterion.options is not None:
-                if criterion.na_option_index() is None:
-                    criterion.options.append(CriterionOption(label=AUTO_NA_LABEL, na=True))
+            options = criterion.options
+            if (
+                self.grader.auto_na_option
+                and options is not None
+                and criterion.na_option_index() is None
+            ):
+                options.append(CriterionOption(label=AUTO_NA_LABEL, na=True))
         return self
 
     def criterion(self, name: str) -> Criterion:

@@ -64,6 +64,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write a temp file in the same directory, fsync it, rename it over `path`."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -79,9 +80,17 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def save_manifest(directory: Path, manifest: Manifest) -> None:
     manifest.updated = utc_now()
-    write_atomic(directory / MANIFEST, orjson.dumps(manifest.model_dump(), option=orjson.OPT_INDENT_2))
+    write_atomic(
+        directory / MANIFEST, orjson.dumps(manifest.model_dump(), option=orjson.OPT_INDENT_2)
+    )
 
 
 def load_manifest(directory: Path) -> Manifest:

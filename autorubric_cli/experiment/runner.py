@@ -161,7 +161,9 @@ async def _acquire_unless(slots: asyncio.Semaphore, stop: asyncio.Event) -> bool
     return False
 
 
-async def _wait_any(tasks: set[asyncio.Task[None]], event: asyncio.Event, timeout: float | None) -> None:
+async def _wait_any(
+    tasks: set[asyncio.Task[None]], event: asyncio.Event, timeout: float | None
+) -> None:
     waiter = asyncio.create_task(event.wait())
     try:
         await asyncio.wait({*tasks, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)

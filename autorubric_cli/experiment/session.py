@@ -86,8 +86,13 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
 
 def _make_grader(rubric: Rubric, seed: int, base_dir: Path) -> Any:
     from autorubric_cli.grading.grader import CriterionGrader
+    from autorubric_cli.judges import RetryPolicy
 
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir)
+    timing = rubric.grader.retry
+    retry = RetryPolicy(
+        base_s=timing.initial_wait, cap_s=timing.max_wait, retry_after_cap_s=timing.max_retry_after
+    )
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, retry=retry)
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
@@ -205,8 +210,13 @@ def _execute(
         )
     finally:
         manifest.runs.append(
-            {"started": started, "finished": utc_now(), "graded": outcome.graded,
-             "errored": outcome.errored, "interrupted": outcome.interrupted}
+            {
+                "started": started,
+                "finished": utc_now(),
+                "graded": outcome.graded,
+                "errored": outcome.errored,
+                "interrupted": outcome.interrupted,
+            }
         )
         if outcome.fatal is not None:
             manifest.status, manifest.error = "failed", str(outcome.fatal)
@@ -239,8 +249,15 @@ async def _run_async(
     try:
         with stop.installed(), progress:
             return await run_items(
-                grader, items, writer, progress, stop, window=window, grace_s=grace_s,
-                priors=priors, fatal_errors=_fatal_errors(),
+                grader,
+                items,
+                writer,
+                progress,
+                stop,
+                window=window,
+                grace_s=grace_s,
+                priors=priors,
+                fatal_errors=_fatal_errors(),
             )
     finally:
         writer.close()

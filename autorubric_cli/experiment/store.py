@@ -18,7 +18,7 @@ FSYNC_INTERVAL_S = 1.0
 
 
 class RecordWriter:
-    """Appends one record per line: flushed per record, fsynced at most once a second and at close."""
+    """One record per line: flushed per record, fsynced at most once a second and at close."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -27,7 +27,8 @@ def read_text_file(path: Path, what: str, max_bytes: int) -> str:
     if len(data) > max_bytes:
         raise InputError(f"{what} file is larger than {max_bytes} bytes", path=source)
     if b"\x00" in data:
-        raise InputError(f"{what} file is binary (contains NUL bytes)", path=source)
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise InputError(f"{what} file is binary (contains NUL bytes)", path=source, line=line)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -57,18 +58,30 @@ def _located(
     exc: ValidationError, data: dict[str, Any], lines: dict[Any, int], source: str
 ) -> InputError:
     error = exc.errors()[0]
-    loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    raw_loc = tuple(error["loc"])
+    loc = _data_path(raw_loc, data)
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = f"unknown key {loc[-1]!r}"
+        message = f"unknown key {raw_loc[-1]!r}"
     elif error["type"] == "missing":
-        message = f"missing required key {loc[-1]!r}"
+        message = f"missing required key {raw_loc[-1]!r}"
+        loc = (*loc, raw_loc[-1])
     loc = _refine_key(_refine_duplicate(loc, message, data), message, data)
     return InputError(message, path=source, line=line_for(loc, lines), key=dotted(loc))
 
 
-def _is_union_tag(part: object) -> bool:
-    return isinstance(part, str) and ("[" in part or part in {"str", "int", "float"})
+def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
+    """The longest prefix of a pydantic location that exists in the data (drops union tags)."""
+    node, kept = data, []
+    for part in loc:
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_dict or in_list:
+            node = node[part]
+        else:
+            break
+        kept.append(part)
+    return tuple(kept)
 
 
 def _refine_duplicate(loc: tuple[Any, ...], message: str, data: dict[str, Any]) -> tuple[Any, ...]:

@@ -50,7 +50,7 @@ def _construct(node: yaml.Node, path: Path, lines: dict[Path, int], source: str)
         return [_construct(item, (*path, i), lines, source) for i, item in enumerate(node.value)]
     try:
         return yaml.SafeLoader(stream="").construct_object(node)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
         raise InputError(
             f"invalid value: {exc}",
             path=source,

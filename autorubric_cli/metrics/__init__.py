@@ -24,6 +24,7 @@ from autorubric_cli.metrics.bootstrap import (
     pearson_statistic,
     percentile_interval,
     rmse_statistic,
+    score_statistics,
 )
 from autorubric_cli.metrics.classification import (
     accuracy,
@@ -111,6 +112,7 @@ __all__ = [
     "rmse",
     "rmse_statistic",
     "score_figures",
+    "score_statistics",
     "scotts_pi",
     "spearman",
     "summarize",

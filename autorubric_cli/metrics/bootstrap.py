@@ -62,6 +62,36 @@ def accuracy_statistic(n_items: int, items: IntArray, correct: BoolArray) -> Sta
     return Statistic(_columns([counted, right]), lambda s: _divide(s[:, 1], s[:, 0]))
 
 
+def confusion_columns(
+    n_items: int, items: IntArray, truth: IntArray, pred: IntArray, n_classes: int
+) -> sparse.csr_array:
+    """One-hot (truth, pred) cell per compared item: W @ columns is a confusion matrix."""
+    cells = np.asarray(truth) * n_classes + np.asarray(pred)
+    shape = (n_items, n_classes * n_classes)
+    return sparse.csr_array((np.ones(len(items)), (np.asarray(items), cells)), shape=shape)
+
+
+def confusion_statistic(
+    columns: sparse.csr_array, n_classes: int, figure: Callable[[FloatArray], FloatArray]
+) -> Statistic:
+    """A figure of the confusion matrices (r, k, k) built from ``confusion_columns``.
+
+    Statistics built on the same ``columns`` object share one block of sums.
+    """
+    return Statistic(columns, lambda s: figure(s.reshape(-1, n_classes, n_classes)))
+
+
+def confusion_accuracy(cms: FloatArray) -> FloatArray:
+    """Share of each confusion matrix on its diagonal."""
+    return _divide(np.trace(cms, axis1=-2, axis2=-1), cms.sum(axis=(-2, -1)))
+
+
+def confusion_rmse(cms: FloatArray, values: FloatArray) -> FloatArray:
+    """RMSE between the class values of each confusion matrix's pairs."""
+    squared = (values[:, None] - values[None, :]) ** 2
+    return np.sqrt(_divide((cms * squared).sum(axis=(-2, -1)), cms.sum(axis=(-2, -1))))
+
+
 def kappa_statistic(
     n_items: int,
     items: IntArray,
@@ -71,14 +101,8 @@ def kappa_statistic(
     weights: KappaWeights = "none",
 ) -> Statistic:
     """Cohen's kappa of the compared ``items`` with classes (truth, pred)."""
-    cells = np.asarray(truth) * n_classes + np.asarray(pred)
-    shape = (n_items, n_classes * n_classes)
-    onehot = sparse.csr_array((np.ones(len(items)), (np.asarray(items), cells)), shape=shape)
-
-    def reduce(sums: FloatArray) -> FloatArray:
-        return kappa_values(sums.reshape(-1, n_classes, n_classes), weights)
-
-    return Statistic(onehot, reduce)
+    columns = confusion_columns(n_items, items, truth, pred, n_classes)
+    return confusion_statistic(columns, n_classes, lambda cms: kappa_values(cms, weights))
 
 
 def _complete(pred: FloatArray, truth: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -89,13 +113,31 @@ def _complete(pred: FloatArray, truth: FloatArray) -> tuple[FloatArray, FloatArr
     return valid.astype(np.float64), np.where(valid, pred, 0.0), np.where(valid, truth, 0.0)
 
 
-def pearson_statistic(pred: FloatArray, truth: FloatArray) -> Statistic:
-    """Pearson's r of the complete pairs (centred first, to keep the sums well scaled)."""
+def score_statistics(pred: FloatArray, truth: FloatArray) -> dict[str, Statistic]:
+    """Pearson's r and RMSE of the complete pairs, sharing one block of sums.
+
+    The series are centred first, to keep the sums of squares well scaled.
+    """
     valid, x, y = _complete(pred, truth)
+    error = (x - y) ** 2
     if valid.any():
         x = (x - x[valid > 0].mean()) * valid
         y = (y - y[valid > 0].mean()) * valid
-    return Statistic(_columns([valid, x, y, x * x, y * y, x * y]), _pearson_from_sums)
+    columns = _columns([valid, x, y, x * x, y * y, x * y, error])
+    return {
+        "pearson": Statistic(columns, _pearson_from_sums),
+        "rmse": Statistic(columns, lambda s: np.sqrt(_divide(s[:, 6], s[:, 0]))),
+    }
+
+
+def pearson_statistic(pred: FloatArray, truth: FloatArray) -> Statistic:
+    """Pearson's r of the complete pairs."""
+    return score_statistics(pred, truth)["pearson"]
+
+
+def rmse_statistic(pred: FloatArray, truth: FloatArray) -> Statistic:
+    """Root mean squared error of the complete pairs."""
+    return score_statistics(pred, truth)["rmse"]
 
 
 def _pearson_from_sums(s: FloatArray) -> FloatArray:
@@ -112,12 +154,6 @@ def _pearson_from_sums(s: FloatArray) -> FloatArray:
     return np.where((n >= 2) & ~flat_x & ~flat_y, r, np.nan)
 
 
-def rmse_statistic(pred: FloatArray, truth: FloatArray) -> Statistic:
-    """Root mean squared error of the complete pairs."""
-    valid, x, y = _complete(pred, truth)
-    return Statistic(_columns([valid, (x - y) ** 2]), lambda s: np.sqrt(_divide(s[:, 1], s[:, 0])))
-
-
 def resample_counts(rng: np.random.Generator, n_resamples: int, n_items: int) -> FloatArray:
     """(n_resamples, n_items) counts of each item in resamples drawn with replacement."""
     draws = rng.integers(0, n_items, size=(n_resamples, n_items))
@@ -130,21 +166,27 @@ def bootstrap_replicates(
     statistics: Mapping[Key, Statistic], n_items: int, n_resamples: int, seed: int
 ) -> dict[Key, FloatArray]:
     """Each statistic's value on the same ``n_resamples`` seeded item resamples."""
-    names = list(statistics)
-    result = {name: np.full(n_resamples, np.nan) for name in names}
-    if not names or n_items == 0 or n_resamples == 0:
+    result = {key: np.full(n_resamples, np.nan) for key in statistics}
+    if not statistics or n_items == 0 or n_resamples == 0:
         return result
-    stacked = sparse.hstack([statistics[name].columns for name in names], format="csc")
-    edges = np.cumsum([0] + [statistics[name].columns.shape[1] for name in names])
-    stacked_t = stacked.T.tocsr()
+    blocks: dict[int, sparse.csr_array] = {}  # shared column blocks are summed once
+    offsets: dict[int, int] = {}
+    width = 0
+    for statistic in statistics.values():
+        if id(statistic.columns) not in blocks:
+            blocks[id(statistic.columns)] = statistic.columns
+            offsets[id(statistic.columns)] = width
+            width += statistic.columns.shape[1]
+    stacked_t = sparse.hstack(list(blocks.values()), format="csr").T.tocsr()
     rng = np.random.default_rng(seed)
     block = max(1, BLOCK_CELLS // n_items)
     for start in range(0, n_resamples, block):
         stop = min(n_resamples, start + block)
         sums = np.asarray(stacked_t @ resample_counts(rng, stop - start, n_items).T).T
-        for k, name in enumerate(names):
-            part = np.ascontiguousarray(sums[:, edges[k] : edges[k + 1]])
-            result[name][start:stop] = statistics[name].reduce(part)
+        for key, statistic in statistics.items():
+            first = offsets[id(statistic.columns)]
+            part = np.ascontiguousarray(sums[:, first : first + statistic.columns.shape[1]])
+            result[key][start:stop] = statistic.reduce(part)
     return result
 
 

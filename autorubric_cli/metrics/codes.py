@@ -23,7 +23,7 @@ any). Ordinal ranks order the non-NA options by (value, option index).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Final, Literal, get_args
+from typing import Final, Literal, cast, get_args
 
 import numpy as np
 
@@ -84,7 +84,7 @@ def check_ca_mode(ca_mode: str) -> CaMode:
     """The ca_mode, or ValueError naming the accepted ones."""
     if ca_mode not in CA_MODES:
         raise ValueError(f"unknown ca_mode {ca_mode!r}; expected one of {', '.join(CA_MODES)}")
-    return ca_mode  # type: ignore[return-value]
+    return cast(CaMode, ca_mode)
 
 
 def option_ranks(values: list[float]) -> list[int]:

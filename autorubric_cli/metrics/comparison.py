@@ -15,23 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 
 from autorubric_cli.metrics import classification as cls
 from autorubric_cli.metrics import correlation as corr
 from autorubric_cli.metrics.bootstrap import (
     Statistic,
-    accuracy_statistic,
-    kappa_statistic,
-    rmse_statistic,
+    confusion_accuracy,
+    confusion_columns,
+    confusion_rmse,
+    confusion_statistic,
 )
-from autorubric_cli.metrics.codes import (
-    DROPPED,
-    ClassPairs,
-    Scale,
-    compared_pairs,
-    ranked_pairs,
-    to_classes,
-)
+from autorubric_cli.metrics.classification import kappa_values
+from autorubric_cli.metrics.codes import ClassPairs, Scale, compared_pairs, ranked_pairs
 from autorubric_cli.metrics.figures import Figure, FloatArray, IntArray, Undefined, ratio
 
 MET = 1
@@ -114,32 +110,47 @@ def compare_labels(truth: IntArray, pred: IntArray, scale: Scale) -> LabelCompar
 
 
 def label_statistics(truth: IntArray, pred: IntArray, scale: Scale) -> dict[str, Statistic]:
-    """Bootstrap statistics for the criterion: accuracy and kappas (and RMSE if ordinal)."""
+    """Bootstrap statistics: accuracy and kappa (ordinal: weighted kappas and RMSE too).
+
+    All are figures of one resampled confusion matrix, so they share one block of sums.
+    """
     n_items = int(np.asarray(truth).size)
     pairs = compared_pairs(truth, pred, scale)
+    k = scale.n_classes
+    columns = confusion_columns(n_items, pairs.items, pairs.truth, pairs.pred, k)
     result = {
-        "accuracy": accuracy_statistic(n_items, pairs.items, pairs.truth == pairs.pred),
-        "cohen_kappa": kappa_statistic(
-            n_items, pairs.items, pairs.truth, pairs.pred, scale.n_classes
-        ),
+        "accuracy": confusion_statistic(columns, k, confusion_accuracy),
+        "cohen_kappa": confusion_statistic(columns, k, kappa_values),
     }
     if scale.kind == "ordinal":
-        ranked = ranked_pairs(pairs, scale)
-        for weights in ("linear", "quadratic"):
-            result[f"{weights}_kappa"] = kappa_statistic(
-                n_items, ranked.items, ranked.truth, ranked.pred, scale.n_options, weights
-            )
-        result["rmse"] = rmse_statistic(_item_values(pred, scale), _item_values(truth, scale))
+        result |= _ordinal_statistics(columns, scale)
     return result
 
 
-def _item_values(codes: IntArray, scale: Scale) -> FloatArray:
-    """Option value per item; NaN where the code is dropped or in the abstain class."""
-    classes = to_classes(codes, scale)
-    values = np.full(classes.shape, np.nan)
-    kept = classes != DROPPED
-    values[kept] = class_values(classes[kept], scale)
-    return values
+def _ordinal_statistics(columns: sparse.csr_array, scale: Scale) -> dict[str, Statistic]:
+    """Weighted kappas and RMSE from the confusion rows and columns of scale options."""
+    ranked_classes = [c for c in range(scale.n_classes) if scale.ranks[c] is not None]
+    order = np.array(sorted(ranked_classes, key=lambda c: scale.ranks[c] or 0))
+    values = class_values(order, scale)
+    k = scale.n_classes
+
+    def ranked(cms: FloatArray) -> FloatArray:
+        return cms[:, order][:, :, order]
+
+    def linear(cms: FloatArray) -> FloatArray:
+        return kappa_values(ranked(cms), "linear")
+
+    def quadratic(cms: FloatArray) -> FloatArray:
+        return kappa_values(ranked(cms), "quadratic")
+
+    def rmse(cms: FloatArray) -> FloatArray:
+        return confusion_rmse(ranked(cms), values)
+
+    return {
+        "linear_kappa": confusion_statistic(columns, k, linear),
+        "quadratic_kappa": confusion_statistic(columns, k, quadratic),
+        "rmse": confusion_statistic(columns, k, rmse),
+    }
 
 
 def summarize(comparisons: list[LabelComparison]) -> dict[str, Figure]:

@@ -44,3 +44,20 @@ def ratio(numerator: float, denominator: float, reason: str) -> Figure:
 def value_or_none(value: Figure) -> float | None:
     """The float, or None for an Undefined figure (the JSON form)."""
     return None if isinstance(value, Undefined) else value
+
+
+def put_figure(block: dict[str, Any], key: str, value: Figure, undefined: dict[str, str]) -> None:
+    """Store a figure in a JSON block as float or None, recording the reason for None."""
+    if isinstance(value, Undefined):
+        block[key] = None
+        undefined[key] = value.reason
+    else:
+        block[key] = float(value)
+
+
+def figures_json(figures: dict[str, Figure], undefined: dict[str, str]) -> dict[str, Any]:
+    """Figures as JSON values (None where undefined); reasons are added to ``undefined``."""
+    block: dict[str, Any] = {}
+    for key, value in figures.items():
+        put_figure(block, key, value, undefined)
+    return block

@@ -78,6 +78,8 @@ def build_report(
         ),
         "usage": fold.usage,
         "cost": fold.cost,
+        "retries": sum(j.retries for j in fold.judges.values()),
+        "error_votes": sum(j.errors for j in fold.judges.values()),
         "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
         "warnings": issues.warnings(path),
     }
@@ -126,6 +128,7 @@ def judge_summary(
         "mean_score": tally.score_sum / tally.scored if tally.scored else None,
         "votes": tally.votes,
         "errors": tally.errors,
+        "retries": tally.retries,
         "usage": tally.usage,
         "cost": tally.cost,
     }

@@ -50,6 +50,7 @@ class JudgeTally:
     scored: int = 0
     votes: int = 0
     errors: int = 0
+    retries: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     cost: float | None = None
 
@@ -88,12 +89,12 @@ class ReportFold:
         self.item_scores.append(np.nan if record.score is None else record.score)
         add_usage(self.usage, record.usage)
         self.cost = add_cost(self.cost, record.cost)
-        for judge, tally in self.judges.items():
+        for judge, judge_tally in self.judges.items():
             score = record.judge_scores.get(judge)
             self.judge_scores[judge].append(np.nan if score is None else score)
             if score is not None:
-                tally.score_sum += score
-                tally.scored += 1
+                judge_tally.score_sum += score
+                judge_tally.scored += 1
         for tally, criterion_record in zip(self.criteria, record.criteria, strict=True):
             self._add_criterion(tally, criterion_record, record.ground_truth)
         self.truth_scores.append(self._truth_score(record))
@@ -118,13 +119,16 @@ class ReportFold:
             tally.agreed += 1
         tally.truth.append(label_code(criterion, truth.get(criterion.name)))
         tally.ensemble.append(record_code(record))
-        kept = {v.judge: v for v in kept_votes(record.votes, criterion, self.rules.sample_aggregation)}
+        kept = {
+            v.judge: v for v in kept_votes(record.votes, criterion, self.rules.sample_aggregation)
+        }
         for judge, codes in tally.judges.items():
             own = [v for v in record.votes if v.judge == judge]
             codes.append(judge_code(criterion, own, kept.get(judge)))
             jt = self.judges[judge]
             jt.votes += len(own)
             jt.errors += sum(v.error is not None for v in own)
+            jt.retries += sum(max(v.attempts - 1, 0) for v in own)
             for vote in own:
                 add_usage(jt.usage, vote.usage)
                 jt.cost = add_cost(jt.cost, vote.cost)

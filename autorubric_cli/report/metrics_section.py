@@ -40,19 +40,18 @@ from autorubric_cli.metrics import (
     krippendorff_alpha,
     label_statistics,
     pairwise_cohen_kappa,
-    pearson_statistic,
     percent_agreement,
     percentile_interval,
     rater_categories,
     rating_counts,
-    rmse_statistic,
     score_figures,
+    score_statistics,
     scotts_pi,
     summarize,
 )
 from autorubric_cli.metrics.agreement import AlphaLevel
 from autorubric_cli.metrics.codes import check_ca_mode
-from autorubric_cli.metrics.figures import FloatArray
+from autorubric_cli.metrics.figures import FloatArray, figures_json, put_figure
 
 ENSEMBLE = "ensemble"
 NEEDS_TWO_JUDGES = "needs at least two judges"
@@ -82,25 +81,6 @@ class CriterionLabels:
         return self.predictions.get(predictor, np.full(self.truth.shape, MISSING))
 
 
-# ---------------------------------------------------------------- JSON helpers
-
-
-def _put(block: dict[str, Any], key: str, value: Figure, undefined: dict[str, str]) -> None:
-    """Store a figure as float or None, recording the reason for None."""
-    if isinstance(value, Undefined):
-        block[key] = None
-        undefined[key] = value.reason
-    else:
-        block[key] = float(value)
-
-
-def _figures_block(figures: dict[str, Figure], undefined: dict[str, str]) -> dict[str, Any]:
-    block: dict[str, Any] = {}
-    for key, value in figures.items():
-        _put(block, key, value, undefined)
-    return block
-
-
 def _ci_block(
     keys: list[str],
     block: dict[str, Any],
@@ -125,7 +105,17 @@ def _ci_block(
     return ci
 
 
-# ---------------------------------------------------------------- ground truth
+def _check_lengths(
+    labels: list[CriterionLabels], truth_scores: FloatArray, predicted: dict[str, np.ndarray]
+) -> None:
+    """Every per-item array has one entry per item, or ValueError naming the array."""
+    arrays = {"truth_scores": truth_scores} | {f"scores[{k}]": v for k, v in predicted.items()}
+    for c in labels:
+        arrays[f"{c.name}.truth"] = c.truth
+        arrays |= {f"{c.name}.predictions[{k}]": v for k, v in c.predictions.items()}
+    for name, array in arrays.items():
+        if np.shape(array)[:1] != truth_scores.shape:
+            raise ValueError(f"{name} has {len(array)} items, expected {truth_scores.size}")
 
 
 def _has_truth(labels: list[CriterionLabels]) -> bool:
@@ -163,8 +153,8 @@ def _statistics(
             own = label_statistics(criterion.truth, criterion.prediction(predictor), scale)
             stats.update({(predictor, index, key): stat for key, stat in own.items()})
         scores = _predictor_scores(predicted_scores, predictor, truth_scores.size)
-        stats[(predictor, SCORE, "pearson")] = pearson_statistic(scores, truth_scores)
-        stats[(predictor, SCORE, "rmse")] = rmse_statistic(scores, truth_scores)
+        for key, stat in score_statistics(scores, truth_scores).items():
+            stats[(predictor, SCORE, key)] = stat
     return stats
 
 
@@ -177,7 +167,7 @@ def _criterion_json(
 ) -> dict[str, Any]:
     undefined: dict[str, str] = {}
     block: dict[str, Any] = {"name": criterion.name, "kind": criterion.kind, "n": comparison.n}
-    block.update(_figures_block(comparison.figures, undefined))
+    block.update(figures_json(comparison.figures, undefined))
     if criterion.kind == "nominal":
         block["per_option"] = _per_option_json(comparison, undefined)
     block["labels"] = list(comparison.labels)
@@ -192,7 +182,7 @@ def _per_option_json(comparison: LabelComparison, undefined: dict[str, str]) -> 
     support = comparison.confusion.sum(axis=1)
     for row, (label, figures) in enumerate(comparison.per_option.items()):
         reasons: dict[str, str] = {}
-        result[label] = _figures_block(figures, reasons) | {"support": int(support[row])}
+        result[label] = figures_json(figures, reasons) | {"support": int(support[row])}
         undefined.update({f"per_option.{label}.{k}": v for k, v in reasons.items()})
     return result
 
@@ -205,7 +195,7 @@ def _score_json(
 ) -> dict[str, Any]:
     undefined: dict[str, str] = {}
     n = int(np.count_nonzero(~(np.isnan(pred) | np.isnan(truth))))
-    block: dict[str, Any] = {"n": n} | _figures_block(score_figures(pred, truth), undefined)
+    block: dict[str, Any] = {"n": n} | figures_json(score_figures(pred, truth), undefined)
     block["ci95"] = _ci_block(["pearson", "rmse"], block, replicates, (predictor, SCORE), undefined)
     block["undefined"] = undefined
     return block
@@ -230,7 +220,7 @@ def _predictor_json(
     ]
     scores = _predictor_scores(predicted_scores, predictor, truth_scores.size)
     overall_undefined: dict[str, str] = {}
-    overall = _figures_block(summarize(comparisons), overall_undefined)
+    overall = figures_json(summarize(comparisons), overall_undefined)
     return {
         "criteria": criteria,
         "score": _score_json(scores, truth_scores, replicates, predictor),
@@ -251,6 +241,7 @@ def ground_truth_section(
     if not _has_truth(labels):
         return None
     truth = np.asarray(truth_scores, dtype=np.float64)
+    _check_lengths(labels, truth, predicted_scores)
     scales = [criterion.scale(ca_mode) for criterion in labels]
     predictors = _predictor_ids(labels, predicted_scores)
     replicates: dict[StatKey, FloatArray] = {}
@@ -264,8 +255,6 @@ def ground_truth_section(
     ensemble = blocks.pop(ENSEMBLE)
     return {"ca_mode": ca_mode, **ensemble, "judges": blocks}
 
-
-# ---------------------------------------------------------------- agreement
 
 AGREEMENT_KEYS = (
     "percent_agreement",
@@ -306,11 +295,11 @@ def _criterion_agreement(criterion: CriterionLabels) -> dict[str, Any]:
         return block | {"undefined": undefined}
     n_items, figures, pairs = _agreement_figures(criterion)
     block["n_items"] = n_items
-    _put(block, "percent_agreement", figures.pop("percent_agreement"), undefined)
+    put_figure(block, "percent_agreement", figures.pop("percent_agreement"), undefined)
     pair_reasons: dict[str, str] = {}
-    block["pairwise_cohen_kappa"] = _figures_block(pairs, pair_reasons)
+    block["pairwise_cohen_kappa"] = figures_json(pairs, pair_reasons)
     undefined.update({f"pairwise_cohen_kappa.{k}": v for k, v in pair_reasons.items()})
-    block.update(_figures_block(figures, undefined))
+    block.update(figures_json(figures, undefined))
     return block | {"undefined": undefined}
 
 
@@ -324,8 +313,6 @@ def agreement_section(labels: list[CriterionLabels]) -> dict[str, Any]:
         section["undefined"] = {"mean_agreement": "no criterion has a percent agreement"}
     return section
 
-
-# ---------------------------------------------------------------- tables
 
 NOT_APPLICABLE = "-"
 CRITERION_COLUMNS = (

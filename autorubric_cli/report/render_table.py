@@ -40,7 +40,9 @@ def summary_table(report: dict[str, Any]) -> Table:
     if what_if is not None:
         s = what_if["score"]
         table.add_row(
-            "what-if", "", *(fmt(s[k]) for k in ("mean", "median", "std", "min", "max")),
+            "what-if",
+            "",
+            *(fmt(s[k]) for k in ("mean", "median", "std", "min", "max")),
             fmt_ci(s["ci95"]),
         )
     return table
@@ -48,28 +50,60 @@ def summary_table(report: dict[str, Any]) -> Table:
 
 def criteria_table(report: dict[str, Any]) -> Table:
     table = Table(title="Criteria")
-    for column in ("criterion", "kind", "weight", "met rate", "mean value", "CA/NA rate", "agreement", "distribution"):
-        table.add_column(column, justify="left" if column in ("criterion", "kind", "distribution") else "right")
+    for column in (
+        "criterion",
+        "kind",
+        "weight",
+        "met rate",
+        "mean value",
+        "CA/NA rate",
+        "agreement",
+        "distribution",
+    ):
+        table.add_column(
+            column, justify="left" if column in ("criterion", "kind", "distribution") else "right"
+        )
     for c in report["criteria"]:
         dist = ", ".join(f"{k}: {v}" for k, v in c["distribution"].items())
         table.add_row(
-            c["name"], c["kind"], fmt(c["weight"], 1), fmt(c["met_rate"]), fmt(c["mean_value"]),
-            fmt(c["cannot_assess_rate"]), fmt(c["agreement"]), dist,
+            c["name"],
+            c["kind"],
+            fmt(c["weight"], 1),
+            fmt(c["met_rate"]),
+            fmt(c["mean_value"]),
+            fmt(c["cannot_assess_rate"]),
+            fmt(c["agreement"]),
+            dist,
         )
     return table
 
 
 def judges_table(report: dict[str, Any]) -> Table:
     table = Table(title="Judges")
-    for column in ("judge", "model", "weight", "mean score", "votes", "error votes", "tokens", "cost"):
+    for column in (
+        "judge",
+        "model",
+        "weight",
+        "mean score",
+        "votes",
+        "error votes",
+        "tokens",
+        "cost",
+    ):
         table.add_column(column, justify="left" if column in ("judge", "model") else "right")
     for j in report["judges"]:
         tokens = sum(j["usage"].get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
         model = j["model"] + (" (simulated)" if j["simulated"] else "")
         cost = "n/a" if j["cost"] is None else f"${j['cost']:.4f}"
         table.add_row(
-            j["id"], model, fmt(j["weight"], 2), fmt(j["mean_score"]), str(j["votes"]),
-            str(j["errors"]), f"{tokens:,}", cost,
+            j["id"],
+            model,
+            fmt(j["weight"], 2),
+            fmt(j["mean_score"]),
+            str(j["votes"]),
+            str(j["errors"]),
+            f"{tokens:,}",
+            cost,
         )
     return table
 
@@ -82,7 +116,11 @@ def gate_table(gate: dict[str, Any]) -> Table:
     for check in gate["checks"]:
         result = "[green]pass[/]" if check["passed"] else f"[red]fail[/] {check.get('reason', '')}"
         table.add_row(
-            check["metric"], fmt(check.get("min")), fmt(check.get("max")), fmt(check["value"]), result
+            check["metric"],
+            fmt(check.get("min")),
+            fmt(check.get("max")),
+            fmt(check["value"]),
+            result,
         )
     return table
 
@@ -100,4 +138,6 @@ def render_tables(report: dict[str, Any], console: Console) -> None:
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/] {warning}")
     if report.get("simulated"):
-        console.print("[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]")
+        console.print(
+            "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
+        )

@@ -28,28 +28,47 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["> Results from **simulated** judges (offline demo), not real models.", ""]
     lines += _md_table(
         ["items", "errored", "mean", "median", "std", "min", "max", "95% CI"],
-        [[f"{items['completed']}/{items['total']}", items["errored"],
-          *(fmt(score[k]) for k in ("mean", "median", "std", "min", "max")), fmt_ci(score["ci95"])]],
+        [
+            [
+                f"{items['completed']}/{items['total']}",
+                items["errored"],
+                *(fmt(score[k]) for k in ("mean", "median", "std", "min", "max")),
+                fmt_ci(score["ci95"]),
+            ]
+        ],
     )
     lines += ["", "### Criteria", ""]
     lines += _md_table(
         ["criterion", "kind", "met rate", "mean value", "CA/NA rate", "agreement"],
-        [[c["name"], c["kind"], fmt(c["met_rate"]), fmt(c["mean_value"]),
-          fmt(c["cannot_assess_rate"]), fmt(c["agreement"])] for c in report["criteria"]],
+        [
+            [
+                c["name"],
+                c["kind"],
+                fmt(c["met_rate"]),
+                fmt(c["mean_value"]),
+                fmt(c["cannot_assess_rate"]),
+                fmt(c["agreement"]),
+            ]
+            for c in report["criteria"]
+        ],
     )
     lines += ["", "### Judges", ""]
     lines += _md_table(
         ["judge", "mean score", "votes", "error votes", "cost"],
-        [[j["id"], fmt(j["mean_score"]), j["votes"], j["errors"], fmt(j["cost"], 4)]
-         for j in report["judges"]],
+        [
+            [j["id"], fmt(j["mean_score"]), j["votes"], j["errors"], fmt(j["cost"], 4)]
+            for j in report["judges"]
+        ],
     )
     gate = report["gate"]
     if gate is not None:
         lines += ["", f"### Gate: {'PASSED' if gate['passed'] else 'FAILED'}", ""]
         lines += _md_table(
             ["metric", "min", "max", "value", "passed"],
-            [[c["metric"], fmt(c.get("min")), fmt(c.get("max")), fmt(c["value"]), c["passed"]]
-             for c in gate["checks"]],
+            [
+                [c["metric"], fmt(c.get("min")), fmt(c.get("max")), fmt(c["value"]), c["passed"]]
+                for c in gate["checks"]
+            ],
         )
     return "\n".join(lines) + "\n"
 
@@ -58,8 +77,19 @@ def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
-        ["id", "index", "status", "score", "raw_score", "length_penalty", *criteria,
-         *(f"judge:{j}" for j in judges), "cost", "duration_s", "error"]
+        [
+            "id",
+            "index",
+            "status",
+            "score",
+            "raw_score",
+            "length_penalty",
+            *criteria,
+            *(f"judge:{j}" for j in judges),
+            "cost",
+            "duration_s",
+            "error",
+        ]
     )
     for r in records:
         outcomes = [
@@ -67,9 +97,19 @@ def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[
             for c in r.criteria
         ]
         writer.writerow(
-            [r.id, r.index, r.status, _cell(r.score), _cell(r.raw_score), r.length_penalty,
-             *outcomes, *(_cell(r.judge_scores.get(j)) for j in judges), _cell(r.cost),
-             f"{r.duration_s:.3f}", r.error or ""]
+            [
+                r.id,
+                r.index,
+                r.status,
+                _cell(r.score),
+                _cell(r.raw_score),
+                r.length_penalty,
+                *outcomes,
+                *(_cell(r.judge_scores.get(j)) for j in judges),
+                _cell(r.cost),
+                f"{r.duration_s:.3f}",
+                r.error or "",
+            ]
         )
     return out.getvalue()
 

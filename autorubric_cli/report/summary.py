@@ -10,7 +10,9 @@ BOOTSTRAP_RESAMPLES = 1000
 CHUNK_CELLS = 4_000_000
 
 
-def bootstrap_mean_ci(values: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
+def bootstrap_mean_ci(
+    values: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES
+) -> list[float] | None:
     """Percentile 95% CI of the mean from resampling items; memory bounded by chunking."""
     n = len(values)
     if n < 2:

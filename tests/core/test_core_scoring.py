@@ -214,7 +214,9 @@ def test_word_count(thinking: str | None, output: str, apply_to: str, expected: 
     assert word_count(thinking, output, apply_to) == expected
 
 
-@pytest.mark.parametrize(("apply_to", "penalty"), [("all", 0.125), ("output", 0.0), ("thinking", 0.0)])
+@pytest.mark.parametrize(
+    ("apply_to", "penalty"), [("all", 0.125), ("output", 0.0), ("thinking", 0.0)]
+)
 def test_apply_to_chooses_the_counted_part(apply_to: str, penalty: float) -> None:
     # 80 words of thinking + 70 of output: only "all" (150 words) goes over the budget of 100
     thinking, output = " ".join(["t"] * 80), " ".join(["o"] * 70)

@@ -14,6 +14,7 @@ independent of request order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -86,7 +87,9 @@ def default_answer(body: dict[str, Any]) -> str:
     h = content_hash(body.get("messages"))
     n = option_count(body)
     if n is not None:
-        return json.dumps({"explanation": f"option by hash {h % 997}", "selected_option": 1 + h % n})
+        return json.dumps(
+            {"explanation": f"option by hash {h % 997}", "selected_option": 1 + h % n}
+        )
     bucket = h % 20
     status = "MET" if bucket < 9 else "UNMET" if bucket < 18 else "CANNOT_ASSESS"
     return json.dumps({"explanation": f"verdict by hash {h % 997}", "criterion_status": status})
@@ -115,7 +118,9 @@ def completion_body(model: str, content: str, prompt_tokens: int, reasoning: str
     }
 
 
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+def error_response(
+    status: int, message: str, headers: dict[str, str] | None = None
+) -> web.Response:
     body = {"error": {"message": message, "type": "server_error", "code": str(status)}}
     return web.json_response(body, status=status, headers=headers)
 
@@ -135,6 +140,7 @@ class JudgeServer:
         hang_s: float = 30.0,
         answer: Answerer | None = None,
         reasoning: str | None = None,
+        echo_key: bool = False,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -147,6 +153,7 @@ class JudgeServer:
         self.hang_s = hang_s
         self.answer: Answerer = answer or default_answer
         self.reasoning = reasoning
+        self.echo_key = echo_key
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
@@ -256,23 +263,23 @@ class JudgeServer:
         return web.json_response(completion_body(model, content, prompt_tokens, reasoning))
 
     async def _fault_response(self, fault: Fault, authorization: str) -> web.Response | None:
+        # A 401 echoes the key, as some real providers do; with `echo_key` every error does,
+        # so tests prove we never repeat it.
+        key = authorization.removeprefix("Bearer ").strip()
+        echo = f" (key {key})" if self.echo_key else ""
         if fault.kind == "rate_limit":
             wait = self.retry_after if fault.retry_after is None else fault.retry_after
-            return error_response(429, "rate limited", {"Retry-After": _seconds(wait)})
+            return error_response(429, "rate limited" + echo, {"Retry-After": _seconds(wait)})
         if fault.kind == "server_error":
-            return error_response(fault.status or 500, "internal error")
+            return error_response(fault.status or 500, "internal error" + echo)
         if fault.kind == "unauthorized":
-            # Echo the key, as some real providers do, so tests prove we never repeat it.
-            key = authorization.removeprefix("Bearer ").strip()
             return error_response(fault.status or 401, f"Incorrect API key provided: {key}")
         if fault.kind == "bad_request":
-            return error_response(400, "bad request")
+            return error_response(400, "bad request" + echo)
         if fault.kind == "hang":
             assert self._stopping is not None
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.hang_s)
-            except TimeoutError:
-                pass
             return error_response(504, "hung until the client gave up")
         return None
 
@@ -380,9 +387,17 @@ class JudgeServerProcess:
 
     def __enter__(self) -> JudgeServerProcess:
         self._process.start()
-        if not self._parent.poll(30):
-            raise RuntimeError("judge server process did not start")
-        self.port = self._parent.recv()
+        try:
+            ready = self._parent.poll(30)
+            self.port = self._parent.recv() if ready else 0
+        except EOFError:
+            self.port = 0
+        if not self.port:
+            self._process.kill()
+            raise RuntimeError(
+                "judge server process did not start (a script that starts it must guard its "
+                "entry point with `if __name__ == '__main__':`)"
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,127 @@
+"""CriterionGrader: grades one item with every judge, every criterion and every sample."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Iterable
+from pathlib import Path
+from typing import TypeVar
+
+from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord, Vote
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.scoring import word_count
+from autorubric_cli.errors import InputError
+from autorubric_cli.grading.few_shot import examples_by_criterion
+from autorubric_cli.grading.record import item_record
+from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
+
+T = TypeVar("T")
+VoteKey = tuple[str, str, int]  # (criterion name, judge id, sample)
+
+
+async def gather_or_cancel(awaitables: Iterable[Awaitable[T]]) -> list[T]:
+    """Run all concurrently; on the first exception cancel the rest, then re-raise it."""
+    tasks = [asyncio.ensure_future(a) for a in awaitables]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def reused(vote: Vote) -> Vote:
+    return vote
+
+
+def reusable_votes(prior: ItemRecord | None) -> dict[VoteKey, Vote]:
+    """Votes of an earlier record that need no new call: every vote without an error."""
+    if prior is None:
+        return {}
+    return {
+        (record.name, vote.judge, vote.sample): vote
+        for record in prior.criteria
+        for vote in record.votes
+        if vote.error is None
+    }
+
+
+class CriterionGrader:
+    """Grades items against a rubric. `rubric.grader` is the resolved configuration.
+
+    `seed` drives option shuffles and few-shot selection; `base_dir` resolves the few-shot
+    examples path; `retry` sets backoff timing (default: `rubric.grader.retry`). Judge
+    failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
+    """
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        *,
+        seed: int,
+        base_dir: Path | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        if not rubric.grader.judges:
+            raise InputError(
+                "no judge configured: add `grader.judges` to the rubric or pass --judge",
+                key="grader.judges",
+            )
+        self.rubric = rubric
+        self.seed = seed
+        self.stats = CallStats()
+        self.rules = ScoringRules.from_rubric(rubric)
+        policy = retry or RetryPolicy.from_config(rubric.grader.retry)
+        self.judges = build_judges(rubric.grader, policy=policy, stats=self.stats)
+        self.requests = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
+        self.simulated = any(judge.simulated for judge in self.judges)
+
+    def word_count(self, item: Item) -> int:
+        penalty = self.rubric.grader.length_penalty
+        if penalty is None:
+            return 0
+        return word_count(item.submission.thinking, item.submission.output, penalty.apply_to)
+
+    def pending_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Awaitable[Vote]]]:
+        """Per criterion, per judge, per sample: a reused vote or a judge call."""
+        reuse = reusable_votes(prior)
+        plan = []
+        for criterion in self.rubric.criteria:
+            row: list[Awaitable[Vote]] = []
+            for judge in self.judges:
+                for sample in range(judge.spec.samples):
+                    vote = reuse.get((criterion.name, judge.id, sample))
+                    if vote is not None:
+                        row.append(reused(vote))
+                    else:
+                        request = self.requests.request(item, criterion, judge.id, sample)
+                        row.append(judge.vote(request))
+            plan.append(row)
+        return plan
+
+    async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
+        started = time.perf_counter()
+        plan = self.pending_votes(item, prior)
+        flat = await gather_or_cancel(vote for row in plan for vote in row)
+        votes_by_criterion: list[list[Vote]] = []
+        for row in plan:
+            votes_by_criterion.append(flat[: len(row)])
+            flat = flat[len(row) :]
+        evaluation = evaluate_votes(votes_by_criterion, self.rules, self.word_count(item))
+        return item_record(
+            item,
+            self.rubric.criteria,
+            votes_by_criterion,
+            evaluation,
+            duration_s=time.perf_counter() - started,
+            simulated=self.simulated,
+        )
+
+    async def aclose(self) -> None:
+        """Close litellm's HTTP clients; call before the event loop ends."""
+        await close_clients()

@@ -1,0 +1,73 @@
+"""Assembles the ItemRecord from the evaluation and the raw votes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autorubric_cli.core.evaluate import Evaluation
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord, Vote
+from autorubric_cli.core.rubric import Criterion
+
+MAX_SUMMARY = 200
+
+
+def summed_usage(votes: Sequence[Vote]) -> dict[str, int]:
+    total: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
+    for vote in votes:
+        for key, value in vote.usage.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def summed_cost(votes: Sequence[Vote]) -> float | None:
+    """The sum of the known costs; None only when no vote has a cost."""
+    costs = [v.cost for v in votes if v.cost is not None]
+    return sum(costs) if costs else None
+
+
+def error_summary(
+    criteria: Sequence[Criterion], votes_by_criterion: Sequence[Sequence[Vote]]
+) -> str | None:
+    """`2 of 6 votes failed; first: energy_density/gpt#0 timeout: ...`, or None."""
+    failed = [
+        (criterion.name, vote)
+        for criterion, votes in zip(criteria, votes_by_criterion, strict=True)
+        for vote in votes
+        if vote.error is not None
+    ]
+    if not failed:
+        return None
+    total = sum(len(votes) for votes in votes_by_criterion)
+    name, first = failed[0]
+    text = f"{len(failed)} of {total} votes failed; first: {name}/{first.judge}#{first.sample} "
+    text += first.error or ""
+    return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 1] + "…"
+
+
+def item_record(
+    item: Item,
+    criteria: Sequence[Criterion],
+    votes_by_criterion: Sequence[Sequence[Vote]],
+    evaluation: Evaluation,
+    *,
+    duration_s: float,
+    simulated: bool,
+) -> ItemRecord:
+    votes = [vote for group in votes_by_criterion for vote in group]
+    error = error_summary(criteria, votes_by_criterion)
+    return ItemRecord(
+        id=item.id,
+        index=item.index,
+        status="error" if error is not None else "ok",
+        score=evaluation.score.score,
+        raw_score=evaluation.score.raw_score,
+        length_penalty=evaluation.score.length_penalty,
+        criteria=evaluation.criteria,
+        judge_scores=evaluation.judge_scores,
+        usage=summed_usage(votes),
+        cost=summed_cost(votes),
+        duration_s=duration_s,
+        error=error,
+        simulated=simulated,
+    )

@@ -1,0 +1,63 @@
+"""Builds the VoteRequest for one (item, criterion, judge, sample): shuffle, prompt, truth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autorubric_cli.core.config import LLMConfig
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.core.shuffle import identity_order, shuffle_order
+from autorubric_cli.judges.prompts import PromptExample, system_prompt, user_message
+from autorubric_cli.judges.request import VoteRequest
+
+
+def shown_order(
+    config: LLMConfig, seed: int, item: Item, judge_id: str, criterion: Criterion, sample: int
+) -> list[int] | None:
+    """The option order shown (SPEC §4); None for a binary criterion."""
+    if criterion.options is None:
+        return None
+    n = len(criterion.options)
+    if not config.shuffle_options:
+        return identity_order(n)
+    return shuffle_order(seed, item.id, judge_id, criterion.name, sample, n)
+
+
+@dataclass(frozen=True)
+class RequestBuilder:
+    rubric: Rubric
+    seed: int
+    examples: dict[str, list[PromptExample]]
+
+    def messages(
+        self, item: Item, criterion: Criterion, order: list[int] | None
+    ) -> list[dict[str, str]]:
+        config = self.rubric.grader
+        multi_choice = criterion.options is not None
+        override = config.multi_choice_system_prompt if multi_choice else config.system_prompt
+        shown = None if order is None else [criterion.option_list()[i] for i in order]
+        user = user_message(
+            submission=item.submission,
+            requirement=criterion.requirement,
+            guidelines=self.rubric.guidelines,
+            query=item.query,
+            reference_submission=item.reference_submission,
+            shown_options=shown,
+            examples=self.examples.get(criterion.name, ()),
+        )
+        return [
+            {"role": "system", "content": system_prompt(multi_choice, override)},
+            {"role": "user", "content": user},
+        ]
+
+    def request(self, item: Item, criterion: Criterion, judge_id: str, sample: int) -> VoteRequest:
+        order = shown_order(self.rubric.grader, self.seed, item, judge_id, criterion, sample)
+        return VoteRequest(
+            item_id=item.id,
+            criterion=criterion,
+            sample=sample,
+            messages=self.messages(item, criterion, order),
+            shuffle_order=order,
+            truth=item.ground_truth.get(criterion.name),
+        )

@@ -1,0 +1,130 @@
+"""What went wrong in one judge call: a category, whether to retry, and how long to wait.
+
+Every text built here goes through `redact`, so an API key echoed by a provider (some put it in
+their 401 message) never reaches a vote, a log line or an exception we raise.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+AUTH_STATUS = frozenset({401, 403})
+KEY_LIKE = re.compile(r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{8,}|(Bearer\s+)[^\s\"']+")
+MAX_DETAIL = 300
+
+
+class JudgeAuthError(Exception):
+    """The provider refused the credentials (HTTP 401/403): the run stops."""
+
+
+class JudgeFailure(Exception):
+    """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`)."""
+
+    def __init__(
+        self, category: str, detail: str, *, retryable: bool, retry_after: float | None = None
+    ) -> None:
+        self.category = category
+        self.detail = detail
+        self.retryable = retryable
+        self.retry_after = retry_after
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        return f"{self.category}: {self.detail}"
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Remove the key value and anything that looks like a key or a bearer token."""
+    if secret:
+        text = text.replace(secret, "***")
+    return KEY_LIKE.sub(lambda m: (m.group(1) or "") + "***", text)
+
+
+def short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "…"
+
+
+def status_of(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
+
+
+def is_connection_error(exc: BaseException) -> bool:
+    return isinstance(exc, ConnectionError) or "Connection" in type(exc).__name__
+
+
+def response_headers(exc: BaseException) -> list[Mapping[str, Any]]:
+    """Header sources on a litellm exception; litellm keeps the provider's in the first."""
+    found = [getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None)]
+    response = getattr(exc, "response", None)
+    found.append(getattr(response, "headers", None))
+    return [h for h in found if h]
+
+
+def parse_retry_after(value: str, now: float | None = None) -> float | None:
+    """Seconds from a `Retry-After` value: a number of seconds or an HTTP date."""
+    value = value.strip()
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    for headers in response_headers(exc):
+        milliseconds = headers.get("retry-after-ms") or headers.get("Retry-After-Ms")
+        if milliseconds:
+            seconds = parse_retry_after(str(milliseconds))
+            if seconds is not None:
+                return seconds / 1000.0
+        value = headers.get("retry-after") or headers.get("Retry-After")
+        if value:
+            return parse_retry_after(str(value))
+    return None
+
+
+def category_for(status: int | None, exc: BaseException) -> tuple[str, bool]:
+    """(category, retryable), decided by the status code first."""
+    if status == 429:
+        return "rate_limit", True
+    if status == 408 or is_timeout(exc):
+        return "timeout", True
+    if status is not None and (status >= 500 or status in RETRYABLE_STATUS):
+        return "server", True
+    if status is not None and 400 <= status < 500:
+        return "request", False
+    if is_connection_error(exc):
+        return "connection", True
+    return "error", False
+
+
+def classify(
+    exc: BaseException, *, judge_id: str, secret: str | None, key_env: str | None = None
+) -> Exception:
+    """A `JudgeFailure` for the retry loop, or a `JudgeAuthError` that stops the run."""
+    status = status_of(exc)
+    message = short(redact(str(exc) or type(exc).__name__, secret))
+    if status in AUTH_STATUS:
+        where = f"the key in ${key_env}" if key_env else "its API key"
+        return JudgeAuthError(
+            f"auth: judge {judge_id!r} was refused by the provider (HTTP {status}); "
+            f"check {where} and the model's access"
+        )
+    category, retryable = category_for(status, exc)
+    detail = f"HTTP {status}: {message}" if status is not None else message
+    return JudgeFailure(category, detail, retryable=retryable, retry_after=retry_after_s(exc))

@@ -1,0 +1,203 @@
+"""One judge: turns a VoteRequest into a Vote, with retries, re-asks, limits and accounting.
+
+An attempt is one call plus the parsing of its reply. Transient failures (by status code) and
+unusable replies are retried by tenacity until `max_attempts` attempts (the first included)
+are spent; the vote is then an error vote, which abstains. Only `JudgeAuthError` escapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.records import Vote
+from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
+from autorubric_cli.judges.litellm_transport import LiteLLMTransport, api_key_for
+from autorubric_cli.judges.prompts import reask_messages
+from autorubric_cli.judges.replies import Answer, parse_answer, response_format
+from autorubric_cli.judges.request import Completion, Transport, VoteRequest
+from autorubric_cli.judges.retry import RetryPolicy, is_retryable
+from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
+from autorubric_cli.judges.stats import CallStats
+
+logger = logging.getLogger("autorubric_cli.judges")
+
+
+@dataclass
+class VoteState:
+    """What accumulates over the attempts of one vote."""
+
+    messages: list[dict[str, str]]
+    attempts: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    cost: float | None = None
+    priced: bool = True
+
+    def add(self, completion: Completion) -> None:
+        for key, value in completion.usage.items():
+            self.usage[key] = self.usage.get(key, 0) + value
+        if completion.cost is None:
+            self.priced = False
+        if self.priced and completion.cost is not None:
+            self.cost = (self.cost or 0.0) + completion.cost
+        else:
+            self.cost = None
+
+
+class Judge:
+    """A configured judge with its own concurrency slots and optional rate limiter."""
+
+    def __init__(
+        self,
+        spec: JudgeSpec,
+        transport: Transport,
+        *,
+        max_attempts: int,
+        policy: RetryPolicy,
+        stats: CallStats,
+        global_slots: asyncio.Semaphore,
+    ) -> None:
+        self.spec = spec
+        self.transport = transport
+        self.max_attempts = max_attempts
+        self.policy = policy
+        self.stats = stats
+        self.global_slots = global_slots
+        self.slots = asyncio.Semaphore(spec.max_concurrency)
+        self.limiter = RequestRateLimiter(spec.rpm) if spec.rpm else None
+
+    @property
+    def id(self) -> str:
+        return self.spec.judge_id
+
+    @property
+    def simulated(self) -> bool:
+        return self.transport.simulated
+
+    async def vote(self, request: VoteRequest) -> Vote:
+        """The judge's vote; an error vote when every attempt failed."""
+        state = VoteState(messages=list(request.messages))
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self.policy.tenacity_wait,
+            retry=retry_if_exception(is_retryable),
+            before_sleep=self._count_retry,
+            reraise=True,
+        )
+        answer: Answer
+        completion: Completion
+        try:
+            answer, completion = await retrying(self._attempt, request, state)
+        except JudgeFailure as failure:
+            return self._error_vote(request, state, failure)
+        self.stats.votes += 1
+        return self._answer_vote(request, state, answer, completion)
+
+    async def _attempt(self, request: VoteRequest, state: VoteState) -> tuple[Answer, Completion]:
+        state.attempts += 1
+        completion = await self._call(request, state.messages)
+        state.add(completion)
+        try:
+            return parse_answer(completion.content, request.option_count), completion
+        except JudgeFailure as failure:
+            state.messages = reask_messages(request.messages, completion.content, failure.detail)
+            raise
+
+    async def _call(self, request: VoteRequest, messages: list[dict[str, str]]) -> Completion:
+        fmt = response_format(request.option_count)
+        async with call_slot(self.slots, self.global_slots, self.limiter):
+            self.stats.calls_started += 1
+            self.stats.in_flight += 1
+            try:
+                completion = await self.transport.complete(messages, fmt, request)
+            finally:
+                self.stats.in_flight -= 1
+        self.stats.add_usage(completion.usage, completion.cost)
+        return completion
+
+    def _count_retry(self, state: RetryCallState) -> None:
+        self.stats.retries += 1
+        outcome = state.outcome
+        failure = outcome.exception() if outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.debug(
+            "judge %s: attempt %d failed (%s); retrying in %.2fs",
+            self.id,
+            state.attempt_number,
+            failure,
+            wait,
+        )
+
+    def _error_vote(self, request: VoteRequest, state: VoteState, failure: JudgeFailure) -> Vote:
+        self.stats.votes += 1
+        self.stats.error_votes += 1
+        logger.info(
+            "judge %s: %s/%s sample %d failed after %d attempt(s): %s",
+            self.id,
+            request.item_id,
+            request.criterion.name,
+            request.sample,
+            state.attempts,
+            failure.describe(),
+        )
+        return Vote(
+            judge=self.id,
+            sample=request.sample,
+            shuffle_order=request.shuffle_order,
+            error=failure.describe(),
+            usage=state.usage,
+            cost=state.cost,
+            attempts=state.attempts,
+        )
+
+    def _answer_vote(
+        self, request: VoteRequest, state: VoteState, answer: Answer, completion: Completion
+    ) -> Vote:
+        option_index = None
+        if request.shuffle_order is not None and answer.shown_position is not None:
+            option_index = original_index(request.shuffle_order, answer.shown_position)
+        return Vote(
+            judge=self.id,
+            sample=request.sample,
+            verdict=answer.verdict,
+            option_index=option_index,
+            shuffle_order=request.shuffle_order,
+            reason=answer.explanation,
+            usage=state.usage,
+            cost=state.cost,
+            thinking=completion.reasoning,
+            attempts=state.attempts,
+        )
+
+
+def transport_for(spec: JudgeSpec, timeout: float) -> Transport:
+    if is_simulated(spec.model):
+        return SimulatedTransport(spec)
+    return LiteLLMTransport(spec, timeout)
+
+
+def build_judges(config: LLMConfig, *, policy: RetryPolicy, stats: CallStats) -> list[Judge]:
+    """Judges for a grader; a missing key variable or a bad param is an InputError now."""
+    global_slots = asyncio.Semaphore(config.concurrency)
+    judges = []
+    for spec in config.judges:
+        transport = transport_for(spec, config.timeout)
+        if not transport.simulated:
+            api_key_for(spec)
+        judges.append(
+            Judge(
+                spec,
+                transport,
+                max_attempts=config.max_attempts,
+                policy=policy,
+                stats=stats,
+                global_slots=global_slots,
+            )
+        )
+    return judges

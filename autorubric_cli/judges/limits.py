@@ -1,0 +1,40 @@
+"""Concurrency slots and the per-judge requests-per-minute limiter."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+
+class RequestRateLimiter:
+    """Spaces request starts at least 60/rpm seconds apart (a steady rate, no burst)."""
+
+    def __init__(self, rpm: float) -> None:
+        self.interval_s = 60.0 / rpm
+        self._next_start = 0.0
+
+    async def wait_turn(self) -> None:
+        now = asyncio.get_running_loop().time()
+        start = max(now, self._next_start)
+        self._next_start = start + self.interval_s
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+@asynccontextmanager
+async def call_slot(
+    judge_slots: asyncio.Semaphore,
+    global_slots: asyncio.Semaphore,
+    limiter: RequestRateLimiter | None,
+) -> AsyncIterator[None]:
+    """Hold the judge's slot, wait for its rate turn, then hold a global slot.
+
+    The judge slot comes first so a judge waiting on its own limits never holds a global slot
+    that another judge could use.
+    """
+    async with judge_slots:
+        if limiter is not None:
+            await limiter.wait_turn()
+        async with global_slots:
+            yield

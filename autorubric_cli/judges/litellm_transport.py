@@ -1,0 +1,156 @@
+"""The one place that talks to litellm. litellm is imported lazily, on the first real call.
+
+Measured facts this module relies on (litellm 1.106.2, see DESIGN): importing litellm costs
+~2.3 s; without LITELLM_LOCAL_MODEL_COST_MAP it fetches a cost map at import, without
+LITELLM_MODE=PRODUCTION it loads a `.env`; it retries on its own unless max_retries=0 and
+num_retries=0; a provider's `Retry-After` is on `exc.litellm_response_headers`;
+`completion_cost` raises for models it cannot price.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import ModuleType
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import InputError
+from autorubric_cli.judges.failures import classify
+from autorubric_cli.judges.request import Completion, VoteRequest
+
+
+def load_litellm() -> ModuleType:
+    """Import litellm with the environment it needs to stay offline and quiet."""
+    if "litellm" not in sys.modules:
+        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+        os.environ["LITELLM_MODE"] = "PRODUCTION"
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+async def close_clients() -> None:
+    """Close litellm's cached async HTTP clients; a no-op when litellm was never imported.
+
+    The closed clients are also dropped from litellm's client cache: left there, a later call
+    on the same event loop would be handed a closed client.
+    """
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        await litellm.close_litellm_async_clients()
+        litellm.in_memory_llm_clients_cache.flush_cache()
+
+
+def api_key_for(spec: JudgeSpec) -> str | None:
+    """The key value from the environment, read at call time; InputError when unset."""
+    if spec.api_key_env is None:
+        return None
+    value = os.environ.get(spec.api_key_env)
+    if not value:
+        raise InputError(
+            f"judge {spec.judge_id!r} reads its API key from the environment variable "
+            f"{spec.api_key_env}, which is not set; export it or change api_key_env",
+            key="api_key_env",
+        )
+    return value
+
+
+def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
+    """An effort level becomes `reasoning_effort`; a token budget becomes `thinking`."""
+    if thinking is None:
+        return {}
+    if isinstance(thinking, int) or thinking.strip().isdigit():
+        return {"thinking": {"type": "enabled", "budget_tokens": int(thinking)}}
+    return {"reasoning_effort": thinking}
+
+
+def request_kwargs(
+    spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
+) -> dict[str, Any]:
+    """Arguments for `litellm.acompletion`, without the key. litellm never retries itself."""
+    kwargs: dict[str, Any] = {
+        "model": spec.model,
+        "messages": messages,
+        "response_format": response_format,
+        "timeout": spec.timeout or timeout,
+        "max_retries": 0,
+        "num_retries": 0,
+    }
+    if spec.temperature is not None:
+        kwargs["temperature"] = spec.temperature
+    if spec.max_tokens is not None:
+        kwargs["max_tokens"] = spec.max_tokens
+    if spec.api_base is not None:
+        kwargs["api_base"] = spec.api_base
+    kwargs.update(thinking_kwargs(spec.thinking))
+    return kwargs
+
+
+def usage_of(response: Any) -> dict[str, int]:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return {}
+    return {
+        "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+        "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+    }
+
+
+def cost_of(litellm: ModuleType, response: Any) -> float | None:
+    """The call's cost in USD; None for a model litellm cannot price (it raises for those).
+
+    litellm usually prices the response already (`_hidden_params["response_cost"]`, None when
+    it could not); `completion_cost` is the fallback.
+    """
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:
+        cost = hidden["response_cost"]
+        return float(cost) if cost is not None else None
+    try:
+        cost = litellm.completion_cost(completion_response=response)
+    except Exception:
+        return None
+    return float(cost) if cost is not None else None
+
+
+def completion_of(litellm: ModuleType, response: Any) -> Completion:
+    choices = getattr(response, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    reasoning = getattr(message, "reasoning_content", None)
+    return Completion(
+        content=getattr(message, "content", None),
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        usage=usage_of(response),
+        cost=cost_of(litellm, response),
+    )
+
+
+class LiteLLMTransport:
+    """Calls a real provider through `litellm.acompletion`."""
+
+    simulated = False
+
+    def __init__(self, spec: JudgeSpec, timeout: float) -> None:
+        self.spec = spec
+        self.timeout = timeout
+
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+    ) -> Completion:
+        litellm = load_litellm()
+        key = api_key_for(self.spec)
+        kwargs = request_kwargs(self.spec, self.timeout, messages, response_format)
+        if key is not None:
+            kwargs["api_key"] = key
+        failure: Exception | None = None
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            failure = classify(
+                exc, judge_id=self.spec.judge_id, secret=key, key_env=self.spec.api_key_env
+            )
+        if failure is not None:
+            raise failure  # raised outside `except` so the provider's text is not chained
+        return completion_of(litellm, response)

@@ -1,0 +1,49 @@
+"""What one judge call is about, and what a transport brings back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from autorubric_cli.core.rubric import Criterion
+
+
+@dataclass(frozen=True)
+class VoteRequest:
+    """One (item, criterion, sample) for one judge, with the messages already built.
+
+    `shuffle_order[p]` is the original index of the option shown at 0-based position p (None
+    for binary criteria). `truth` is the item's ground-truth label for the criterion: only the
+    simulated judge reads it.
+    """
+
+    item_id: str
+    criterion: Criterion
+    sample: int
+    messages: list[dict[str, str]]
+    shuffle_order: list[int] | None = None
+    truth: str | None = None
+
+    @property
+    def option_count(self) -> int | None:
+        return None if self.shuffle_order is None else len(self.shuffle_order)
+
+
+@dataclass
+class Completion:
+    """A transport's reply: the text, an optional reasoning trace, usage and cost."""
+
+    content: str | None
+    reasoning: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    cost: float | None = None
+
+
+class Transport(Protocol):
+    """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError."""
+
+    simulated: bool
+
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+    ) -> Completion: ...

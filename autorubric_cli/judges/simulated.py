@@ -1,0 +1,164 @@
+"""An offline judge for demos and dry runs: model strings `simulated/<name>`.
+
+It reads the same messages a real judge gets and answers with the same JSON text, which goes
+through the same parser. Behaviour, from `JudgeSpec.params` (each a probability in [0, 1]):
+
+- `abstain_rate`: answer CANNOT_ASSESS (binary) or the NA option when the criterion has one
+  (a multi-choice criterion without an NA option cannot abstain).
+- `position_bias`: otherwise, pick the FIRST option shown (binary: answer MET).
+- `accuracy` (default 0.8): otherwise, answer the truth; else a wrong answer drawn uniformly.
+- `seed`: the random stream; default the judge id. Each call is seeded from (seed, item id,
+  criterion, sample) alone, so answers never depend on call order.
+
+The truth is the item's ground-truth label for the criterion; without one, a pseudo-truth is
+derived from a hash of (item id, criterion). A multi-choice truth's position is found by
+reading the numbered options in the prompt, so option shuffling is really exercised. Usage is
+a word count, cost is 0.0, and nothing touches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.core.records import CriterionVerdict
+from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.errors import InputError
+from autorubric_cli.judges.prompts import shown_label
+from autorubric_cli.judges.request import Completion, VoteRequest
+
+PREFIX = "simulated/"
+PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0}
+OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
+OPTION_LINE = re.compile(r"^(\d+)\. (.*)$")
+MET, UNMET, CANNOT_ASSESS = (v.value for v in CriterionVerdict)
+
+
+def is_simulated(model: str) -> bool:
+    return model.startswith(PREFIX)
+
+
+def digest(*parts: object) -> bytes:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+
+
+def simulation_params(spec: JudgeSpec) -> dict[str, Any]:
+    """Validated params: known names only, probabilities in [0, 1]."""
+    params: dict[str, Any] = dict(PROBABILITIES, seed=spec.judge_id)
+    for name, value in spec.params.items():
+        if name not in params:
+            known = ", ".join(sorted(params))
+            raise InputError(
+                f"judge {spec.judge_id!r}: unknown simulated-judge param {name!r} "
+                f"(one of: {known})",
+                key=f"params.{name}",
+            )
+        if name in PROBABILITIES and not _is_probability(value):
+            raise InputError(
+                f"judge {spec.judge_id!r}: param {name!r} must be a number in [0, 1]",
+                key=f"params.{name}",
+            )
+        params[name] = value
+    return params
+
+
+def _is_probability(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0.0 <= value <= 1.0
+    )
+
+
+def shown_labels(messages: list[dict[str, str]]) -> list[str]:
+    """The option labels in the order shown, read from the last `<options>` block."""
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            continue
+        found = OPTIONS_BLOCK.findall(message.get("content", ""))
+        if found:
+            return [m.group(2) for line in found[-1].split("\n") if (m := OPTION_LINE.match(line))]
+    return []
+
+
+def pseudo_truth(item_id: str, criterion: Criterion) -> str:
+    """A stable stand-in label for items without ground truth (never an NA option)."""
+    draw = int.from_bytes(digest("pseudo-truth", item_id, criterion.name)[:8], "big")
+    if criterion.options is None:
+        return MET if draw % 2 == 0 else UNMET
+    labels = [o.label for o in criterion.options if not o.na]
+    return labels[draw % len(labels)]
+
+
+class SimulatedTransport:
+    """Answers like a judge with the configured accuracy and biases."""
+
+    simulated = True
+
+    def __init__(self, spec: JudgeSpec) -> None:
+        self.spec = spec
+        self.params = simulation_params(spec)
+
+    def rng(self, request: VoteRequest) -> random.Random:
+        seed = digest(self.params["seed"], request.item_id, request.criterion.name, request.sample)
+        return random.Random(int.from_bytes(seed, "big"))
+
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+    ) -> Completion:
+        rng = self.rng(request)
+        truth = request.truth or pseudo_truth(request.item_id, request.criterion)
+        reply: dict[str, str | int] = {"explanation": f"simulated judge {self.spec.judge_id}"}
+        if request.criterion.options is None:
+            reply["criterion_status"] = self.binary_status(rng, truth)
+        else:
+            reply["selected_option"] = self.shown_choice(rng, truth, request, messages)
+        content = json.dumps(reply)
+        words = sum(len(m.get("content", "").split()) for m in messages)
+        usage = {"prompt_tokens": words, "completion_tokens": len(content.split())}
+        return Completion(content=content, usage=usage, cost=0.0)
+
+    def binary_status(self, rng: random.Random, truth: str) -> str:
+        p = self.params
+        if rng.random() < p["abstain_rate"]:
+            return CANNOT_ASSESS
+        if rng.random() < p["position_bias"]:
+            return MET
+        if rng.random() < p["accuracy"]:
+            return truth
+        if truth == CANNOT_ASSESS:
+            return rng.choice([MET, UNMET])
+        return UNMET if truth == MET else MET
+
+    def shown_choice(
+        self,
+        rng: random.Random,
+        truth: str,
+        request: VoteRequest,
+        messages: list[dict[str, str]],
+    ) -> int:
+        """A 1-based position in the options as shown."""
+        p = self.params
+        criterion = request.criterion
+        shown = shown_labels(messages)
+        na_index = criterion.na_option_index()
+        if rng.random() < p["abstain_rate"] and na_index is not None:
+            return self.position_of(shown, criterion.option_list()[na_index].label)
+        if rng.random() < p["position_bias"]:
+            return 1
+        right = self.position_of(shown, truth)
+        if rng.random() < p["accuracy"] or len(shown) < 2:
+            return right
+        wrong = [i for i in range(1, len(shown) + 1) if i != right]
+        return rng.choice(wrong)
+
+    @staticmethod
+    def position_of(shown: list[str], label: str) -> int:
+        wanted = shown_label(label)
+        return shown.index(wanted) + 1 if wanted in shown else 1

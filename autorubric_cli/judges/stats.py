@@ -1,0 +1,25 @@
+"""Live counters of judge calls, read by the engine's progress display."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class CallStats:
+    """Counts of HTTP attempts (or simulated calls) and what they cost, for this grader."""
+
+    calls_started: int = 0
+    in_flight: int = 0
+    retries: int = 0
+    votes: int = 0
+    error_votes: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    def add_usage(self, usage: dict[str, int], cost: float | None) -> None:
+        self.prompt_tokens += usage.get("prompt_tokens", 0)
+        self.completion_tokens += usage.get("completion_tokens", 0)
+        if cost is not None:
+            self.cost += cost

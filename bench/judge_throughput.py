@@ -1,0 +1,193 @@
+"""Judge-call throughput: our grader path vs raw `litellm.acompletion`, same server, same load.
+
+The loopback server runs in a separate process with a fixed latency, so `time.process_time()`
+in this process measures client CPU only. Each mode makes N calls at a fixed concurrency;
+the figures are medians over runs, raw and ours interleaved. "ours" grades N one-criterion
+items through `CriterionGrader` (prompt, call, parse, aggregate, record); "raw" sends the same
+messages with bare `litellm.acompletion` behind a semaphore.
+
+litellm's own CPU cost (several ms per call, with background logging threads) varies a lot
+from run to run, more than our overhead. So a second pass replaces `litellm.acompletion` by a
+stub that returns a canned response: there "raw" costs nothing and "ours" is our overhead
+alone, measured without the network's and litellm's noise.
+
+    /work/venv/bin/python bench/judge_throughput.py [--calls 600] [--latency 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from autorubric_cli.core.items import Item  # noqa: E402
+from autorubric_cli.grading import CriterionGrader  # noqa: E402
+from autorubric_cli.judges import RetryPolicy, close_clients  # noqa: E402
+from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
+from autorubric_cli.judges.replies import response_format  # noqa: E402
+from tests.support import TEST_KEY_ENV, http_judge, make_item, make_rubric  # noqa: E402
+from tests.support.judge_server import JudgeServerProcess, completion_body  # noqa: E402
+
+KEY = "bench-key-not-secret"
+
+
+@dataclass(frozen=True)
+class Measure:
+    calls: int
+    wall_s: float
+    cpu_s: float
+
+    @property
+    def calls_per_s(self) -> float:
+        return self.calls / self.wall_s
+
+    @property
+    def cpu_ms_per_call(self) -> float:
+        return 1000 * self.cpu_s / self.calls
+
+
+async def timed(calls: int, run: Callable[[], Awaitable[None]]) -> Measure:
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    await run()
+    return Measure(calls, time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def items(n: int, prefix: str) -> list[Item]:
+    return [
+        make_item(f"{prefix}-{i}", f"The NMC cell stores {200 + i} Wh/kg.", i) for i in range(n)
+    ]
+
+
+async def measure_ours(api_base: str, calls: int, concurrency: int, warmup: int) -> Measure:
+    judge = http_judge(api_base, "bench", max_concurrency=concurrency)
+    rubric = make_rubric([judge], concurrency=concurrency, max_attempts=1)
+    grader = CriterionGrader(rubric, seed=1, retry=RetryPolicy())
+    await asyncio.gather(*(grader.grade(item) for item in items(warmup, "warm")))
+    batch = items(calls, "run")
+    measure = await timed(calls, lambda: gather(grader.grade(item) for item in batch))
+    await grader.aclose()
+    assert grader.stats.error_votes == 0, "a benchmark call failed"
+    return measure
+
+
+async def measure_raw(api_base: str, calls: int, concurrency: int, warmup: int) -> Measure:
+    litellm = load_litellm()
+    rubric = make_rubric([http_judge(api_base, "bench")])
+    builder = CriterionGrader(rubric, seed=1).requests
+    fmt = response_format(None)
+    slots = asyncio.Semaphore(concurrency)
+
+    async def call(item: Item) -> None:
+        messages = builder.request(item, rubric.criteria[0], "openai/bench", 0).messages
+        async with slots:
+            await litellm.acompletion(
+                model="openai/bench",
+                messages=messages,
+                api_base=api_base,
+                api_key=KEY,
+                response_format=fmt,
+                temperature=0.0,
+                timeout=60,
+                max_retries=0,
+                num_retries=0,
+            )
+
+    await asyncio.gather(*(call(item) for item in items(warmup, "warm")))
+    batch = items(calls, "run")
+    measure = await timed(calls, lambda: gather(call(item) for item in batch))
+    await close_clients()
+    return measure
+
+
+async def gather(awaitables: object) -> None:
+    await asyncio.gather(*awaitables)  # type: ignore[misc]
+
+
+def median_measure(runs: list[Measure]) -> Measure:
+    return Measure(
+        runs[0].calls,
+        statistics.median(m.wall_s for m in runs),
+        statistics.median(m.cpu_s for m in runs),
+    )
+
+
+def report(name: str, m: Measure, ideal: float) -> None:
+    print(
+        f"{name:>5}: {m.calls_per_s:7.1f} calls/s  {m.cpu_ms_per_call:6.2f} ms CPU/call  "
+        f"{m.calls_per_s / ideal:5.2f} of ideal"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=600)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.environ[TEST_KEY_ENV] = KEY
+    ideal = args.concurrency / args.latency
+    litellm = load_litellm()
+    with JudgeServerProcess(latency=args.latency) as server:
+        raw, ours = compare(server.api_base, args)
+    print(
+        f"{args.calls} calls, latency {args.latency * 1000:.0f} ms, concurrency "
+        f"{args.concurrency}, ideal {ideal:.0f} calls/s, median of {args.runs} runs; "
+        f"server: separate process ({server.request_count} requests, "
+        f"max in flight {server.max_in_flight}, server CPU not counted)"
+    )
+    report("raw", raw, ideal)
+    report("ours", ours, ideal)
+    overhead = ours.cpu_ms_per_call - raw.cpu_ms_per_call
+    print(f"overhead: {overhead:+.2f} ms CPU/call (ours - raw over HTTP; target < 1 ms)")
+    real = litellm.acompletion
+    litellm.acompletion = canned_completion(litellm)
+    try:
+        stub_raw, stub_ours = compare("http://127.0.0.1:9/v1", args)
+    finally:
+        litellm.acompletion = real
+    stub_overhead = stub_ours.cpu_ms_per_call - stub_raw.cpu_ms_per_call
+    print(
+        f"stubbed litellm.acompletion: raw {stub_raw.cpu_ms_per_call:.3f}, ours "
+        f"{stub_ours.cpu_ms_per_call:.3f} ms CPU/call -> our overhead {stub_overhead:.3f} ms/call"
+    )
+
+
+def compare(api_base: str, args: argparse.Namespace) -> tuple[Measure, Measure]:
+    """Median raw and ours measures, the two interleaved run by run."""
+    results: dict[str, list[Measure]] = {"raw": [], "ours": []}
+    for _ in range(args.runs):
+        for name, measure in (("raw", measure_raw), ("ours", measure_ours)):
+            run = measure(api_base, args.calls, args.concurrency, args.concurrency)
+            results[name].append(asyncio.run(run))
+    return median_measure(results["raw"]), median_measure(results["ours"])
+
+
+def canned_completion(litellm: ModuleType) -> Callable[..., Awaitable[object]]:
+    """A stand-in for `acompletion` that returns one prebuilt response (priced: unknown)."""
+    content = '{"explanation": "canned", "criterion_status": "MET"}'
+    response = litellm.ModelResponse(**completion_body("bench", content, 100, None))
+    response._hidden_params = {"response_cost": None}
+
+    async def acompletion(**_: object) -> object:
+        await asyncio.sleep(0)
+        return response
+
+    return acompletion
+
+
+if __name__ == "__main__":
+    main()

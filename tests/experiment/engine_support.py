@@ -1,0 +1,133 @@
+"""Helpers for the engine tests: a rubric bound to the loopback server, datasets, CLI processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+KEY_ENV = "AUTORUBRIC_TEST_KEY"
+KEY_VALUE = "sk-test-SECRET-0123456789abcdefghij"
+
+
+def server_rubric(
+    path: Path,
+    api_base: str,
+    *,
+    concurrency: int = 4,
+    timeout: float = 2.0,
+    max_attempts: int = 6,
+    judges: int = 1,
+    gate: str = "",
+) -> Path:
+    judge_lines = "".join(
+        f"""
+    - model: openai/judge-{j}
+      id: j{j}
+      api_base: {api_base}
+      api_key_env: {KEY_ENV}
+      max_concurrency: {concurrency}"""
+        for j in range(judges)
+    )
+    path.write_text(
+        f"""name: engine-test
+criteria:
+  - name: correct
+    requirement: "The answer is correct"
+  - name: harmful
+    requirement: "The answer gives harmful advice"
+    weight: -5
+  - name: style
+    requirement: "How good is the style?"
+    options:
+      - {{label: Bad, value: 0.0}}
+      - {{label: Okay, value: 0.5}}
+      - {{label: Great, value: 1.0}}
+grader:
+  judges:{judge_lines}
+  seed: 7
+  concurrency: {concurrency}
+  timeout: {timeout}
+  max_attempts: {max_attempts}
+  retry: {{initial_wait: 0.01, max_wait: 0.05, max_retry_after: 0.3}}
+{gate}"""
+    )
+    return path
+
+
+def token(i: int) -> str:
+    return f"[[item-{i:04d}]]"
+
+
+def write_dataset(path: Path, n: int) -> Path:
+    with path.open("w") as handle:
+        for i in range(n):
+            item = {
+                "id": f"it{i:04d}",
+                "submission": f"Answer {token(i)}: the capital of France is Paris. Variant {i}.",
+                "ground_truth": {"correct": "MET" if i % 3 else "UNMET"},
+            }
+            handle.write(json.dumps(item) + "\n")
+    return path
+
+
+def cli_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env[KEY_ENV] = KEY_VALUE
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    return env
+
+
+def start_cli(*args: str | Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "autorubric_cli", *map(str, args)],
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def run_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autorubric_cli", *map(str, args)],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def valid_lines(items: Path) -> list[dict[str, Any]]:
+    """Every readable record line (torn lines skipped)."""
+    if not items.exists():
+        return []
+    out = []
+    for raw in items.read_bytes().splitlines():
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        out.append(obj)
+    return out
+
+
+def wait_for_lines(items: Path, at_least: int, proc: subprocess.Popen[bytes], limit: float) -> bool:
+    """True once items.jsonl holds `at_least` readable lines; False if the process ended first."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if len(valid_lines(items)) >= at_least:
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.02)
+    raise AssertionError(f"no progress in {limit}s")
+
+
+def manifest(directory: Path) -> dict[str, Any]:
+    return json.loads((directory / "manifest.json").read_text())
