@@ -69,19 +69,29 @@ def vote_value(vote: Vote, criterion: Criterion) -> float:
     return value
 
 
+def votes_by_judge(votes: Sequence[Vote]) -> dict[str, list[Vote]]:
+    """Votes grouped by judge, judges in first-seen order."""
+    groups: dict[str, list[Vote]] = {}
+    for vote in votes:
+        groups.setdefault(vote.judge, []).append(vote)
+    return groups
+
+
+def keep_one(samples: Sequence[Vote], criterion: Criterion, sample_method: str) -> Vote | None:
+    """The sample kept from one judge's votes (SPEC §4); None when every sample abstained."""
+    if len(samples) == 1:
+        return None if is_abstention(samples[0], criterion) else samples[0]
+    valid = [v for v in samples if not is_abstention(v, criterion)]
+    if len(valid) <= 1:
+        return valid[0] if valid else None
+    values = [vote_value(v, criterion) for v in valid]
+    return valid[reduce_samples(values, sample_method)]
+
+
 def kept_votes(votes: Sequence[Vote], criterion: Criterion, sample_method: str) -> list[Vote]:
     """One real, non-abstaining sample per judge (judges in first-seen order)."""
-    by_judge: dict[str, list[Vote]] = {}
-    for vote in votes:
-        by_judge.setdefault(vote.judge, [])
-        if not is_abstention(vote, criterion):
-            by_judge[vote.judge].append(vote)
-    kept = []
-    for samples in by_judge.values():
-        if samples:
-            values = [vote_value(v, criterion) for v in samples]
-            kept.append(samples[reduce_samples(values, sample_method)])
-    return kept
+    kept = (keep_one(s, criterion, sample_method) for s in votes_by_judge(votes).values())
+    return [v for v in kept if v is not None]
 
 
 def _option_record(criterion: Criterion, index: int | None) -> OptionRecord | None:

@@ -33,7 +33,8 @@ class Vote(Record):
     usage: dict[str, int] = Field(default_factory=dict)
     cost: float | None = None
     thinking: str | None = None
-    attempts: int = 1
+    attempts: int = Field(1, ge=1)
+    option_set: list[int] | None = None  # response-set elicitation: original option indices
 
 
 class OptionRecord(Record):

@@ -17,6 +17,7 @@ from autorubric_cli.core.config import (
 )
 
 CriterionKind = Literal["binary", "ordinal", "nominal"]
+Elicitation = Literal["forced_choice", "response_set", "both"]
 AUTO_NA_LABEL = "Cannot assess"
 
 
@@ -43,6 +44,7 @@ class Criterion(Strict):
     scale_type: Literal["ordinal", "nominal"] = "ordinal"
     aggregation: str | None = None
     options: list[CriterionOption] | None = None
+    elicitation: Elicitation = "forced_choice"
 
     @field_validator("weight")
     @classmethod

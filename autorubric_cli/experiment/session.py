@@ -86,13 +86,8 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
 
 def _make_grader(rubric: Rubric, seed: int, base_dir: Path) -> Any:
     from autorubric_cli.grading.grader import CriterionGrader
-    from autorubric_cli.judges import RetryPolicy
 
-    timing = rubric.grader.retry
-    retry = RetryPolicy(
-        base_s=timing.initial_wait, cap_s=timing.max_wait, retry_after_cap_s=timing.max_retry_after
-    )
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, retry=retry)
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir)
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:

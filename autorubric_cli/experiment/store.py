@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 from pydantic import ValidationError
@@ -62,42 +62,61 @@ class ReadIssues:
         return [f"{path}:{n}: incomplete or unreadable record ignored" for n in self.bad_lines]
 
 
-def iter_raw_records(path: Path, issues: ReadIssues) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record dict) for every readable line; unreadable lines go to `issues`."""
+# Every line RecordWriter writes starts like this (orjson keeps the model's field order).
+_PREFIX = re.compile(rb'^\{"id":"((?:[^"\\]|\\.)*)","index":-?\d+,"status":"(ok|error)",')
+
+
+def _id_and_status(raw: bytes) -> tuple[str, str] | None:
+    """(id, status) of a complete record line; None for a torn or unreadable one."""
+    match = _PREFIX.match(raw)
+    if match is not None and raw.rstrip().endswith(b"}"):
+        return orjson.loads(b'"' + match.group(1) + b'"'), match.group(2).decode()
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
+        return None
+    return str(obj["id"]), str(obj["status"])
+
+
+def latest_lines(path: Path, issues: ReadIssues) -> dict[str, tuple[int, str]]:
+    """id -> (line number, status) of the newest line for each id (first pass: no full parse)."""
+    latest: dict[str, tuple[int, str]] = {}
     if not path.exists():
-        return
+        return latest
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError:
+            found = _id_and_status(raw)
+            if found is None:
                 issues.bad_lines.append(number)
-                continue
-            if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
-                issues.bad_lines.append(number)
-                continue
-            yield number, obj
-
-
-def latest_lines(path: Path, issues: ReadIssues) -> dict[str, tuple[int, str]]:
-    """id -> (line number, status) of the newest line for each id."""
-    latest: dict[str, tuple[int, str]] = {}
-    for number, obj in iter_raw_records(path, issues):
-        latest[str(obj["id"])] = (number, str(obj["status"]))
+            else:
+                latest[found[0]] = (number, found[1])
     return latest
 
 
 def iter_latest_records(path: Path, issues: ReadIssues) -> Iterator[ItemRecord]:
     """The newest record of every id, in file order, one at a time (two passes, flat memory)."""
-    latest = {number for number, _ in latest_lines(path, ReadIssues()).values()}
-    for number, obj in iter_raw_records(path, issues):
-        if number in latest:
-            try:
-                yield ItemRecord.model_validate(obj)
-            except ValidationError:
-                issues.bad_lines.append(number)
+    latest = {number for number, _ in latest_lines(path, issues).values()}
+    return iter_records_at(path, latest, issues)
+
+
+def iter_records_at(path: Path, numbers: set[int], issues: ReadIssues) -> Iterator[ItemRecord]:
+    """The records on the given line numbers, in file order."""
+    if not numbers:
+        return
+    last = max(numbers)
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number in numbers:
+                try:
+                    yield ItemRecord.model_validate(orjson.loads(raw))
+                except (ValidationError, orjson.JSONDecodeError):
+                    issues.bad_lines.append(number)
+            if number >= last:
+                return
 
 
 def records_by_id(path: Path, ids: set[str]) -> dict[str, ItemRecord]:

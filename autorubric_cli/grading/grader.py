@@ -1,4 +1,10 @@
-"""CriterionGrader: grades one item with every judge, every criterion and every sample."""
+"""CriterionGrader: grades one item with every judge, every criterion and every sample.
+
+Scoring always uses the forced choice. A criterion with `elicitation: both` gets votes with a
+forced choice AND an `option_set`, and scores exactly as with `forced_choice`; one with
+`elicitation: response_set` gets votes with only an `option_set`, which abstain in scoring (as
+CANNOT_ASSESS / NA, so the `cannot_assess` strategy applies to the criterion).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""Builds the VoteRequest for one (item, criterion, judge, sample): shuffle, prompt, truth."""
+"""Builds the VoteRequest for one (item, criterion, judge, sample): shuffle, prompt, truth.
+
+The criterion's `elicitation` picks the prompt variant (`judges.prompts`); it never changes the
+shuffle, which depends on (seed, item, judge, criterion, sample) alone, so `both` and
+`forced_choice` show a judge the same option order.
+"""
 
 from __future__ import annotations
 
@@ -45,9 +50,13 @@ class RequestBuilder:
             reference_submission=item.reference_submission,
             shown_options=shown,
             examples=self.examples.get(criterion.name, ()),
+            elicitation=criterion.elicitation,
         )
         return [
-            {"role": "system", "content": system_prompt(multi_choice, override)},
+            {
+                "role": "system",
+                "content": system_prompt(multi_choice, override, criterion.elicitation),
+            },
             {"role": "user", "content": user},
         ]
 

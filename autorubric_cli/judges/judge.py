@@ -3,6 +3,11 @@
 An attempt is one call plus the parsing of its reply. Transient failures (by status code) and
 unusable replies are retried by tenacity until `max_attempts` attempts (the first included)
 are spent; the vote is then an error vote, which abstains. Only `JudgeAuthError` escapes.
+
+With response-set elicitation the vote also carries `option_set`: the ORIGINAL option indices
+of the judge's set (mapped back through the shuffle shown), sorted and unique; for a binary
+criterion, indices in the report's binary encoding, 0 = UNMET and 1 = MET. A `response_set`
+vote has no verdict / option_index, so it abstains in scoring; a `both` vote scores as usual.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport, api_key_for
 from autorubric_cli.judges.prompts import reask_messages
-from autorubric_cli.judges.replies import Answer, parse_answer, response_format
+from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer, response_format
 from autorubric_cli.judges.request import Completion, Transport, VoteRequest
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
@@ -104,13 +109,14 @@ class Judge:
         completion = await self._call(request, state.messages)
         state.add(completion)
         try:
-            return parse_answer(completion.content, request.option_count), completion
+            answer = parse_answer(completion.content, request.option_count, request.elicitation)
+            return answer, completion
         except JudgeFailure as failure:
             state.messages = reask_messages(request.messages, completion.content, failure.detail)
             raise
 
     async def _call(self, request: VoteRequest, messages: list[dict[str, str]]) -> Completion:
-        fmt = response_format(request.option_count)
+        fmt = response_format(request.option_count, request.elicitation)
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.stats.calls_started += 1
             self.stats.in_flight += 1
@@ -173,7 +179,22 @@ class Judge:
             cost=state.cost,
             thinking=completion.reasoning,
             attempts=state.attempts,
+            option_set=original_set(request.shuffle_order, answer.shown_set),
         )
+
+
+def original_set(
+    shuffle_order: list[int] | None, shown_set: tuple[int, ...] | None
+) -> list[int] | None:
+    """A response set's 1-based shown positions as original indices, sorted and unique.
+
+    Binary criteria (no shuffle order) use the fixed order 1. MET, 2. UNMET, which maps to the
+    binary encoding 0 = UNMET, 1 = MET.
+    """
+    if shown_set is None:
+        return None
+    order = BINARY_SET_ORDER if shuffle_order is None else shuffle_order
+    return sorted({original_index(order, position) for position in shown_set})
 
 
 def transport_for(spec: JudgeSpec, timeout: float) -> Transport:

@@ -3,6 +3,20 @@
 Binary criteria answer `{explanation, criterion_status}`; multi-choice criteria answer
 `{explanation, selected_option}` with a 1-based position in the order shown. The explanation
 comes first in the schema so that a model writes its reasoning before its verdict.
+
+Response-set elicitation (`Criterion.elicitation`) changes the schema, never the scoring:
+
+- `forced_choice` (default): the schemas above, unchanged.
+- `response_set`: `{explanation, selected_options}` only: every option the judge finds
+  reasonable, as 1-based positions. The vote then has no forced choice and abstains in scoring.
+- `both`: ONE call answering `{explanation, selected_option | criterion_status,
+  selected_options}`; the forced choice is scored as usual and the set is kept beside it.
+
+A binary criterion's options for the set are shown numbered in a fixed order, never shuffled:
+1. MET, 2. UNMET (`BINARY_SET_LABELS`). `selected_options` must be a non-empty list of in-range
+integers without duplicates; anything else is a retryable `parse` failure, re-asked like an
+out-of-range `selected_option`. (`uniqueItems` is not in the schema: OpenAI's strict mode does
+not accept it, so duplicates are caught here.)
 """
 
 from __future__ import annotations
@@ -14,9 +28,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from autorubric_cli.core.records import CriterionVerdict
+from autorubric_cli.core.rubric import Elicitation
 from autorubric_cli.judges.failures import JudgeFailure, short
 
 CODE_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
+
+BINARY_SET_LABELS = (CriterionVerdict.MET.value, CriterionVerdict.UNMET.value)
+"""A binary criterion's options as numbered for a response set: 1. MET, 2. UNMET."""
+BINARY_SET_ORDER = [1, 0]
+"""Shown position p (1-based) of a binary set -> index in the report's binary encoding
+(0 = UNMET, 1 = MET), used like a shuffle order: `BINARY_SET_ORDER[p - 1]`."""
 
 
 class BinaryReply(BaseModel):
@@ -45,13 +66,34 @@ class MultiChoiceReply(BaseModel):
         return value
 
 
+class ResponseSetReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    explanation: str = ""
+    selected_options: list[int]
+
+    @field_validator("selected_options", mode="before")
+    @classmethod
+    def _no_bools(cls, value: Any) -> Any:
+        if isinstance(value, list) and any(isinstance(v, bool) for v in value):
+            raise ValueError("must be option numbers, not booleans")
+        return value
+
+
 @dataclass(frozen=True)
 class Answer:
-    """A parsed reply: a verdict (binary) or a 1-based shown position (multi-choice)."""
+    """A parsed reply: a verdict (binary) or a 1-based shown position (multi-choice), and/or
+    the 1-based shown positions of a response set (`shown_set`, in the judge's order)."""
 
     explanation: str
     verdict: CriterionVerdict | None = None
     shown_position: int | None = None
+    shown_set: tuple[int, ...] | None = None
+
+
+def set_size(option_count: int | None) -> int:
+    """How many options a response set chooses from: the shown options, or MET/UNMET."""
+    return len(BINARY_SET_LABELS) if option_count is None else option_count
 
 
 def binary_schema() -> dict[str, Any]:
@@ -78,12 +120,54 @@ def multi_choice_schema(option_count: int) -> dict[str, Any]:
     }
 
 
-def response_format(option_count: int | None) -> dict[str, Any]:
-    """The `response_format` argument: binary when `option_count` is None."""
-    if option_count is None:
-        name, schema = "binary_verdict", binary_schema()
+def selected_options_property(size: int) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 1, "maximum": size},
+        "minItems": 1,
+        "maxItems": size,
+    }
+
+
+def response_set_schema(option_count: int | None, elicitation: Elicitation) -> dict[str, Any]:
+    """`{explanation, [forced choice,] selected_options}` for `response_set` and `both`."""
+    if elicitation == "response_set":
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {"explanation": {"type": "string"}},
+            "required": ["explanation"],
+            "additionalProperties": False,
+        }
+    elif option_count is None:
+        schema = binary_schema()
     else:
-        name, schema = "multi_choice_verdict", multi_choice_schema(option_count)
+        schema = multi_choice_schema(option_count)
+    schema["properties"]["selected_options"] = selected_options_property(set_size(option_count))
+    schema["required"].append("selected_options")
+    return schema
+
+
+SCHEMA_NAMES: dict[tuple[bool, Elicitation], str] = {
+    (False, "forced_choice"): "binary_verdict",
+    (True, "forced_choice"): "multi_choice_verdict",
+    (False, "response_set"): "binary_response_set",
+    (True, "response_set"): "multi_choice_response_set",
+    (False, "both"): "binary_verdict_and_set",
+    (True, "both"): "multi_choice_verdict_and_set",
+}
+
+
+def response_format(
+    option_count: int | None, elicitation: Elicitation = "forced_choice"
+) -> dict[str, Any]:
+    """The `response_format` argument: binary when `option_count` is None."""
+    name = SCHEMA_NAMES[(option_count is not None, elicitation)]
+    if elicitation != "forced_choice":
+        schema = response_set_schema(option_count, elicitation)
+    elif option_count is None:
+        schema = binary_schema()
+    else:
+        schema = multi_choice_schema(option_count)
     return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
 
 
@@ -110,20 +194,51 @@ def validation_detail(error: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def parse_answer(content: str | None, option_count: int | None) -> Answer:
-    """Validate a reply; raises a retryable `parse` JudgeFailure (the call is re-asked)."""
+def checked_set(positions: list[int], size: int) -> tuple[int, ...]:
+    """A response set's positions, or a parse failure: empty, out of range or repeated."""
+    if not positions:
+        raise parse_failure("selected_options is empty; list at least one option")
+    for position in positions:
+        if not 1 <= position <= size:
+            raise parse_failure(f"selected_options has {position}, outside 1..{size}")
+    repeated = sorted({p for p in positions if positions.count(p) > 1})
+    if repeated:
+        raise parse_failure(f"selected_options lists {repeated[0]} more than once")
+    return tuple(positions)
+
+
+def parse_answer(
+    content: str | None, option_count: int | None, elicitation: Elicitation = "forced_choice"
+) -> Answer:
+    """Validate a reply; raises a retryable `parse` JudgeFailure (the call is re-asked).
+
+    Fields are checked in schema order: the forced choice (unless `response_set`), then the
+    set (unless `forced_choice`).
+    """
     if not content or not content.strip():
         raise parse_failure("the reply was empty")
     text = json_text(content)
+    explanation = ""
+    verdict: CriterionVerdict | None = None
+    position: int | None = None
+    shown_set: list[int] | None = None
     try:
-        if option_count is None:
+        if elicitation != "response_set" and option_count is None:
             binary = BinaryReply.model_validate_json(text)
-            return Answer(binary.explanation, verdict=binary.criterion_status)
-        choice = MultiChoiceReply.model_validate_json(text)
+            explanation, verdict = binary.explanation, binary.criterion_status
+        elif elicitation != "response_set":
+            choice = MultiChoiceReply.model_validate_json(text)
+            explanation, position = choice.explanation, choice.selected_option
+        if elicitation != "forced_choice":
+            reply = ResponseSetReply.model_validate_json(text)
+            explanation, shown_set = reply.explanation, reply.selected_options
     except ValidationError as error:
         raise parse_failure(validation_detail(error)) from None
-    if not 1 <= choice.selected_option <= option_count:
-        raise parse_failure(
-            f"selected_option {choice.selected_option} is outside 1..{option_count}"
-        )
-    return Answer(choice.explanation, shown_position=choice.selected_option)
+    if option_count is not None and position is not None and not 1 <= position <= option_count:
+        raise parse_failure(f"selected_option {position} is outside 1..{option_count}")
+    return Answer(
+        explanation,
+        verdict=verdict,
+        shown_position=position,
+        shown_set=None if shown_set is None else checked_set(shown_set, set_size(option_count)),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.core.rubric import Criterion, Elicitation
 
 
 @dataclass(frozen=True)
@@ -14,7 +14,7 @@ class VoteRequest:
 
     `shuffle_order[p]` is the original index of the option shown at 0-based position p (None
     for binary criteria). `truth` is the item's ground-truth label for the criterion: only the
-    simulated judge reads it.
+    simulated judge reads it. The criterion's `elicitation` picks the reply schema (`replies`).
     """
 
     item_id: str
@@ -27,6 +27,10 @@ class VoteRequest:
     @property
     def option_count(self) -> int | None:
         return None if self.shuffle_order is None else len(self.shuffle_order)
+
+    @property
+    def elicitation(self) -> Elicitation:
+        return self.criterion.elicitation
 
 
 @dataclass

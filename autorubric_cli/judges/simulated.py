@@ -7,8 +7,17 @@ through the same parser. Behaviour, from `JudgeSpec.params` (each a probability 
   (a multi-choice criterion without an NA option cannot abstain).
 - `position_bias`: otherwise, pick the FIRST option shown (binary: answer MET).
 - `accuracy` (default 0.8): otherwise, answer the truth; else a wrong answer drawn uniformly.
+- `set_rate` (default 0.3): for response-set schemas (`selected_options`), the set is the
+  forced choice above plus each other non-NA option, independently, with this probability.
+  A binary set holds the status answered (1. MET or 2. UNMET) plus the other one with this
+  probability; when the status is CANNOT_ASSESS, the set is both.
 - `seed`: the random stream; default the judge id. Each call is seeded from (seed, item id,
-  criterion, sample) alone, so answers never depend on call order.
+  criterion, sample) alone, so answers never depend on call order. The set is drawn from its
+  own stream, after the forced choice, so `both` gives the same forced choices as
+  `forced_choice`, and a `response_set` set contains the forced choice it does not report.
+
+It answers the fields the `response_format` schema asks for: `criterion_status` /
+`selected_option` and/or `selected_options`.
 
 The truth is the item's ground-truth label for the criterion; without one, a pseudo-truth is
 derived from a hash of (item id, criterion). A multi-choice truth's position is found by
@@ -30,10 +39,11 @@ from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.prompts import shown_label
+from autorubric_cli.judges.replies import BINARY_SET_LABELS
 from autorubric_cli.judges.request import Completion, VoteRequest
 
 PREFIX = "simulated/"
-PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0}
+PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
 OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
 OPTION_LINE = re.compile(r"^(\d+)\. (.*)$")
 MET, UNMET, CANNOT_ASSESS = (v.value for v in CriterionVerdict)
@@ -76,6 +86,12 @@ def _is_probability(value: Any) -> bool:
     )
 
 
+def schema_fields(response_format: dict[str, Any]) -> set[str]:
+    """The property names the reply schema asks for (empty when there is no schema)."""
+    schema = (response_format.get("json_schema") or {}).get("schema") or {}
+    return set(schema.get("properties") or {})
+
+
 def shown_labels(messages: list[dict[str, str]]) -> list[str]:
     """The option labels in the order shown, read from the last `<options>` block."""
     for message in reversed(messages):
@@ -105,8 +121,10 @@ class SimulatedTransport:
         self.spec = spec
         self.params = simulation_params(spec)
 
-    def rng(self, request: VoteRequest) -> random.Random:
-        seed = digest(self.params["seed"], request.item_id, request.criterion.name, request.sample)
+    def rng(self, request: VoteRequest, *stream: str) -> random.Random:
+        seed = digest(
+            self.params["seed"], request.item_id, request.criterion.name, request.sample, *stream
+        )
         return random.Random(int.from_bytes(seed, "big"))
 
     async def complete(
@@ -114,11 +132,24 @@ class SimulatedTransport:
     ) -> Completion:
         rng = self.rng(request)
         truth = request.truth or pseudo_truth(request.item_id, request.criterion)
-        reply: dict[str, str | int] = {"explanation": f"simulated judge {self.spec.judge_id}"}
+        asked = schema_fields(response_format)
+        reply: dict[str, str | int | list[int]] = {
+            "explanation": f"simulated judge {self.spec.judge_id}"
+        }
         if request.criterion.options is None:
-            reply["criterion_status"] = self.binary_status(rng, truth)
+            status = self.binary_status(rng, truth)
+            if "criterion_status" in asked or "selected_options" not in asked:
+                reply["criterion_status"] = status
+            if "selected_options" in asked:
+                reply["selected_options"] = self.binary_set(self.rng(request, "set"), status)
         else:
-            reply["selected_option"] = self.shown_choice(rng, truth, request, messages)
+            shown = shown_labels(messages)
+            choice = self.shown_choice(rng, truth, request, shown)
+            if "selected_option" in asked or "selected_options" not in asked:
+                reply["selected_option"] = choice
+            if "selected_options" in asked:
+                set_rng = self.rng(request, "set")
+                reply["selected_options"] = self.shown_set(set_rng, choice, request, shown)
         content = json.dumps(reply)
         words = sum(len(m.get("content", "").split()) for m in messages)
         usage = {"prompt_tokens": words, "completion_tokens": len(content.split())}
@@ -137,16 +168,11 @@ class SimulatedTransport:
         return UNMET if truth == MET else MET
 
     def shown_choice(
-        self,
-        rng: random.Random,
-        truth: str,
-        request: VoteRequest,
-        messages: list[dict[str, str]],
+        self, rng: random.Random, truth: str, request: VoteRequest, shown: list[str]
     ) -> int:
         """A 1-based position in the options as shown."""
         p = self.params
         criterion = request.criterion
-        shown = shown_labels(messages)
         na_index = criterion.na_option_index()
         if rng.random() < p["abstain_rate"] and na_index is not None:
             return self.position_of(shown, criterion.option_list()[na_index].label)
@@ -157,6 +183,27 @@ class SimulatedTransport:
             return right
         wrong = [i for i in range(1, len(shown) + 1) if i != right]
         return rng.choice(wrong)
+
+    def binary_set(self, rng: random.Random, status: str) -> list[int]:
+        """Positions in 1. MET, 2. UNMET: the status answered, the other one at `set_rate`."""
+        if status == CANNOT_ASSESS:
+            return [1, 2]
+        chosen = BINARY_SET_LABELS.index(status) + 1
+        other = 3 - chosen
+        return sorted({chosen, other}) if rng.random() < self.params["set_rate"] else [chosen]
+
+    def shown_set(
+        self, rng: random.Random, choice: int, request: VoteRequest, shown: list[str]
+    ) -> list[int]:
+        """Shown positions: the forced choice plus each other non-NA option at `set_rate`.
+
+        The other options are drawn in rubric order, so they do not depend on the shuffle.
+        """
+        positions = {choice}
+        for option in request.criterion.option_list():
+            if not option.na and rng.random() < self.params["set_rate"]:
+                positions.add(self.position_of(shown, option.label))
+        return sorted(positions)
 
     @staticmethod
     def position_of(shown: list[str], label: str) -> int:

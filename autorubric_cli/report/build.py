@@ -13,10 +13,17 @@ from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.experiment.manifest import ITEMS, RUBRIC_COPY, Manifest, load_manifest
-from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.loading.rubric_loader import load_rubric
-from autorubric_cli.report.fold import CriterionTally, JudgeTally, ReportFold
+from autorubric_cli.report.fold import (
+    CriterionTally,
+    JudgeTally,
+    ReportFold,
+    exact_mean,
+    exact_sum,
+)
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
+from autorubric_cli.report.parallel import fold_experiment
 from autorubric_cli.report.summary import score_summary
 
 
@@ -48,11 +55,9 @@ def build_report(
 ) -> dict[str, Any]:
     rules = experiment.rules
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
-    fold = ReportFold(rules=rules, judge_ids=judge_ids, what_if=what_if)
     issues = ReadIssues()
     path = experiment.directory / ITEMS
-    for record in iter_latest_records(path, issues):
-        fold.add(record)
+    fold = fold_experiment(path, rules, judge_ids, what_if, issues)
     seed = experiment.manifest.seed
     labels = fold.labels()
     report: dict[str, Any] = {
@@ -77,7 +82,7 @@ def build_report(
             seed=seed,
         ),
         "usage": fold.usage,
-        "cost": fold.cost,
+        "cost": exact_sum(fold.costs),
         "retries": sum(j.retries for j in fold.judges.values()),
         "error_votes": sum(j.errors for j in fold.judges.values()),
         "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
@@ -102,17 +107,17 @@ def _judge_score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
 
 def criterion_summary(tally: CriterionTally, recorded: int) -> dict[str, Any]:
     criterion = tally.criterion
-    binary = criterion.options is None
-    mean_value = tally.values / tally.valued if tally.valued else None
+    valued = len(tally.values)
+    met_rate = tally.met / valued if valued and criterion.options is None else None
     return {
         "name": criterion.name,
         "kind": criterion.kind,
         "weight": criterion.weight,
-        "met_rate": (tally.met / tally.valued if tally.valued else None) if binary else None,
-        "mean_value": mean_value,
+        "met_rate": met_rate,
+        "mean_value": exact_mean(tally.values),
         "cannot_assess_rate": tally.abstained / recorded if recorded else None,
         "distribution": tally.distribution,
-        "agreement": tally.agreement / tally.agreed if tally.agreed else None,
+        "agreement": exact_mean(tally.agreements),
     }
 
 
@@ -125,10 +130,10 @@ def judge_summary(
         "model": spec.model,
         "weight": spec.weight,
         "simulated": spec.model.startswith("simulated/"),
-        "mean_score": tally.score_sum / tally.scored if tally.scored else None,
+        "mean_score": exact_mean(fold.judge_scores[judge_id]),
         "votes": tally.votes,
         "errors": tally.errors,
         "retries": tally.retries,
         "usage": tally.usage,
-        "cost": tally.cost,
+        "cost": exact_sum(tally.costs),
     }

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes, kept_votes, outcome_value
-from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord
+from autorubric_cli.core.evaluate import (
+    ScoringRules,
+    evaluate_votes,
+    keep_one,
+    outcome_value,
+    votes_by_judge,
+)
+from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.core.scoring import counted_words, length_penalty_amount, score_item
 from autorubric_cli.metrics import ABSTAIN, MISSING
@@ -23,22 +30,25 @@ def add_usage(total: dict[str, int], usage: dict[str, int]) -> None:
         total[key] = total.get(key, 0) + value
 
 
-def add_cost(total: float | None, cost: float | None) -> float | None:
-    if cost is None:
-        return total
-    return cost if total is None else total + cost
+def exact_sum(values: array) -> float | None:
+    """Correctly rounded sum (independent of order and chunking); None when empty."""
+    return math.fsum(values) if len(values) else None
+
+
+def exact_mean(values: array) -> float | None:
+    """Mean of the defined (non-NaN) values, correctly rounded sum; None when there are none."""
+    defined = [v for v in values if v == v]
+    return math.fsum(defined) / len(defined) if defined else None
 
 
 @dataclass
 class CriterionTally:
     criterion: Criterion
     distribution: dict[str, int] = field(default_factory=dict)
-    values: float = 0.0
-    valued: int = 0
+    values: array = field(default_factory=lambda: array("d"))  # outcome values, abstentions out
     met: int = 0
     abstained: int = 0
-    agreement: float = 0.0
-    agreed: int = 0
+    agreements: array = field(default_factory=lambda: array("d"))
     truth: array = field(default_factory=lambda: array("b"))
     ensemble: array = field(default_factory=lambda: array("b"))
     judges: dict[str, array] = field(default_factory=dict)
@@ -46,13 +56,22 @@ class CriterionTally:
 
 @dataclass
 class JudgeTally:
-    score_sum: float = 0.0
-    scored: int = 0
     votes: int = 0
     errors: int = 0
     retries: int = 0
     usage: dict[str, int] = field(default_factory=dict)
-    cost: float | None = None
+    costs: array = field(default_factory=lambda: array("d"))  # priced votes only
+
+    def add_votes(self, votes: list[Vote]) -> None:
+        for vote in votes:
+            self.votes += 1
+            self.errors += vote.error is not None
+            self.retries += vote.attempts - 1
+            usage = self.usage
+            for key, value in vote.usage.items():
+                usage[key] = usage.get(key, 0) + value
+            if vote.cost is not None:
+                self.costs.append(vote.cost)
 
 
 @dataclass
@@ -68,7 +87,7 @@ class ReportFold:
     truth_scores: array = field(default_factory=lambda: array("d"))
     judge_scores: dict[str, array] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
-    cost: float | None = None
+    costs: array = field(default_factory=lambda: array("d"))  # priced items only
     errored_items: list[tuple[str, str]] = field(default_factory=list)
     criteria: list[CriterionTally] = field(init=False)
     judges: dict[str, JudgeTally] = field(init=False)
@@ -88,13 +107,11 @@ class ReportFold:
             self.errored_items.append((record.id, record.error or "error"))
         self.item_scores.append(np.nan if record.score is None else record.score)
         add_usage(self.usage, record.usage)
-        self.cost = add_cost(self.cost, record.cost)
-        for judge, judge_tally in self.judges.items():
+        if record.cost is not None:
+            self.costs.append(record.cost)
+        for judge, scores in self.judge_scores.items():
             score = record.judge_scores.get(judge)
-            self.judge_scores[judge].append(np.nan if score is None else score)
-            if score is not None:
-                judge_tally.score_sum += score
-                judge_tally.scored += 1
+            scores.append(np.nan if score is None else score)
         for tally, criterion_record in zip(self.criteria, record.criteria, strict=True):
             self._add_criterion(tally, criterion_record, record.ground_truth)
         self.truth_scores.append(self._truth_score(record))
@@ -111,27 +128,18 @@ class ReportFold:
         if value is None:
             tally.abstained += 1
         else:
-            tally.values += value
-            tally.valued += 1
+            tally.values.append(value)
             tally.met += record.verdict == CriterionVerdict.MET
         if record.agreement is not None:
-            tally.agreement += record.agreement
-            tally.agreed += 1
+            tally.agreements.append(record.agreement)
         tally.truth.append(label_code(criterion, truth.get(criterion.name)))
         tally.ensemble.append(record_code(record))
-        kept = {
-            v.judge: v for v in kept_votes(record.votes, criterion, self.rules.sample_aggregation)
-        }
+        groups = votes_by_judge(record.votes)
+        method = self.rules.sample_aggregation
         for judge, codes in tally.judges.items():
-            own = [v for v in record.votes if v.judge == judge]
-            codes.append(judge_code(criterion, own, kept.get(judge)))
-            jt = self.judges[judge]
-            jt.votes += len(own)
-            jt.errors += sum(v.error is not None for v in own)
-            jt.retries += sum(max(v.attempts - 1, 0) for v in own)
-            for vote in own:
-                add_usage(jt.usage, vote.usage)
-                jt.cost = add_cost(jt.cost, vote.cost)
+            own = groups.get(judge, [])
+            codes.append(judge_code(criterion, own, keep_one(own, criterion, method)))
+            self.judges[judge].add_votes(own)
 
     def _truth_score(self, record: ItemRecord) -> float:
         """The item's score computed from its ground-truth labels, with the same rules."""
@@ -242,3 +250,38 @@ def judge_code(criterion: Criterion, own: list[Any], kept: Any) -> int:
     if not own or all(v.error is not None for v in own):
         return MISSING
     return ABSTAIN
+
+
+def merge_folds(first: ReportFold, later: ReportFold) -> None:
+    """Add `later` (records that come after `first`'s in the file) into `first`."""
+    first.recorded += later.recorded
+    first.errored += later.errored
+    first.simulated = first.simulated or later.simulated
+    for name in ("item_scores", "what_if_scores", "truth_scores", "costs"):
+        getattr(first, name).extend(getattr(later, name))
+    for judge, scores in later.judge_scores.items():
+        first.judge_scores[judge].extend(scores)
+    add_usage(first.usage, later.usage)
+    first.errored_items.extend(later.errored_items)
+    for mine, theirs in zip(first.criteria, later.criteria, strict=True):
+        merge_criterion_tallies(mine, theirs)
+    for judge, tally in later.judges.items():
+        merge_judge_tallies(first.judges[judge], tally)
+
+
+def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> None:
+    for label, count in later.distribution.items():
+        first.distribution[label] = first.distribution.get(label, 0) + count
+    first.met += later.met
+    first.abstained += later.abstained
+    for name in ("values", "agreements", "truth", "ensemble"):
+        getattr(first, name).extend(getattr(later, name))
+    for judge, codes in later.judges.items():
+        first.judges[judge].extend(codes)
+
+
+def merge_judge_tallies(first: JudgeTally, later: JudgeTally) -> None:
+    for name in ("votes", "errors", "retries"):
+        setattr(first, name, getattr(first, name) + getattr(later, name))
+    add_usage(first.usage, later.usage)
+    first.costs.extend(later.costs)

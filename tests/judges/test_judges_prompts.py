@@ -147,3 +147,62 @@ def test_optional_sections_are_left_out_when_absent() -> None:
     assert text.startswith("<submission>\n<output>\nonly output\n</output>\n</submission>")
     for tag in ("guidelines", "query", "reference_submission", "thinking", "examples", "options"):
         assert f"<{tag}>" not in text
+
+
+# -- response-set elicitation ---------------------------------------------------------------
+
+ELICITATIONS = ("response_set", "both")
+SET_INSTRUCTION = "List every option"
+
+
+def elicited_messages(criterion: str, elicitation: str) -> list:
+    rubric = RUBRIC.model_copy(deep=True)
+    rubric.criterion(criterion).elicitation = elicitation  # type: ignore[assignment]
+    builder = RequestBuilder(rubric, seed=42, examples={})
+    return builder.request(ITEM, rubric.criterion(criterion), "a", 0).messages
+
+
+@pytest.mark.parametrize("elicitation", ELICITATIONS)
+@pytest.mark.parametrize(
+    ("criterion", "kind"), [("energy_density", "binary"), ("satisfaction", "multi_choice")]
+)
+def test_response_set_prompts_are_pinned(criterion: str, kind: str, elicitation: str) -> None:
+    system, user = elicited_messages(criterion, elicitation)
+    assert system["content"] + "\n" == golden(f"{kind}_{elicitation}_system.txt")
+    assert user["content"] + "\n" == golden(f"{kind}_{elicitation}_user.txt")
+
+
+@pytest.mark.parametrize("criterion", ["energy_density", "satisfaction"])
+def test_response_set_prompts_only_change_the_task_and_the_closing_line(criterion: str) -> None:
+    forced_system, forced_user = elicited_messages(criterion, "forced_choice")
+    assert (forced_system, forced_user) == tuple(messages(criterion))
+    assert SET_INSTRUCTION not in forced_user["content"]
+    assert "selected_options" not in forced_system["content"]
+    body = forced_user["content"].rsplit("\n\n", 1)[0]
+    for elicitation in ELICITATIONS:
+        system, user = elicited_messages(criterion, elicitation)
+        assert system["content"] != forced_system["content"]
+        assert '"selected_options": [' in system["content"]
+        head, closing = user["content"].rsplit("\n\n", 1)
+        assert head == body
+        assert SET_INSTRUCTION in closing
+    _, both_user = elicited_messages(criterion, "both")
+    forced_question = forced_user["content"].rsplit("\n\n", 1)[1].split("? ")[0] + "?"
+    assert both_user["content"].rsplit("\n\n", 1)[1].startswith(forced_question)
+
+
+def test_binary_set_options_are_numbered_met_then_unmet() -> None:
+    _, user = elicited_messages("energy_density", "response_set")
+    assert "1. MET, 2. UNMET" in user["content"]
+    assert "<options>" not in user["content"]
+
+
+def test_system_prompt_override_applies_to_every_elicitation() -> None:
+    rubric = RUBRIC.model_copy(deep=True)
+    rubric.grader.multi_choice_system_prompt = "MULTI OVERRIDE"
+    rubric.criterion("satisfaction").elicitation = "both"
+    request = RequestBuilder(rubric, seed=42, examples={}).request(
+        ITEM, rubric.criterion("satisfaction"), "a", 0
+    )
+    assert request.messages[0]["content"] == "MULTI OVERRIDE"
+    assert SET_INSTRUCTION in request.messages[1]["content"]

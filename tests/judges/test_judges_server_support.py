@@ -77,3 +77,47 @@ def test_server_runs_in_a_separate_process() -> None:
         status, _ = asyncio.run(post(server.api_base, body("from the parent")))
     assert status == 200
     assert server.request_count == 1 and server.cpu_s > 0
+
+
+def set_body(text: str, size: int, forced: str | None = None) -> dict[str, Any]:
+    """A response-set request; `forced` adds `selected_option` ("multi") or a status."""
+    properties: dict[str, Any] = {
+        "selected_options": {"type": "array", "items": {"type": "integer", "maximum": size}}
+    }
+    if forced == "multi":
+        properties["selected_option"] = {"type": "integer", "maximum": size}
+    if forced == "binary":
+        properties["criterion_status"] = {"type": "string"}
+    request = body(text)
+    request["response_format"] = {"json_schema": {"schema": {"properties": properties}}}
+    return request
+
+
+def test_default_response_sets_are_deterministic_non_empty_subsets() -> None:
+    answers = [json.loads(default_answer(set_body(f"set {i}", 3))) for i in range(200)]
+    assert answers == [json.loads(default_answer(set_body(f"set {i}", 3))) for i in range(200)]
+    subsets = {tuple(a["selected_options"]) for a in answers}
+    assert subsets == {(1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)}
+    assert all(set(a) == {"explanation", "selected_options"} for a in answers)
+
+
+def test_default_response_sets_hold_the_forced_choice_when_both_are_asked() -> None:
+    multi = [json.loads(default_answer(set_body(f"m {i}", 4, "multi"))) for i in range(100)]
+    assert {a["selected_option"] for a in multi} == {1, 2, 3, 4}
+    assert all(a["selected_option"] in a["selected_options"] for a in multi)
+    binary = [json.loads(default_answer(set_body(f"b {i}", 2, "binary"))) for i in range(100)]
+    assert {a["criterion_status"] for a in binary} == {"MET", "UNMET", "CANNOT_ASSESS"}
+    for answer in binary:
+        assert set(answer["selected_options"]) <= {1, 2} and answer["selected_options"]
+        position = {"MET": 1, "UNMET": 2}.get(answer["criterion_status"])
+        assert position is None or position in answer["selected_options"]
+
+
+def test_forced_choice_default_answers_are_unchanged() -> None:
+    """Pinned to what the server answered before response sets existed."""
+    assert default_answer(body("pinned")) == (
+        '{"explanation": "verdict by hash 941", "criterion_status": "UNMET"}'
+    )
+    assert default_answer(body("pinned", 4)) == (
+        '{"explanation": "option by hash 941", "selected_option": 3}'
+    )

@@ -22,6 +22,9 @@ WITH_NA = {
 }
 
 
+CANNOT = CriterionVerdict.CANNOT_ASSESS
+
+
 def simulated(name: str = "sim", **params: Any) -> dict[str, Any]:
     return {"model": f"simulated/{name}", "params": params}
 
@@ -151,3 +154,101 @@ def test_simulated_grading_never_imports_litellm() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
+
+
+# -- response-set elicitation ---------------------------------------------------------------
+
+
+def elicit(base: dict[str, Any], elicitation: str) -> dict[str, Any]:
+    return {**base, "elicitation": elicitation}
+
+
+async def test_both_sets_contain_the_forced_choice_and_keep_it_unchanged() -> None:
+    judge = simulated(accuracy=0.5, abstain_rate=0.2, seed=8)
+    forced = await grade_items([judge], [BINARY, WITH_NA], 40)
+    both = await grade_items([judge], [elicit(BINARY, "both"), elicit(WITH_NA, "both")], 40)
+    for name in ("accuracy", "with_na"):
+        before, after = votes(forced, name), votes(both, name)
+        assert [(v.verdict, v.option_index, v.shuffle_order) for v in before] == [
+            (v.verdict, v.option_index, v.shuffle_order) for v in after
+        ]
+        assert all(v.option_set is None for v in before)
+    for vote in votes(both, "with_na"):
+        assert vote.option_set == sorted(set(vote.option_set))
+        assert vote.option_index in vote.option_set
+    encoded = {CriterionVerdict.UNMET: 0, CriterionVerdict.MET: 1}
+    statuses = Counter(v.verdict for v in votes(both, "accuracy"))
+    assert set(statuses) == {CriterionVerdict.MET, CriterionVerdict.UNMET, CANNOT}
+    for vote in votes(both, "accuracy"):
+        if vote.verdict == CANNOT:
+            assert vote.option_set == [0, 1]
+        else:
+            assert encoded[vote.verdict] in vote.option_set
+    sizes = Counter(len(v.option_set) for v in votes(both, "with_na"))
+    assert len(sizes) > 1
+
+
+async def test_response_set_votes_have_only_a_set_holding_the_forced_choice() -> None:
+    judge = simulated(accuracy=0.6, seed=9)
+    forced = await grade_items([judge], [BINARY, MULTI_CHOICE], 30)
+    sets = await grade_items(
+        [judge], [elicit(BINARY, "response_set"), elicit(MULTI_CHOICE, "response_set")], 30
+    )
+    for before, after in zip(votes(forced, "quality"), votes(sets, "quality"), strict=True):
+        assert after.option_index is None and after.verdict is None
+        assert before.option_index in (after.option_set or [])
+    for before, after in zip(votes(forced, "accuracy"), votes(sets, "accuracy"), strict=True):
+        assert after.verdict is None and after.option_set
+        assert (1 if before.verdict == CriterionVerdict.MET else 0) in after.option_set
+
+
+async def test_set_rate_bounds_the_set() -> None:
+    criteria = [elicit(BINARY, "both"), elicit(WITH_NA, "both")]
+    narrow = await grade_items([simulated(accuracy=0.5, set_rate=0.0)], criteria, 20)
+    for vote in votes(narrow, "with_na"):
+        assert vote.option_set == [vote.option_index]
+    for vote in votes(narrow, "accuracy"):
+        assert vote.option_set == [1 if vote.verdict == CriterionVerdict.MET else 0]
+    wide = await grade_items([simulated(accuracy=0.5, set_rate=1.0)], criteria, 20)
+    for vote in votes(wide, "with_na"):
+        assert vote.option_set == sorted({0, 1, 2, 3, vote.option_index})
+    assert all(v.option_set == [0, 1] for v in votes(wide, "accuracy"))
+    abstaining = await grade_items([simulated(abstain_rate=1.0, set_rate=1.0)], criteria, 5)
+    assert all(v.option_set == [0, 1, 2, 3, 4] for v in votes(abstaining, "with_na"))
+
+
+async def test_set_rate_is_roughly_the_configured_rate() -> None:
+    criteria = [elicit(MULTI_CHOICE, "response_set")]
+    records = await grade_items([simulated(accuracy=1.0, set_rate=0.3, seed=1)], criteria, 200)
+    extra = sum(len(v.option_set or []) - 1 for v in votes(records, "quality"))
+    assert 0.22 < extra / (200 * 3) < 0.38
+
+
+async def test_sets_are_deterministic_and_do_not_depend_on_the_shuffle() -> None:
+    judge = simulated(accuracy=0.5, seed=3)
+    criteria = [elicit(BINARY, "both"), elicit(MULTI_CHOICE, "both")]
+    first = await grade_items([judge], criteria, 12)
+    again = await grade_items([judge], criteria, 12)
+    assert [r.model_dump(exclude={"duration_s"}) for r in first] == [
+        r.model_dump(exclude={"duration_s"}) for r in again
+    ]
+    accurate = simulated(accuracy=1.0, seed=3)
+    shuffled = await grade_items([accurate], criteria, 12)
+    unshuffled = await grade_items([accurate], criteria, 12, shuffle_options=False)
+    assert [v.shuffle_order for v in votes(shuffled, "quality")] != [
+        v.shuffle_order for v in votes(unshuffled, "quality")
+    ]
+    assert [v.option_set for v in votes(shuffled, "quality")] == [
+        v.option_set for v in votes(unshuffled, "quality")
+    ]
+    other = await grade_items([simulated(accuracy=0.5, seed=4)], criteria, 12)
+    assert [v.option_set for v in votes(first, "quality")] != [
+        v.option_set for v in votes(other, "quality")
+    ]
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "0.3", True])
+def test_set_rate_must_be_a_probability(value: Any) -> None:
+    with pytest.raises(InputError) as caught:
+        CriterionGrader(make_rubric([simulated(set_rate=value)]), seed=1)
+    assert caught.value.key == "params.set_rate"

@@ -8,7 +8,7 @@ Answers are a deterministic function of the request content (a hash of the messa
 resumed run gets the same answers whatever the request order. Faults come from an explicit
 script (`script(...)`, consumed in arrival order) or by rate: the k-th request with a given
 content faults iff hash(fault_seed, content, k) falls under `fault_rate`, which is again
-independent of request order.
+independent of request order. Response-set schemas (`selected_options`) are answered too.
 """
 
 from __future__ import annotations
@@ -70,10 +70,14 @@ def content_hash(*parts: Any) -> int:
     return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
 
 
+def schema_properties(body: dict[str, Any]) -> dict[str, Any]:
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    return schema.get("properties") or {}
+
+
 def option_count(body: dict[str, Any]) -> int | None:
     """Options of a multi-choice request: the schema's maximum, else the numbered lines."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    selected = (schema.get("properties") or {}).get("selected_option")
+    selected = schema_properties(body).get("selected_option")
     if selected is None:
         return None
     if isinstance(selected.get("maximum"), int):
@@ -82,17 +86,61 @@ def option_count(body: dict[str, Any]) -> int | None:
     return len(OPTION_LINE.findall(last)) or 2
 
 
+def set_size(body: dict[str, Any]) -> int | None:
+    """Options a response set chooses from (`selected_options`): the items' maximum, else
+    `maxItems`, else 2; None when the schema asks for no set."""
+    wanted = schema_properties(body).get("selected_options")
+    if wanted is None:
+        return None
+    for size in ((wanted.get("items") or {}).get("maximum"), wanted.get("maxItems")):
+        if isinstance(size, int) and size > 0:
+            return size
+    return 2
+
+
+def hash_subset(h: int, size: int, keep: int | None = None) -> list[int]:
+    """A non-empty subset of 1..size from a hash, always holding `keep` when given."""
+    mask = 1 + (h >> 16) % (2**size - 1)
+    chosen = {p for p in range(1, size + 1) if mask >> (p - 1) & 1}
+    if keep is not None:
+        chosen.add(keep)
+    return sorted(chosen)
+
+
 def default_answer(body: dict[str, Any]) -> str:
-    """A deterministic answer from the messages: MET 45%, UNMET 45%, CANNOT_ASSESS 10%."""
+    """A deterministic answer from the messages: MET 45%, UNMET 45%, CANNOT_ASSESS 10%.
+
+    A response-set schema (`selected_options`) gets a non-empty subset by hash, beside the
+    forced choice when the schema asks for one too (the set then holds that choice; a binary
+    set, numbered 1. MET, 2. UNMET, holds the status unless it is CANNOT_ASSESS).
+    """
     h = content_hash(body.get("messages"))
     n = option_count(body)
+    size = set_size(body)
+    if size is not None:
+        return json.dumps(response_set_answer(body, h, n, size))
     if n is not None:
         return json.dumps(
             {"explanation": f"option by hash {h % 997}", "selected_option": 1 + h % n}
         )
+    return json.dumps({"explanation": f"verdict by hash {h % 997}", "criterion_status": status(h)})
+
+
+def status(h: int) -> str:
     bucket = h % 20
-    status = "MET" if bucket < 9 else "UNMET" if bucket < 18 else "CANNOT_ASSESS"
-    return json.dumps({"explanation": f"verdict by hash {h % 997}", "criterion_status": status})
+    return "MET" if bucket < 9 else "UNMET" if bucket < 18 else "CANNOT_ASSESS"
+
+
+def response_set_answer(body: dict[str, Any], h: int, n: int | None, size: int) -> dict[str, Any]:
+    answer: dict[str, Any] = {"explanation": f"set by hash {h % 997}"}
+    keep = None
+    if n is not None:
+        keep = answer["selected_option"] = 1 + h % n
+    elif "criterion_status" in schema_properties(body):
+        answer["criterion_status"] = status(h)
+        keep = {"MET": 1, "UNMET": 2}.get(answer["criterion_status"])
+    answer["selected_options"] = hash_subset(h, size, keep)
+    return answer
 
 
 def word_tokens(text: str) -> int:
@@ -258,7 +306,7 @@ class JudgeServer:
                 return special
             content = "this is not json {" if fault.kind == "malformed" else content
             if fault.kind == "out_of_range":
-                content = json.dumps({"explanation": "too far", "selected_option": 99})
+                content = out_of_range_answer(body, content)
         reasoning = self.reasoning if _asks_reasoning(body) else None
         return web.json_response(completion_body(model, content, prompt_tokens, reasoning))
 
@@ -345,6 +393,15 @@ class JudgeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def out_of_range_answer(body: dict[str, Any], content: str) -> str:
+    """`selected_option` 99; for a response-set schema, the usual answer with the set [99]."""
+    if set_size(body) is None:
+        return json.dumps({"explanation": "too far", "selected_option": 99})
+    answer = json.loads(content)
+    answer["selected_options"] = [99]
+    return json.dumps(answer)
 
 
 def _asks_reasoning(body: dict[str, Any]) -> bool:

@@ -1,0 +1,102 @@
+"""Benchmark: `autorubric run` throughput against the loopback judge server.
+
+Default: 1,000 items x 3 criteria x 1 judge, server latency 100 ms, concurrency 16.
+Ideal = calls x latency / concurrency = 3,000 x 0.1 / 16 = 18.75 s; target >= 0.85 of ideal.
+Prints the grading time measured in-process (what the engine adds) and the whole CLI command
+(including interpreter start-up and the litellm import), median of --runs runs.
+
+    python bench/run_throughput.py [--items 1000] [--latency 0.1] [--concurrency 16] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+
+KEY_ENV = "AUTORUBRIC_BENCH_KEY"
+
+
+def write_inputs(directory: Path, api_base: str, items: int, concurrency: int) -> tuple[Path, Path]:
+    rubric = directory / "rubric.yaml"
+    rubric.write_text(
+        f"""criteria:
+  - {{name: correct, requirement: "The answer is correct"}}
+  - {{name: complete, requirement: "The answer is complete"}}
+  - {{name: harmful, requirement: "The answer is harmful", weight: -10}}
+grader:
+  judges:
+    - {{model: openai/bench, id: bench, api_base: "{api_base}", api_key_env: {KEY_ENV},
+        max_concurrency: {concurrency}}}
+  concurrency: {concurrency}
+  seed: 1
+  timeout: 30
+"""
+    )
+    data = directory / "data.jsonl"
+    with data.open("w") as handle:
+        for i in range(items):
+            row = {"id": f"b{i}", "submission": f"Answer number {i}: Paris is in France."}
+            handle.write(json.dumps(row) + "\n")
+    return rubric, data
+
+
+def grade_in_process(rubric: Path, data: Path, out: Path) -> float:
+    from autorubric_cli.experiment.session import RunOptions, start_run
+
+    started = time.perf_counter()
+    with contextlib.redirect_stderr(io.StringIO()):
+        start_run(rubric, data, RunOptions(out=out))
+    return time.perf_counter() - started
+
+
+def whole_command(rubric: Path, data: Path, out: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "autorubric_cli", "run", str(rubric), str(data), "--out", str(out),
+         "--format", "json"],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, KEY_ENV: "bench-key"},
+    )
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.environ[KEY_ENV] = "bench-key"
+    ideal = args.items * 3 * args.latency / args.concurrency
+    inner, outer = [], []
+    with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as server:
+        rubric, data = write_inputs(Path(tmp), server.api_base, args.items, args.concurrency)
+        for run in range(args.runs):
+            inner.append(grade_in_process(rubric, data, Path(tmp) / f"in{run}"))
+            outer.append(whole_command(rubric, data, Path(tmp) / f"out{run}"))
+    print(f"ideal {ideal:.2f} s ({args.items} items x 3 calls x {args.latency * 1000:.0f} ms "
+          f"/ concurrency {args.concurrency})")
+    for label, times in (("grading (in-process)", inner), ("whole `autorubric run`", outer)):
+        median = statistics.median(times)
+        print(f"{label}: median {median:.2f} s, ratio to ideal {ideal / median:.2f} "
+              f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.85")
+    print(f"server saw {server.request_count} requests, max in flight {server.max_in_flight}")
+
+
+if __name__ == "__main__":
+    main()
