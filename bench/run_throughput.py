@@ -66,9 +66,21 @@ def grade_in_process(rubric: Path, data: Path, out: Path) -> float:
 def whole_command(rubric: Path, data: Path, out: Path) -> float:
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "autorubric_cli", "run", str(rubric), str(data), "--out", str(out),
-         "--format", "json"],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "autorubric_cli",
+            "run",
+            str(rubric),
+            str(data),
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, KEY_ENV: "bench-key"},
     )
     return time.perf_counter() - started
@@ -89,12 +101,16 @@ def main() -> None:
         for run in range(args.runs):
             inner.append(grade_in_process(rubric, data, Path(tmp) / f"in{run}"))
             outer.append(whole_command(rubric, data, Path(tmp) / f"out{run}"))
-    print(f"ideal {ideal:.2f} s ({args.items} items x 3 calls x {args.latency * 1000:.0f} ms "
-          f"/ concurrency {args.concurrency})")
+    print(
+        f"ideal {ideal:.2f} s ({args.items} items x 3 calls x {args.latency * 1000:.0f} ms "
+        f"/ concurrency {args.concurrency})"
+    )
     for label, times in (("grading (in-process)", inner), ("whole `autorubric run`", outer)):
         median = statistics.median(times)
-        print(f"{label}: median {median:.2f} s, ratio to ideal {ideal / median:.2f} "
-              f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.85")
+        print(
+            f"{label}: median {median:.2f} s, ratio to ideal {ideal / median:.2f} "
+            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.85"
+        )
     print(f"server saw {server.request_count} requests, max in flight {server.max_in_flight}")
 
 

@@ -164,7 +164,8 @@ def marked(criterion: dict[str, Any], judge: str, metric: str) -> str:
 
 def judge_table(criterion: dict[str, Any], title: str, columns: dict[str, str]) -> Table:
     table = Table(title=title, title_justify="left")
-    table.add_column("judge")
+    width = max(len(judge) for judge in criterion["judges"])
+    table.add_column("judge", no_wrap=True, min_width=width)
     table.add_column("items", justify="right")
     for header in columns.values():
         table.add_column(header, justify="right")
@@ -192,9 +193,11 @@ def rank_table(criterion: dict[str, Any]) -> Table:
             tau = correlations.get(f"{col}|{row}")
             cells.append("n/a" if tau is None else f"{tau:+.2f}")
         table.add_row(CODES[row], *cells)
-    table.caption = "  ".join(f"{CODES[m]}={m}" for m in RANKED)
-    table.caption_justify = "left"
     return table
+
+
+def rank_legend() -> str:
+    return "  ".join(f"{CODES[m]}={m}" for m in RANKED)
 
 
 def sweep_table(criterion: dict[str, Any]) -> Table:
@@ -235,6 +238,7 @@ def render_validation(result: dict[str, Any], console: Console) -> None:
         console.print(judge_table(criterion, "Response-set definitions", RS_COLUMNS))
         console.print(judge_table(criterion, "Downstream decisions", DOWNSTREAM_COLUMNS))
         console.print(rank_table(criterion))
+        console.print(rank_legend(), highlight=False)
         if criterion["beta_sweep"]:
             console.print(sweep_table(criterion))
     console.print(

@@ -18,7 +18,9 @@ from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, Vote
 from autorubric_cli.core.rubric import Criterion
 
 BINARY_LABELS: tuple[str, ...] = tuple(v.value for v in CriterionVerdict)
-"""MET, UNMET, CANNOT_ASSESS; also how a binary vote's `option_set` indices are read."""
+"""MET, UNMET, CANNOT_ASSESS: the options a binary criterion is compared on."""
+BINARY_SET_LABELS: tuple[str, ...] = ("UNMET", "MET")
+"""How a binary vote's `option_set` indices are read: the report's encoding, 0 = UNMET, 1 = MET."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,8 @@ def vote_label(vote: Vote, criterion: Criterion) -> str | None:
 
 
 def set_labels(indices: Sequence[int], criterion: Criterion) -> list[str]:
-    """Labels of a vote's `option_set` (binary: 0 = MET, 1 = UNMET, 2 = CANNOT_ASSESS)."""
-    names = BINARY_LABELS if criterion.options is None else [o.label for o in criterion.options]
+    """Labels of a vote's `option_set` (binary: 0 = UNMET, 1 = MET)."""
+    names = BINARY_SET_LABELS if criterion.options is None else [o.label for o in criterion.options]
     return [names[i] for i in indices if 0 <= i < len(names)]
 
 

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_bench():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("report_scale", ROOT / "bench" / "report_scale.py")
+    spec = importlib.util.spec_from_file_location(
+        "report_scale", ROOT / "bench" / "report_scale.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

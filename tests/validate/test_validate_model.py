@@ -75,8 +75,14 @@ def test_votes_become_ratings_and_abstentions_errors_are_dropped() -> None:
     assert vote_rating(met, BINARY, binary) == Rating(choice=0)
     abstain = Vote(judge="j", verdict=CriterionVerdict.CANNOT_ASSESS)
     assert vote_rating(abstain, BINARY, binary) is None
-    set_only = Vote(judge="j", option_set=[0, 1])  # binary set indices: 0 = MET, 1 = UNMET
+    set_only = Vote(judge="j", option_set=[0, 1])  # binary set indices: 0 = UNMET, 1 = MET
     assert vote_rating(set_only, BINARY, binary) == Rating(members=frozenset({0, 1}))
+    met_only = Vote(judge="j", option_set=[1])
+    assert vote_rating(met_only, BINARY, binary) == Rating(members=frozenset({binary.index("MET")}))
+    unmet_only = Vote(judge="j", option_set=[0])
+    assert vote_rating(unmet_only, BINARY, binary) == Rating(
+        members=frozenset({binary.index("UNMET")})
+    )
 
 
 def test_the_ensemble_outcome_is_one_forced_choice_and_na_when_every_vote_abstained() -> None:
