@@ -35,7 +35,7 @@ class DatasetSummary:
     labels: dict[str, int] = field(default_factory=dict)
 
 
-class _Where:
+class Where:
     def __init__(self, source: str, line: int) -> None:
         self.source, self.line = source, line
 
@@ -75,17 +75,23 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, text
 
 
+def iter_json_lines(path: Path) -> Iterator[tuple[Where, Any]]:
+    """(location, parsed JSON) for every non-blank line; a malformed line is an InputError."""
+    for number, text in iter_lines(path):
+        where = Where(str(path), number)
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise where.error(f"invalid JSON: {str(exc).split(':')[0]}") from None
+        yield where, obj
+
+
 def iter_items(path: str | Path, rubric: Rubric) -> Iterator[Item]:
     """Validated items in file order. Raises InputError on the first bad line."""
     path = Path(path)
     seen: set[str] = set()
     index = 0
-    for number, text in iter_lines(path):
-        where = _Where(str(path), number)
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise where.error(f"invalid JSON: {str(exc).split(':')[0]}") from None
+    for where, obj in iter_json_lines(path):
         item = parse_item(obj, where, rubric, index)
         if item.id in seen:
             raise where.error(f"duplicate id {item.id!r}", key="id")
@@ -107,7 +113,7 @@ def summarize_dataset(path: str | Path, rubric: Rubric) -> DatasetSummary:
     return summary
 
 
-def parse_item(obj: Any, where: _Where, rubric: Rubric, index: int) -> Item:
+def parse_item(obj: Any, where: Where, rubric: Rubric, index: int) -> Item:
     if not isinstance(obj, dict):
         raise where.error("each line must be a JSON object")
     unknown = sorted(set(obj) - ITEM_KEYS)
@@ -126,12 +132,12 @@ def parse_item(obj: Any, where: _Where, rubric: Rubric, index: int) -> Item:
         query=_optional_str(obj, "query", where),
         reference_submission=_optional_str(obj, "reference_submission", where),
         ground_truth=_parse_ground_truth(obj.get("ground_truth"), where, rubric),
-        human_ratings=_parse_human_ratings(obj.get("human_ratings"), where, rubric),
+        human_ratings=parse_human_ratings(obj.get("human_ratings"), where, rubric),
         metadata=metadata,
     )
 
 
-def _parse_id(value: Any, where: _Where) -> str:
+def _parse_id(value: Any, where: Where) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise where.error("`id` must be a string", key="id")
     text = str(value).strip()
@@ -140,14 +146,14 @@ def _parse_id(value: Any, where: _Where) -> str:
     return text
 
 
-def _optional_str(obj: dict[str, Any], key: str, where: _Where) -> str | None:
+def _optional_str(obj: dict[str, Any], key: str, where: Where) -> str | None:
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
         raise where.error(f"`{key}` must be a string", key=key)
     return value
 
 
-def _parse_submission(value: Any, where: _Where) -> Submission:
+def _parse_submission(value: Any, where: Where) -> Submission:
     if isinstance(value, str):
         return Submission(output=value)
     if isinstance(value, dict):
@@ -165,7 +171,7 @@ def _parse_submission(value: Any, where: _Where) -> Submission:
     raise where.error("`submission` must be a string or {thinking, output}", key="submission")
 
 
-def canonical_label(criterion: Criterion, label: Any, where: _Where, key: str) -> str:
+def canonical_label(criterion: Criterion, label: Any, where: Where, key: str) -> str:
     """Match a label case-insensitively and trimmed; return the rubric's spelling."""
     allowed = VERDICT_LABELS if criterion.options is None else [o.label for o in criterion.options]
     if isinstance(label, str):
@@ -180,14 +186,14 @@ def canonical_label(criterion: Criterion, label: Any, where: _Where, key: str) -
     )
 
 
-def _criterion(rubric: Rubric, name: Any, where: _Where, key: str) -> Criterion:
+def _criterion(rubric: Rubric, name: Any, where: Where, key: str) -> Criterion:
     try:
         return rubric.criterion(name)
     except KeyError:
         raise where.error(f"unknown criterion {name!r}", key=f"{key}.{name}") from None
 
 
-def _parse_ground_truth(value: Any, where: _Where, rubric: Rubric) -> dict[str, str]:
+def _parse_ground_truth(value: Any, where: Where, rubric: Rubric) -> dict[str, str]:
     if value is None:
         return {}
     if isinstance(value, list):
@@ -208,7 +214,7 @@ def _parse_ground_truth(value: Any, where: _Where, rubric: Rubric) -> dict[str, 
     return out
 
 
-def _parse_human_ratings(value: Any, where: _Where, rubric: Rubric) -> dict[str, list[HumanRating]]:
+def parse_human_ratings(value: Any, where: Where, rubric: Rubric) -> dict[str, list[HumanRating]]:
     if value is None:
         return {}
     if not isinstance(value, dict):

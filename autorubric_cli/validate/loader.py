@@ -20,7 +20,7 @@ from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
-from autorubric_cli.loading.dataset import ITEM_KEYS, _parse_human_ratings, _Where, iter_lines
+from autorubric_cli.loading.dataset import ITEM_KEYS, Where, iter_json_lines, parse_human_ratings
 from autorubric_cli.report.build import open_experiment
 from autorubric_cli.validate.analysis import validate_collected
 from autorubric_cli.validate.collect import HumanEntries, collect
@@ -77,12 +77,7 @@ def read_human_file(path: Path, rubric: Rubric) -> HumanFile:
     if not path.is_file():
         raise InputError("human ratings file not found", path=str(path), key="--human")
     table: HumanFile = {}
-    for number, text in iter_lines(path):
-        where = _Where(str(path), number)
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise where.error(f"invalid JSON: {str(exc).split(':')[0]}") from None
+    for where, obj in iter_json_lines(path):
         item_id, ratings = _human_line(obj, where, rubric)
         if item_id in table:
             raise where.error(f"duplicate id {item_id!r}", key="id")
@@ -90,7 +85,7 @@ def read_human_file(path: Path, rubric: Rubric) -> HumanFile:
     return table
 
 
-def _human_line(obj: Any, where: _Where, rubric: Rubric) -> tuple[str, dict[str, HumanEntries]]:
+def _human_line(obj: Any, where: Where, rubric: Rubric) -> tuple[str, dict[str, HumanEntries]]:
     if not isinstance(obj, dict):
         raise where.error("each line must be a JSON object")
     unknown = sorted(set(obj) - ITEM_KEYS)
@@ -101,7 +96,7 @@ def _human_line(obj: Any, where: _Where, rubric: Rubric) -> tuple[str, dict[str,
         raise where.error("each line needs an `id` (string) naming an item", key="id")
     if "human_ratings" not in obj:
         raise where.error("missing required key 'human_ratings'", key="human_ratings")
-    parsed = _parse_human_ratings(obj["human_ratings"], where, rubric)
+    parsed = parse_human_ratings(obj["human_ratings"], where, rubric)
     return str(item_id).strip(), {name: list(entries) for name, entries in parsed.items()}
 
 
