@@ -19,7 +19,7 @@ from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.scoring import word_counts
 from autorubric_cli.experiment.progress import Progress
-from autorubric_cli.experiment.store import RecordWriter
+from autorubric_cli.experiment.store import FSYNC_INTERVAL_S, RecordWriter
 
 
 class Grader(Protocol):
@@ -127,18 +127,30 @@ async def run_items(
         outcome.errored += record.status == "error"
         progress.item_finished(record.status == "error")
 
-    for item in items:
-        if not await _acquire_unless(slots, stop.graceful):
-            break
-        task = asyncio.create_task(grade_one(item))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-        task.add_done_callback(lambda _: slots.release())
-        if stop.forced.is_set():
-            break
-    await _drain(tasks, stop, grace_s)
+    ticker = asyncio.create_task(_every_second(writer, progress))
+    try:
+        for item in items:
+            if not await _acquire_unless(slots, stop.graceful):
+                break
+            task = asyncio.create_task(grade_one(item))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            task.add_done_callback(lambda _: slots.release())
+            if stop.forced.is_set():
+                break
+        await _drain(tasks, stop, grace_s)
+    finally:
+        ticker.cancel()
     outcome.interrupted = stop.graceful.is_set() or stop.forced.is_set()
     return outcome
+
+
+async def _every_second(writer: RecordWriter, progress: Progress) -> None:
+    """fsync finished records within a second, and keep the status line alive between items."""
+    while True:
+        await asyncio.sleep(FSYNC_INTERVAL_S)
+        writer.sync_if_due()
+        progress.refresh()
 
 
 async def _acquire_unless(slots: asyncio.Semaphore, stop: asyncio.Event) -> bool:

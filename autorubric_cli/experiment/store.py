@@ -18,12 +18,14 @@ FSYNC_INTERVAL_S = 1.0
 
 
 class RecordWriter:
-    """One record per line: flushed per record, fsynced at most once a second and at close."""
+    """One record per line: flushed per record; fsynced within a second (`sync_if_due` runs
+    once a second during a run) and at close."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle = path.open("ab")
         self._last_sync = time.monotonic()
+        self._dirty = False
         if self._handle.tell() > 0 and not _ends_with_newline(path):
             # A crash left a torn last line: close it off so new records start on their own line.
             self._handle.write(b"\n")
@@ -32,13 +34,19 @@ class RecordWriter:
     def append(self, record: ItemRecord) -> None:
         self._handle.write(orjson.dumps(record.model_dump(mode="json")) + b"\n")
         self._handle.flush()
-        if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
+        self._dirty = True
+        self.sync_if_due()
+
+    def sync_if_due(self) -> None:
+        """fsync when records were appended since the last fsync, at most once a second."""
+        if self._dirty and time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
             self._sync()
 
     def _sync(self) -> None:
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._last_sync = time.monotonic()
+        self._dirty = False
 
     def close(self) -> None:
         if not self._handle.closed:

@@ -129,3 +129,23 @@ def test_fsync_happens_at_close(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert calls == []  # within the first second: flushed, not yet fsynced
     writer.close()
     assert len(calls) == 1
+
+
+def test_sync_if_due_fsyncs_pending_records_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(
+        "autorubric_cli.experiment.store.os.fsync", lambda fd: calls.append(fd) or real(fd)
+    )
+    writer = RecordWriter(tmp_path / "items.jsonl")
+    writer.append(record("a"))
+    writer.sync_if_due()
+    assert calls == []  # not yet a second since the writer opened
+    monkeypatch.setattr("autorubric_cli.experiment.store.FSYNC_INTERVAL_S", 0.0)
+    writer.sync_if_due()
+    assert len(calls) == 1  # the pending record is now on disk
+    writer.sync_if_due()
+    assert len(calls) == 1  # nothing new appended: no needless fsync
+    writer.close()
