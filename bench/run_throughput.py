@@ -54,13 +54,14 @@ grader:
     return rubric, data
 
 
-def grade_in_process(rubric: Path, data: Path, out: Path) -> float:
+def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float]:
+    """(wall seconds, client CPU seconds) of one in-process run."""
     from autorubric_cli.experiment.session import RunOptions, start_run
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with contextlib.redirect_stderr(io.StringIO()):
         start_run(rubric, data, RunOptions(out=out))
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def whole_command(rubric: Path, data: Path, out: Path) -> float:
@@ -95,11 +96,13 @@ def main() -> None:
     args = parser.parse_args()
     os.environ[KEY_ENV] = "bench-key"
     ideal = args.items * 3 * args.latency / args.concurrency
-    inner, outer = [], []
+    inner, outer, cpu = [], [], []
     with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as server:
         rubric, data = write_inputs(Path(tmp), server.api_base, args.items, args.concurrency)
         for run in range(args.runs):
-            inner.append(grade_in_process(rubric, data, Path(tmp) / f"in{run}"))
+            wall, used = grade_in_process(rubric, data, Path(tmp) / f"in{run}")
+            inner.append(wall)
+            cpu.append(used)
             outer.append(whole_command(rubric, data, Path(tmp) / f"out{run}"))
     print(
         f"ideal {ideal:.2f} s ({args.items} items x 3 calls x {args.latency * 1000:.0f} ms "
@@ -111,6 +114,13 @@ def main() -> None:
             f"{label}: median {median:.2f} s, ratio to ideal {ideal / median:.2f} "
             f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.85"
         )
+    calls = args.items * 3
+    print(
+        f"client CPU per call (in-process, all layers incl. litellm): median "
+        f"{statistics.median(cpu) / calls * 1000:.2f} ms; one core allows at most "
+        f"{calls / statistics.median(cpu):.0f} calls/s, ideal needs "
+        f"{args.concurrency / args.latency:.0f}"
+    )
     print(f"server saw {server.request_count} requests, max in flight {server.max_in_flight}")
 
 

@@ -270,3 +270,22 @@ def test_github_step_summary_gets_the_markdown(
     )
     assert done.returncode == 0
     assert summary.read_text().startswith("## autorubric")
+
+
+def test_help_and_report_never_import_litellm(ungated: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "exp"
+    assert run_cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "2").returncode == 0
+    for args in (["--help"], ["report", str(out), "--format", "json"]):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "autorubric_cli", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines()]
+        assert "autorubric_cli.cli.app" in imported  # the import log is really being read
+        assert not any(name.split(".")[0] == "litellm" for name in imported), args
