@@ -22,6 +22,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     help="Rubric-based LLM-as-a-judge evaluation: resumable, exact, CI-gated.",
 )
 _state = {"debug": False}
