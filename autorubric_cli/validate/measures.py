@@ -90,28 +90,26 @@ def coverage(judge_hard: IntArray, human_sets: BoolArray) -> Figure:
     return _none(n) or figure(np.mean(human_sets[np.arange(n), judge_hard]))
 
 
-def set_precision(judge_sets: BoolArray, human_sets: BoolArray) -> Figure:
-    """Mean |J & H| / |J| over items whose judge set is not empty."""
-    if len(judge_sets) == 0:
+def overlap_share(base: BoolArray, other: BoolArray, whose: str) -> Figure:
+    """Mean |B & O| / |B| over items whose `base` set is not empty."""
+    if len(base) == 0:
         return Undefined(NO_ITEMS)
-    sizes = judge_sets.sum(axis=1)
+    sizes = base.sum(axis=1)
     keep = sizes > 0
     if not keep.any():
-        return Undefined("every judge response set is empty at this tau")
-    shared = (judge_sets & human_sets).sum(axis=1)
+        return Undefined(f"every {whose} response set is empty at this tau")
+    shared = (base & other).sum(axis=1)
     return figure(np.mean(shared[keep] / sizes[keep]))
+
+
+def set_precision(judge_sets: BoolArray, human_sets: BoolArray) -> Figure:
+    """Mean |J & H| / |J| over items whose judge set is not empty."""
+    return overlap_share(judge_sets, human_sets, "judge")
 
 
 def set_recall(judge_sets: BoolArray, human_sets: BoolArray) -> Figure:
     """Mean |J & H| / |H| over items whose human set is not empty."""
-    if len(human_sets) == 0:
-        return Undefined(NO_ITEMS)
-    sizes = human_sets.sum(axis=1)
-    keep = sizes > 0
-    if not keep.any():
-        return Undefined("every human response set is empty at this tau")
-    shared = (judge_sets & human_sets).sum(axis=1)
-    return figure(np.mean(shared[keep] / sizes[keep]))
+    return overlap_share(human_sets, judge_sets, "human")
 
 
 def efficiency(judge_sets: BoolArray) -> Figure:
