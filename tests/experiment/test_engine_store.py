@@ -149,3 +149,18 @@ def test_sync_if_due_fsyncs_pending_records_only(
     writer.sync_if_due()
     assert len(calls) == 1  # nothing new appended: no needless fsync
     writer.close()
+
+
+def test_a_torn_line_ending_inside_a_nested_object_is_not_taken_as_recorded(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "items.jsonl"
+    full = orjson.dumps(
+        ItemRecord(id="b", index=1, status="ok", usage={"prompt_tokens": 3}).model_dump(mode="json")
+    )
+    torn = full[: full.index(b"}") + 1]  # cut right after the nested `usage` object
+    assert torn.endswith(b"}") and torn != full
+    path.write_bytes(orjson.dumps(record("a").model_dump(mode="json")) + b"\n" + torn + b"\n")
+    issues = ReadIssues()
+    assert set(latest_lines(path, issues)) == {"a"}  # `b` must be graded again by resume
+    assert issues.bad_lines == [2]
