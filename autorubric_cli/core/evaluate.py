@@ -18,7 +18,12 @@ from autorubric_cli.core.aggregation import (
 from autorubric_cli.core.config import CannotAssessConfig, LengthPenalty
 from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, OptionRecord, Vote
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.core.scoring import ItemScore, length_penalty_amount, score_item
+from autorubric_cli.core.scoring import (
+    ItemScore,
+    counted_words,
+    length_penalty_amount,
+    score_item,
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,16 @@ class ScoringRules:
             length_penalty=grader.length_penalty,
             judge_weights=grader.judge_weights(),
         )
+
+    def words(self, counts: dict[str, int]) -> int:
+        """The words the length penalty sees (`apply_to`); 0 when no penalty is configured."""
+        config = self.length_penalty
+        return counted_words(counts, config.apply_to) if config else 0
+
+    def penalty(self, words: int) -> float:
+        """The length penalty for that many words; 0 when no penalty is configured."""
+        config = self.length_penalty
+        return length_penalty_amount(words, config) if config else 0.0
 
     def with_overrides(self, **changes: object) -> ScoringRules:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -152,9 +167,7 @@ def outcome_value(record: CriterionRecord) -> float | None:
 def score_records(
     records: Sequence[CriterionRecord], rules: ScoringRules, word_count: int
 ) -> ItemScore:
-    penalty = (
-        length_penalty_amount(word_count, rules.length_penalty) if rules.length_penalty else 0.0
-    )
+    penalty = rules.penalty(word_count)
     weighted = [
         (criterion.weight, outcome_value(record))
         for criterion, record in zip(rules.criteria, records, strict=True)

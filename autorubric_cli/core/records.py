@@ -14,6 +14,12 @@ class CriterionVerdict(StrEnum):
     CANNOT_ASSESS = "CANNOT_ASSESS"
 
 
+def add_counts(total: dict[str, int], more: dict[str, int]) -> None:
+    """Add counts (token usage, label tallies) key by key."""
+    for key, value in more.items():
+        total[key] = total.get(key, 0) + value
+
+
 class Record(BaseModel):
     """Records ignore unknown keys so that newer files stay readable."""
 

@@ -18,7 +18,7 @@ from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.core.scoring import word_count
+from autorubric_cli.core.scoring import word_counts
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.record import item_record
@@ -88,10 +88,8 @@ class CriterionGrader:
         self.simulated = any(judge.simulated for judge in self.judges)
 
     def word_count(self, item: Item) -> int:
-        penalty = self.rubric.grader.length_penalty
-        if penalty is None:
-            return 0
-        return word_count(item.submission.thinking, item.submission.output, penalty.apply_to)
+        """The words of the submission the length penalty sees (0 with no penalty)."""
+        return self.rules.words(word_counts(item.submission.thinking, item.submission.output))
 
     def pending_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Awaitable[Vote]]]:
         """Per criterion, per judge, per sample: a reused vote or a judge call."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from autorubric_cli.core.evaluate import Evaluation
 from autorubric_cli.core.items import Item
-from autorubric_cli.core.records import ItemRecord, Vote
+from autorubric_cli.core.records import ItemRecord, Vote, add_counts
 from autorubric_cli.core.rubric import Criterion
 
 MAX_SUMMARY = 200
@@ -15,8 +15,7 @@ MAX_SUMMARY = 200
 def summed_usage(votes: Sequence[Vote]) -> dict[str, int]:
     total: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
     for vote in votes:
-        for key, value in vote.usage.items():
-            total[key] = total.get(key, 0) + value
+        add_counts(total, vote.usage)
     return total
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.core.records import Vote
+from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
 from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
@@ -45,8 +45,7 @@ class VoteState:
     priced: bool = True
 
     def add(self, completion: Completion) -> None:
-        for key, value in completion.usage.items():
-            self.usage[key] = self.usage.get(key, 0) + value
+        add_counts(self.usage, completion.usage)
         if completion.cost is None:
             self.priced = False
         if self.priced and completion.cost is not None:

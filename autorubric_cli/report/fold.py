@@ -16,18 +16,19 @@ from autorubric_cli.core.evaluate import (
     outcome_value,
     votes_by_judge,
 )
-from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord, Vote
+from autorubric_cli.core.records import (
+    CriterionRecord,
+    CriterionVerdict,
+    ItemRecord,
+    Vote,
+    add_counts,
+)
 from autorubric_cli.core.rubric import Criterion
-from autorubric_cli.core.scoring import counted_words, length_penalty_amount, score_item
+from autorubric_cli.core.scoring import score_item
 from autorubric_cli.metrics import ABSTAIN, MISSING
 from autorubric_cli.report.metrics_section import CriterionLabels
 
 CA = CriterionVerdict.CANNOT_ASSESS.value
-
-
-def add_usage(total: dict[str, int], usage: dict[str, int]) -> None:
-    for key, value in usage.items():
-        total[key] = total.get(key, 0) + value
 
 
 def exact_sum(values: array) -> float | None:
@@ -67,9 +68,7 @@ class JudgeTally:
             self.votes += 1
             self.errors += vote.error is not None
             self.retries += vote.attempts - 1
-            usage = self.usage
-            for key, value in vote.usage.items():
-                usage[key] = usage.get(key, 0) + value
+            add_counts(self.usage, vote.usage)
             if vote.cost is not None:
                 self.costs.append(vote.cost)
 
@@ -106,7 +105,7 @@ class ReportFold:
             self.errored += 1
             self.errored_items.append((record.id, record.error or "error"))
         self.item_scores.append(np.nan if record.score is None else record.score)
-        add_usage(self.usage, record.usage)
+        add_counts(self.usage, record.usage)
         if record.cost is not None:
             self.costs.append(record.cost)
         for judge, scores in self.judge_scores.items():
@@ -147,20 +146,13 @@ class ReportFold:
         if any(c.name not in truth for c in self.rules.criteria):
             return np.nan
         weighted = [(c.weight, label_value(c, truth[c.name])) for c in self.rules.criteria]
-        penalty = self._penalty(record)
+        penalty = self.rules.penalty(self.rules.words(record.word_counts))
         result = score_item(weighted, self.rules.cannot_assess, self.rules.normalize, penalty)
         return np.nan if result.score is None else result.score
 
-    def _penalty(self, record: ItemRecord) -> float:
-        config = self.rules.length_penalty
-        if config is None:
-            return 0.0
-        return length_penalty_amount(counted_words(record.word_counts, config.apply_to), config)
-
     def _add_what_if(self, record: ItemRecord) -> None:
         assert self.what_if is not None
-        config = self.what_if.length_penalty
-        words = counted_words(record.word_counts, config.apply_to) if config else 0
+        words = self.what_if.words(record.word_counts)
         evaluation = evaluate_votes([c.votes for c in record.criteria], self.what_if, words)
         score = evaluation.score.score
         self.what_if_scores.append(np.nan if score is None else score)
@@ -261,7 +253,7 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
         getattr(first, name).extend(getattr(later, name))
     for judge, scores in later.judge_scores.items():
         first.judge_scores[judge].extend(scores)
-    add_usage(first.usage, later.usage)
+    add_counts(first.usage, later.usage)
     first.errored_items.extend(later.errored_items)
     for mine, theirs in zip(first.criteria, later.criteria, strict=True):
         merge_criterion_tallies(mine, theirs)
@@ -270,8 +262,7 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
 
 
 def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> None:
-    for label, count in later.distribution.items():
-        first.distribution[label] = first.distribution.get(label, 0) + count
+    add_counts(first.distribution, later.distribution)
     first.met += later.met
     first.abstained += later.abstained
     for name in ("values", "agreements", "truth", "ensemble"):
@@ -283,5 +274,5 @@ def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> Non
 def merge_judge_tallies(first: JudgeTally, later: JudgeTally) -> None:
     for name in ("votes", "errors", "retries"):
         setattr(first, name, getattr(first, name) + getattr(later, name))
-    add_usage(first.usage, later.usage)
+    add_counts(first.usage, later.usage)
     first.costs.extend(later.costs)
