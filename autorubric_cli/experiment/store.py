@@ -123,6 +123,10 @@ def iter_records_at(path: Path, numbers: set[int], issues: ReadIssues) -> Iterat
                 return
 
 
-def records_by_id(path: Path, ids: set[str]) -> dict[str, ItemRecord]:
-    """The newest records for the given ids (used to reuse good votes on --retry-errors)."""
-    return {r.id: r for r in iter_latest_records(path, ReadIssues()) if r.id in ids}
+def records_by_id(
+    path: Path, latest: dict[str, tuple[int, str]], ids: set[str]
+) -> dict[str, ItemRecord]:
+    """The newest records for the given ids, reading only their lines (`latest` from
+    `latest_lines`); used to reuse good votes on --retry-errors."""
+    numbers = {latest[i][0] for i in ids if i in latest}
+    return {r.id: r for r in iter_records_at(path, numbers, ReadIssues())}
