@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -149,13 +149,12 @@ def run(
             limit=limit,
             no_shuffle=no_shuffle,
         )
-        holder: dict[str, Any] = {}
         try:
-            holder["dir"] = start_run(rubric, dataset, options)
+            directory = start_run(rubric, dataset, options)
         except RunInterrupted as exc:
             finish(exc.directory, format.value, fail_under, junit, quiet=True)
             raise
-        return finish(holder["dir"], format.value, fail_under, junit)
+        return finish(directory, format.value, fail_under, junit)
 
     guarded(body)
 
