@@ -12,6 +12,7 @@ BinaryAggregation = Literal["majority", "weighted", "unanimous", "any"]
 OrdinalAggregation = Literal["mean", "median", "weighted_mean", "mode", "min", "max"]
 NominalAggregation = Literal["mode", "weighted_mode", "unanimous"]
 SampleAggregation = Literal["majority", "median", "mean"]
+LLMCalls = Literal["per_criterion", "per_item"]
 ApplyTo = Literal["all", "output", "thinking"]
 
 BINARY_AGGREGATIONS: tuple[str, ...] = get_args(BinaryAggregation)
@@ -131,6 +132,9 @@ class LLMConfig(Strict):
     few_shot: FewShotConfig | None = None
     system_prompt: str | None = None
     multi_choice_system_prompt: str | None = None
+    llm_calls: LLMCalls = "per_criterion"  # SPEC §10
+    cache: bool = True  # SPEC §9
+    batch: bool = False  # SPEC §11
 
     @model_validator(mode="after")
     def _unique_judge_ids(self) -> LLMConfig:
