@@ -141,6 +141,9 @@ def aggregate_criterion(
         else:
             index = aggregate_nominal(valid, criterion.options, method, criterion.weight)
             aggregated = None if index is None else criterion.options[index].value
+        if index is None:
+            index = criterion.na_option_index()
+            verdict = CriterionVerdict.CANNOT_ASSESS if index is None else None
         agreeing = [v for v in kept if v.option_index == index]
     return CriterionRecord(
         name=criterion.name,
@@ -172,7 +175,13 @@ def score_records(
         (criterion.weight, outcome_value(record))
         for criterion, record in zip(rules.criteria, records, strict=True)
     ]
-    return score_item(weighted, rules.cannot_assess, rules.normalize, penalty)
+    values = [non_na_values(criterion) for criterion in rules.criteria]
+    return score_item(weighted, rules.cannot_assess, rules.normalize, penalty, values)
+
+
+def non_na_values(criterion: Criterion) -> list[float]:
+    """The values of a multi-choice criterion's non-NA options; empty for a binary one."""
+    return [o.value for o in criterion.options or [] if not o.na and o.value is not None]
 
 
 @dataclass(frozen=True)

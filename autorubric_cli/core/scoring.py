@@ -16,10 +16,22 @@ class ItemScore:
     length_penalty: float
 
 
+def worst_option_value(weight: float, option_values: Sequence[float]) -> float:
+    """A multi-choice criterion's worst non-NA value: the lowest when w >= 0, else the highest."""
+    return min(option_values) if weight >= 0 else max(option_values)
+
+
 def criterion_value(
-    weight: float, value: float | None, cannot_assess: CannotAssessConfig
+    weight: float,
+    value: float | None,
+    cannot_assess: CannotAssessConfig,
+    option_values: Sequence[float] = (),
 ) -> float | None:
-    """v_i for one criterion; `value=None` means CANNOT_ASSESS / NA. None means skipped."""
+    """v_i for one criterion; `value=None` means CANNOT_ASSESS / NA. None means skipped.
+
+    `option_values` are a multi-choice criterion's non-NA option values (empty for binary);
+    `fail` gives the worst of them (SPEC §3).
+    """
     if value is not None:
         return value
     strategy = cannot_assess.strategy
@@ -29,6 +41,8 @@ def criterion_value(
         return 0.0
     if strategy is CannotAssessStrategy.PARTIAL:
         return cannot_assess.partial_credit if weight > 0 else 0.0
+    if option_values:
+        return worst_option_value(weight, option_values)
     return 0.0 if weight > 0 else 1.0
 
 
@@ -54,12 +68,15 @@ def score_item(
     cannot_assess: CannotAssessConfig,
     normalize: bool,
     penalty: float = 0.0,
+    option_values: Sequence[Sequence[float]] = (),
 ) -> ItemScore:
-    """`weighted_values`: (w_i, value or None for abstain) per criterion, after aggregation."""
+    """`weighted_values`: (w_i, value or None for abstain) per criterion, after aggregation;
+    `option_values`: per criterion, its non-NA option values (empty for binary), or nothing."""
     raw = positive = negative = 0.0
     scored = 0
-    for weight, value in weighted_values:
-        v = criterion_value(weight, value, cannot_assess)
+    for position, (weight, value) in enumerate(weighted_values):
+        values = option_values[position] if option_values else ()
+        v = criterion_value(weight, value, cannot_assess, values)
         if v is None:
             continue
         scored += 1

@@ -162,12 +162,65 @@ def test_ordinal_mean_record_keeps_unsnapped_value(weight: float, index: int) ->
     assert record.agreement == pytest.approx(0.5)
 
 
-def test_ordinal_all_na_gives_no_option() -> None:
+def test_ordinal_all_na_records_the_na_option() -> None:
     crit = multi("sat", [0.0, 1.0, None])
     record = aggregate_criterion(crit, [o("a", 2), o("b", None, error="x")], rules_for([crit]))
-    assert record.option is None
+    assert record.option is not None
+    assert (record.option.index, record.option.na) == (2, True)
+    assert record.verdict is None
     assert record.aggregated_value is None
     assert record.agreement is None
+
+
+def test_all_abstaining_without_na_option_records_cannot_assess() -> None:
+    crit = multi("sat", [0.0, 1.0])
+    record = aggregate_criterion(crit, [o("a", None, error="x")], rules_for([crit]))
+    assert record.option is None
+    assert record.verdict is CA
+    assert record.aggregated_value is None
+
+
+def test_auto_na_option_is_the_recorded_na_outcome() -> None:
+    crit = multi("sat", [0.0, 1.0])
+    rubric = Rubric(criteria=[crit], grader=LLMConfig(auto_na_option=True))
+    rules = ScoringRules.from_rubric(rubric)
+    record = aggregate_criterion(rubric.criteria[0], [o("a", None, error="x")], rules)
+    assert record.option is not None
+    assert (record.option.label, record.option.na) == ("Cannot assess", True)
+    assert record.verdict is None
+
+
+# SPEC §3 `fail` on multi-choice: the worst non-NA option's value, by weight sign. Options
+# 0.2 / 0.5 / 0.8 reach neither 0 nor 1, so the old rule (0 or 1) gives different numbers.
+@pytest.mark.parametrize(
+    ("weight", "expected_score", "expected_raw"),
+    [
+        # v = 0.2 (lowest); other criterion MET w=10: raw 10*0.2 + 10 = 12, P = 20
+        (10.0, 12.0 / 20.0, 12.0),
+        # v = 0.8 (highest); raw -10*0.8 + 10 = 2, P = 10 -> 0.2
+        (-10.0, 2.0 / 10.0, 2.0),
+    ],
+)
+def test_fail_on_multi_choice_uses_worst_option_value(
+    weight: float, expected_score: float, expected_raw: float
+) -> None:
+    crit = multi("sat", [0.2, 0.5, 0.8, None], weight=weight)
+    acc = binary("acc")
+    rules = rules_for([crit, acc], cannot_assess=CannotAssessConfig(strategy="fail"))
+    result = evaluate_votes([[o("a", 3)], [v("a", MET)]], rules, 0)
+    assert result.criteria[0].option is not None and result.criteria[0].option.na
+    assert result.score.raw_score == pytest.approx(expected_raw)
+    assert result.score.score == pytest.approx(expected_score)
+
+
+def test_fail_on_multi_choice_without_na_option_when_all_votes_error() -> None:
+    crit = multi("sat", [0.3, 0.6], weight=-5.0)
+    rules = rules_for([crit], cannot_assess=CannotAssessConfig(strategy="fail"))
+    result = evaluate_votes([[o("a", None, error="boom")]], rules, 0)
+    assert result.criteria[0].verdict is CA
+    # v = 0.6 (highest, negative weight): raw = -3, N = 5 -> 1 - 3/5 = 0.4
+    assert result.score.raw_score == pytest.approx(-3.0)
+    assert result.score.score == pytest.approx(0.4)
 
 
 def test_nominal_unanimous_disagreement_picks_na_option() -> None:

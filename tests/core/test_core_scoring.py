@@ -229,3 +229,28 @@ def test_apply_to_thinking_only() -> None:
     thinking, output = " ".join(["t"] * 200), "short"
     assert length_penalty_amount(word_count(thinking, output, "thinking"), PENALTY) == 0.5
     assert length_penalty_amount(word_count(thinking, output, "output"), PENALTY) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("weight", "values", "expected"),
+    [
+        (10.0, [0.25, 0.5, 0.75], 0.25),
+        (-10.0, [0.25, 0.5, 0.75], 0.75),
+        (3.0, [0.4, 0.1], 0.1),
+        (-3.0, [0.4, 0.1], 0.4),
+        (10.0, [0.0, 1.0], 0.0),
+        (-10.0, [0.0, 1.0], 1.0),
+    ],
+)
+def test_fail_on_multi_choice_gives_worst_option_value(
+    weight: float, values: list[float], expected: float
+) -> None:
+    config = CannotAssessConfig(strategy="fail")
+    assert criterion_value(weight, None, config, values) == expected
+
+
+@pytest.mark.parametrize("strategy", ["zero", "partial"])
+def test_other_strategies_ignore_option_values(strategy: str) -> None:
+    config = CannotAssessConfig(strategy=strategy, partial_credit=0.5)
+    expected = 0.0 if strategy == "zero" else 0.5
+    assert criterion_value(10.0, None, config, [0.3, 0.9]) == expected
