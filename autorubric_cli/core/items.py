@@ -7,6 +7,15 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 HumanRating = str | list[str]
+ITEM_FIELDS = (
+    "id",
+    "submission",
+    "query",
+    "reference_submission",
+    "ground_truth",
+    "human_ratings",
+    "metadata",
+)
 
 
 class Submission(BaseModel):

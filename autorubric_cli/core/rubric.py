@@ -15,6 +15,7 @@ from autorubric_cli.core.config import (
     LLMConfig,
     Strict,
 )
+from autorubric_cli.core.items import ITEM_FIELDS
 
 CriterionKind = Literal["binary", "ordinal", "nominal"]
 Elicitation = Literal["forced_choice", "response_set", "both"]
@@ -95,12 +96,29 @@ class Criterion(Strict):
         return None
 
 
+class DatasetSection(Strict):
+    """How to read the dataset file (SPEC §2): our field <- the file's dotted path."""
+
+    fields: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("fields")
+    @classmethod
+    def _known_targets(cls, v: dict[str, str]) -> dict[str, str]:
+        for target, path in v.items():
+            if target not in ITEM_FIELDS:
+                raise ValueError(f"unknown field {target!r} (one of: {', '.join(ITEM_FIELDS)})")
+            if not all(path.split(".")):
+                raise ValueError(f"bad path {path!r} for field {target!r}")
+        return v
+
+
 class Rubric(Strict):
     name: str | None = None
     guidelines: str | None = None
     criteria: list[Criterion] = Field(min_length=1)
     grader: LLMConfig = Field(default_factory=LLMConfig)
     gate: list[GateCheck] = Field(default_factory=list)
+    dataset: DatasetSection = Field(default_factory=DatasetSection)
 
     @model_validator(mode="after")
     def _names_and_auto_na(self) -> Rubric:

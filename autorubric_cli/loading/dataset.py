@@ -1,29 +1,24 @@
-"""Streaming JSONL dataset loading (SPEC §2), validated against the rubric."""
+"""Streaming dataset loading (SPEC §2), every format through `readers`, validated against the
+rubric."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from autorubric_cli.core.items import HumanRating, Item, Submission
+from autorubric_cli.core.items import ITEM_FIELDS, HumanRating, Item, Submission
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError
+from autorubric_cli.loading.fields import apply_fields
+from autorubric_cli.loading.readers import MAX_LINE_BYTES as MAX_LINE_BYTES
+from autorubric_cli.loading.readers import iter_json_lines as iter_json_lines
+from autorubric_cli.loading.readers import iter_records
+from autorubric_cli.loading.where import Where
 
-MAX_LINE_BYTES = 16 * 1024 * 1024
-ITEM_KEYS = {
-    "id",
-    "submission",
-    "query",
-    "reference_submission",
-    "ground_truth",
-    "human_ratings",
-    "metadata",
-}
+ITEM_KEYS = set(ITEM_FIELDS)
 VERDICT_LABELS = [v.value for v in CriterionVerdict]
 
 
@@ -35,64 +30,19 @@ class DatasetSummary:
     labels: dict[str, int] = field(default_factory=dict)
 
 
-class Where:
-    def __init__(self, source: str, line: int) -> None:
-        self.source, self.line = source, line
+def iter_items(
+    path: str | Path, rubric: Rubric, fields: Mapping[str, str] | None = None
+) -> Iterator[Item]:
+    """Validated items in file order. Raises InputError on the first bad record.
 
-    def error(self, message: str, key: str = "") -> InputError:
-        return InputError(message, path=self.source, line=self.line, key=key)
-
-
-def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, text) for non-blank lines, without reading the file at once."""
-    source = str(path)
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise InputError("dataset file not found", path=source) from None
-    except IsADirectoryError:
-        raise InputError("dataset path is a directory, not a file", path=source) from None
-    with handle:
-        number = 0
-        while True:
-            raw = handle.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
-            number += 1
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise InputError(
-                    f"line is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB",
-                    path=source,
-                    line=number,
-                )
-            if b"\x00" in raw:
-                raise InputError("binary data (NUL byte) in dataset", path=source, line=number)
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError("line is not UTF-8 text", path=source, line=number) from None
-            if text.strip():
-                yield number, text
-
-
-def iter_json_lines(path: Path) -> Iterator[tuple[Where, Any]]:
-    """(location, parsed JSON) for every non-blank line; a malformed line is an InputError."""
-    for number, text in iter_lines(path):
-        where = Where(str(path), number)
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise where.error(f"invalid JSON: {str(exc).split(':')[0]}") from None
-        yield where, obj
-
-
-def iter_items(path: str | Path, rubric: Rubric) -> Iterator[Item]:
-    """Validated items in file order. Raises InputError on the first bad line."""
+    `fields` maps our fields to the file's (SPEC §2); default: the rubric's `dataset.fields`.
+    """
     path = Path(path)
+    mapping = rubric.dataset.fields if fields is None else fields
     seen: set[str] = set()
     index = 0
-    for where, obj in iter_json_lines(path):
-        item = parse_item(obj, where, rubric, index)
+    for where, obj in iter_records(path):
+        item = parse_item(apply_fields(obj, mapping, where), where, rubric, index)
         if item.id in seen:
             raise where.error(f"duplicate id {item.id!r}", key="id")
         seen.add(item.id)
@@ -102,9 +52,11 @@ def iter_items(path: str | Path, rubric: Rubric) -> Iterator[Item]:
         raise InputError("dataset has no items", path=str(path), line=1)
 
 
-def summarize_dataset(path: str | Path, rubric: Rubric) -> DatasetSummary:
+def summarize_dataset(
+    path: str | Path, rubric: Rubric, fields: Mapping[str, str] | None = None
+) -> DatasetSummary:
     summary = DatasetSummary()
-    for item in iter_items(path, rubric):
+    for item in iter_items(path, rubric, fields):
         summary.items += 1
         summary.with_ground_truth += bool(item.ground_truth)
         summary.with_human_ratings += bool(item.human_ratings)
@@ -116,11 +68,6 @@ def summarize_dataset(path: str | Path, rubric: Rubric) -> DatasetSummary:
 def parse_item(obj: Any, where: Where, rubric: Rubric, index: int) -> Item:
     if not isinstance(obj, dict):
         raise where.error("each line must be a JSON object")
-    unknown = sorted(set(obj) - ITEM_KEYS)
-    if unknown:
-        raise where.error(
-            f"unknown key {unknown[0]!r} (put extra fields under `metadata`)", key=unknown[0]
-        )
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise where.error("`metadata` must be an object", key="metadata")

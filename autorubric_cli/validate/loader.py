@@ -1,8 +1,9 @@
 """The one module of `validate` that reads files: the experiment, --human and --fc-matrix.
 
---human FILE: JSONL, one object per line, `{"id": ..., "human_ratings": {...}}` (other dataset
-keys are allowed and ignored, so the dataset itself can be passed). Labels are checked and
-canonicalised exactly as the dataset loader does; an error names file:line:key. When given,
+--human FILE: any dataset format (SPEC §2, read by `loading.readers`), one record per item,
+`{"id": ..., "human_ratings": {...}}` (other dataset keys are allowed and ignored, so the
+dataset itself can be passed). Labels are checked and canonicalised exactly as the dataset
+loader does; an error names file:line:key. When given,
 it replaces the ratings stored in the experiment's records.
 
 --fc-matrix FILE: JSON, `{"<criterion>": {"<chosen label>": [{"set": [labels], "p": prob}]}}`.
@@ -20,7 +21,9 @@ from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
-from autorubric_cli.loading.dataset import ITEM_KEYS, Where, iter_json_lines, parse_human_ratings
+from autorubric_cli.loading.dataset import parse_human_ratings
+from autorubric_cli.loading.readers import iter_records
+from autorubric_cli.loading.where import Where
 from autorubric_cli.report.build import open_experiment
 from autorubric_cli.validate.analysis import validate_collected
 from autorubric_cli.validate.collect import HumanEntries, collect
@@ -77,7 +80,7 @@ def read_human_file(path: Path, rubric: Rubric) -> HumanFile:
     if not path.is_file():
         raise InputError("human ratings file not found", path=str(path), key="--human")
     table: HumanFile = {}
-    for where, obj in iter_json_lines(path):
+    for where, obj in iter_records(path):
         item_id, ratings = _human_line(obj, where, rubric)
         if item_id in table:
             raise where.error(f"duplicate id {item_id!r}", key="id")
@@ -88,9 +91,6 @@ def read_human_file(path: Path, rubric: Rubric) -> HumanFile:
 def _human_line(obj: Any, where: Where, rubric: Rubric) -> tuple[str, dict[str, HumanEntries]]:
     if not isinstance(obj, dict):
         raise where.error("each line must be a JSON object")
-    unknown = sorted(set(obj) - ITEM_KEYS)
-    if unknown:
-        raise where.error(f"unknown key {unknown[0]!r}", key=unknown[0])
     item_id = obj.get("id")
     if isinstance(item_id, bool) or not isinstance(item_id, str | int) or not str(item_id).strip():
         raise where.error("each line needs an `id` (string) naming an item", key="id")

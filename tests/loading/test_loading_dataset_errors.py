@@ -62,7 +62,6 @@ BAD_DATASETS: list[tuple[str, bytes, int, str]] = [
         1,
         "submission.answer",
     ),
-    ("unknown-item-key", b'{"submission": "a", "score": 1}\n', 1, "score"),
     ("metadata-not-object", b'{"submission": "a", "metadata": [1]}\n', 1, "metadata"),
     ("query-not-string", b'{"submission": "a", "query": 3}\n', 1, "query"),
     (
@@ -151,7 +150,6 @@ BAD_DATASETS: list[tuple[str, bytes, int, str]] = [
     ("binary-nul", OK + b'{"submission": "\x00"}\n', 2, ""),
     ("binary-garbage", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1, ""),
     ("not-utf8", OK + b"\n" + b'{"submission": "caf\xe9"}\n', 3, ""),
-    ("bom", b'\xef\xbb\xbf{"submission": "a"}\n', 1, ""),
 ]
 
 LOADERS: dict[str, Callable[[Path, Rubric], Any]] = {

@@ -54,7 +54,6 @@ def test_labels_are_canonicalised_like_the_dataset_loader(tmp_path: Path) -> Non
         ('{"id": "a", "human_ratings": {"resolved": "MET"}}', ":1: human_ratings.resolved:"),
         ('{"human_ratings": {"resolved": ["MET"]}}', ":1: id:"),
         ('{"id": "a"}', ":1: human_ratings:"),
-        ('{"id": "a", "rater": 1, "human_ratings": {}}', ":1: rater:"),
         ('{"id": "a", "human_ratings": {"resolved": ["MET"]}', ":1: invalid JSON"),
         ("[1, 2]", ":1: each line must be a JSON object"),
     ],
