@@ -88,17 +88,27 @@ def main_callback(
         raise typer.Exit(0)
 
 
+FieldOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--field",
+        help="TARGET=PATH: read our field TARGET from the dataset's dotted PATH (repeatable).",
+    ),
+]
+
+
 @app.command()
 def check(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path | None, typer.Argument(help="Dataset JSONL file.")] = None,
+    dataset: Annotated[Path | None, typer.Argument(help="Dataset file (SPEC §2 formats).")] = None,
+    field: FieldOpt = None,
 ) -> None:
     """Validate a rubric (and a dataset against it); calls no judge."""
 
     def body() -> int:
         from autorubric_cli.cli.check import run_check
 
-        run_check(rubric, dataset)
+        run_check(rubric, dataset, field or [])
         return EXIT_OK
 
     guarded(body)
@@ -107,7 +117,7 @@ def check(
 @app.command()
 def run(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path, typer.Argument(help="Dataset JSONL file.")],
+    dataset: Annotated[Path, typer.Argument(help="Dataset file (SPEC §2 formats).")],
     judge: Annotated[
         list[str] | None,
         typer.Option("--judge", help="Judge model (repeatable); replaces grader.judges."),
@@ -131,6 +141,7 @@ def run(
     no_shuffle: Annotated[
         bool, typer.Option("--no-shuffle", help="Show options in rubric order.")
     ] = False,
+    field: FieldOpt = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -148,6 +159,7 @@ def run(
             concurrency=concurrency,
             limit=limit,
             no_shuffle=no_shuffle,
+            fields=field or [],
         )
         try:
             directory = start_run(rubric, dataset, options)

@@ -8,13 +8,18 @@ from rich.console import Console
 from rich.table import Table
 
 from autorubric_cli.core.rubric import CriterionOption
+from autorubric_cli.grading.few_shot import load_examples
 from autorubric_cli.loading.dataset import summarize_dataset
+from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
 
 
-def run_check(rubric_path: Path, dataset_path: Path | None) -> None:
+def run_check(rubric_path: Path, dataset_path: Path | None, field_flags: list[str]) -> None:
     rubric = load_rubric(rubric_path)
-    summary = summarize_dataset(dataset_path, rubric) if dataset_path is not None else None
+    fields = {**rubric.dataset.fields, **parse_field_flags(field_flags)}
+    if rubric.grader.few_shot is not None:
+        load_examples(rubric.grader.few_shot, rubric, rubric_path.parent)
+    summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, fields)
     console = Console()
     table = Table(title=f"{rubric_path}: {rubric.name or rubric_path.stem} — OK")
     for column in ("criterion", "kind", "weight", "aggregation", "options", "labelled items"):

@@ -41,6 +41,7 @@ class Manifest(BaseModel):
     config: dict[str, Any]
     rubric: InputFile
     dataset: InputFile
+    dataset_fields: dict[str, str] = Field(default_factory=dict)  # SPEC §2 field mapping
     items_total: int
     limit: int | None = None
     simulated: bool = False

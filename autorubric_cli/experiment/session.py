@@ -32,6 +32,7 @@ from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
 from autorubric_cli.loading.dataset import iter_items, summarize_dataset
+from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
 
 GRACE_S = 5.0
@@ -47,6 +48,7 @@ class RunOptions:
     limit: int | None = None
     no_shuffle: bool = False
     grace_s: float = GRACE_S
+    fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
@@ -101,7 +103,8 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     rubric = load_rubric(rubric_path)
     config = resolve_config(rubric, options)
     rubric = rubric.model_copy(update={"grader": config})
-    total = summarize_dataset(dataset_path, rubric).items
+    fields = {**rubric.dataset.fields, **parse_field_flags(options.fields)}
+    total = summarize_dataset(dataset_path, rubric, fields).items
     if options.limit is not None:
         total = min(total, options.limit)
     directory = experiment_directory(rubric_path, options)
@@ -126,6 +129,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
         config=config.model_dump(mode="json"),
         rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
         dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
+        dataset_fields=fields,
         items_total=total,
         limit=options.limit,
         simulated=is_simulated(config),
@@ -192,7 +196,8 @@ def _execute(
     dataset: Path,
     grace_s: float,
 ) -> None:
-    items = (i for i in limited(iter_items(dataset, rubric), manifest.limit) if i.id not in done)
+    all_items = iter_items(dataset, rubric, manifest.dataset_fields)
+    items = (i for i in limited(all_items, manifest.limit) if i.id not in done)
     calls = len(rubric.criteria) * sum(j.samples for j in rubric.grader.judges)
     window = items_in_flight(rubric.grader.concurrency, calls)
     started = utc_now()

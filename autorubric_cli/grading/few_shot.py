@@ -1,4 +1,5 @@
-"""Few-shot examples: loaded from a labelled JSONL file, chosen per criterion with a seed.
+"""Few-shot examples: loaded from a labelled dataset file (any SPEC §2 format, read like the
+dataset, with the rubric's `dataset.fields`), chosen per criterion with a seed.
 
 The file has the dataset's line format (SPEC §2): `submission` plus `ground_truth`. With
 `include_reason`, an example's explanation comes from `metadata.reasons` ({criterion: text});
@@ -53,6 +54,12 @@ def load_examples(
     config: FewShotConfig, rubric: Rubric, base_dir: Path | None
 ) -> list[LabelledExample]:
     path = examples_path(config, base_dir)
+    if not path.is_file():
+        raise InputError(
+            "few-shot examples file not found (relative paths are from the rubric's folder)",
+            path=str(path),
+            key="grader.few_shot.examples",
+        )
     return [
         LabelledExample(item.submission, dict(item.ground_truth), reasons_of(item, path))
         for item in iter_items(path, rubric)
