@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
+
+def unknown_name_message(what: str, name: str, allowed: Iterable[str]) -> str:
+    """ "unknown key `requirment`; did you mean `requirement`?" when a known name is close."""
+    known = list(allowed)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return f"unknown {what} `{name}`; did you mean `{close[0]}`?"
+    return f"unknown {what} `{name}` (one of: {', '.join(known)})"
+
 
 class InputError(Exception):
     """Invalid input or usage. Rendered as `file:line: key: message` and exit code 2."""

@@ -16,6 +16,7 @@ from autorubric_cli.core.config import (
     Strict,
 )
 from autorubric_cli.core.items import ITEM_FIELDS
+from autorubric_cli.errors import unknown_name_message
 
 CriterionKind = Literal["binary", "ordinal", "nominal"]
 Elicitation = Literal["forced_choice", "response_set", "both"]
@@ -106,7 +107,7 @@ class DatasetSection(Strict):
     def _known_targets(cls, v: dict[str, str]) -> dict[str, str]:
         for target, path in v.items():
             if target not in ITEM_FIELDS:
-                raise ValueError(f"unknown field {target!r} (one of: {', '.join(ITEM_FIELDS)})")
+                raise ValueError(unknown_name_message("field", target, ITEM_FIELDS))
             if not all(path.split(".")):
                 raise ValueError(f"bad path {path!r} for field {target!r}")
         return v

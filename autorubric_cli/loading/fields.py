@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autorubric_cli.core.items import ITEM_FIELDS
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, unknown_name_message
 from autorubric_cli.loading.where import Where
 
 _MISSING = object()
@@ -35,9 +35,7 @@ def check_fields(fields: Mapping[str, str], key: str, source: str | None = None)
     for target, path in fields.items():
         if target not in ITEM_FIELDS:
             raise InputError(
-                f"unknown field {target!r} (one of: {', '.join(ITEM_FIELDS)})",
-                path=source,
-                key=key,
+                unknown_name_message("field", target, ITEM_FIELDS), path=source, key=key
             )
         if not isinstance(path, str) or not all(path.split(".")):
             raise InputError(f"bad path {path!r} for field {target!r}", path=source, key=key)

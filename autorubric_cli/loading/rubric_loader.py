@@ -1,14 +1,21 @@
-"""Load and validate a rubric file; every error names file, line and key."""
+"""Load and validate a rubric file; every error names file, line and key.
+
+Our YAML shape (SPEC §1) and the `autorubric` library's rubric shapes (a top-level list,
+`sections:`, `rubric:`; see `library_format`) are accepted.
+"""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, unknown_name_message
+from autorubric_cli.loading.library_format import library_rubric
 from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
 
 MAX_RUBRIC_BYTES = 16 * 1024 * 1024
@@ -43,31 +50,76 @@ def load_rubric(path: str | Path) -> Rubric:
 
 
 def parse_rubric(text: str, source: str) -> Rubric:
-    data, lines = load_yaml_with_lines(text, source)
-    if data is None:
+    raw, lines = load_yaml_with_lines(text, source)
+    if raw is None:
         raise InputError("rubric file is empty; it needs a `criteria:` list", path=source, line=1)
+    data, remap = library_rubric(raw)
     if not isinstance(data, dict):
         raise InputError("a rubric must be a YAML mapping with `criteria:`", path=source, line=1)
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:
-        raise _located(exc, data, lines, source) from None
+        raise _located(exc, data, lines, source, remap) from None
 
 
 def _located(
-    exc: ValidationError, data: dict[str, Any], lines: dict[Any, int], source: str
+    exc: ValidationError,
+    data: dict[str, Any],
+    lines: dict[Any, int],
+    source: str,
+    remap: Callable[[tuple[Any, ...]], tuple[Any, ...]],
 ) -> InputError:
-    error = exc.errors()[0]
+    error = _first_error(exc)
     raw_loc = tuple(error["loc"])
     loc = _data_path(raw_loc, data)
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = f"unknown key {raw_loc[-1]!r}"
+        message = unknown_key_message(str(raw_loc[-1]), allowed_keys(raw_loc[:-1]))
     elif error["type"] == "missing":
         message = f"missing required key {raw_loc[-1]!r}"
         loc = (*loc, raw_loc[-1])
-    loc = _refine_key(_refine_duplicate(loc, message, data), message, data)
+    loc = remap(_refine_key(_refine_duplicate(loc, message, data), message, data))
     return InputError(message, path=source, line=line_for(loc, lines), key=dotted(loc))
+
+
+def _first_error(exc: ValidationError) -> Any:
+    """The first error, except that a misspelt key explains a missing one beside it."""
+    errors = exc.errors()
+    first = errors[0]
+    if first["type"] == "missing":
+        parent = tuple(first["loc"])[:-1]
+        for error in errors:
+            if error["type"] == "extra_forbidden" and tuple(error["loc"])[:-1] == parent:
+                return error
+    return first
+
+
+def unknown_key_message(key: str, allowed: list[str]) -> str:
+    if difflib.get_close_matches(key, allowed, n=1, cutoff=0.6):
+        return unknown_name_message("key", key, allowed)
+    return f"unknown key {key!r}"
+
+
+def allowed_keys(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the model at a pydantic location accepts (walking the Rubric's field types)."""
+    model: type[BaseModel] | None = Rubric
+    for part in loc:
+        if model is None or isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part))
+        if field is not None:
+            model = _model_in(field.annotation)
+    return list(model.model_fields) if model is not None else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:

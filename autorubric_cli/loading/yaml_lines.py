@@ -11,8 +11,19 @@ from autorubric_cli.errors import InputError
 Path = tuple[str | int, ...]
 
 
+MAX_DEPTH = 100
+MAX_NODES = 1_000_000
+MERGE_TAG = "tag:yaml.org,2002:merge"
+SCALAR_ERRORS = (yaml.YAMLError, ValueError, TypeError, OverflowError)
+
+
 def load_yaml_with_lines(text: str, source: str) -> tuple[Any, dict[Path, int]]:
-    """Parse YAML into plain Python data plus a map from key path to 1-based line."""
+    """Parse YAML into plain Python data plus a map from key path to 1-based line.
+
+    Merge keys (`<<: *base`) are applied (explicit keys win). Nesting deeper than MAX_DEPTH,
+    an alias that contains itself, and more than MAX_NODES values after expanding aliases are
+    InputErrors, so no YAML input can exhaust the stack or the memory.
+    """
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -20,43 +31,74 @@ def load_yaml_with_lines(text: str, source: str) -> tuple[Any, dict[Path, int]]:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"YAML syntax error: {problem}", path=source, line=line) from None
+    except RecursionError:
+        raise InputError(f"YAML nesting is deeper than {MAX_DEPTH} levels", path=source) from None
     lines: dict[Path, int] = {}
     if node is None:
         return None, lines
-    return _construct(node, (), lines, source), lines
+    return _Builder(source, lines).build(node, (), ()), lines
 
 
-def _construct(node: yaml.Node, path: Path, lines: dict[Path, int], source: str) -> Any:
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
+class _Builder:
+    def __init__(self, source: str, lines: dict[Path, int]) -> None:
+        self.source, self.lines, self.nodes = source, lines, 0
+
+    def error(self, message: str, node: yaml.Node, path: Path = ()) -> InputError:
+        return InputError(
+            message, path=self.source, line=node.start_mark.line + 1, key=_dotted(path)
+        )
+
+    def build(self, node: yaml.Node, path: Path, ancestors: tuple[int, ...]) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.error(f"YAML expands to more than {MAX_NODES} values (alias bomb?)", node)
+        if len(ancestors) > MAX_DEPTH:
+            raise self.error(f"YAML nesting is deeper than {MAX_DEPTH} levels", node, path)
+        if id(node) in ancestors:
+            raise self.error("recursive YAML alias (a value that contains itself)", node, path)
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        inner = (*ancestors, id(node))
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, path, inner)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*path, i), inner) for i, item in enumerate(node.value)]
+        try:
+            return yaml.SafeLoader(stream="").construct_object(node)
+        except SCALAR_ERRORS as exc:
+            raise self.error(f"invalid value: {' '.join(str(exc).split())}", node, path) from None
+
+    def mapping(self, node: yaml.MappingNode, path: Path, ancestors: tuple[int, ...]) -> Any:
         out: dict[Any, Any] = {}
+        merges: list[yaml.Node] = []
         for key_node, value_node in node.value:
-            key = yaml.SafeLoader(stream="").construct_object(key_node)
-            if not isinstance(key, str | int):
-                raise InputError(
-                    "mapping keys must be strings", path=source, line=key_node.start_mark.line + 1
-                )
+            if key_node.tag == MERGE_TAG:
+                merges.append(value_node)
+                continue
+            key = self.key(key_node, path)
             if key in out:
-                raise InputError(
-                    f"duplicate key {key!r}",
-                    path=source,
-                    line=key_node.start_mark.line + 1,
-                    key=_dotted((*path, key)),
-                )
-            lines[(*path, key)] = key_node.start_mark.line + 1
-            out[key] = _construct(value_node, (*path, key), lines, source)
+                raise self.error(f"duplicate key {key!r}", key_node, (*path, key))
+            self.lines[(*path, key)] = key_node.start_mark.line + 1
+            out[key] = self.build(value_node, (*path, key), ancestors)
+        for merge in merges:
+            sources = merge.value if isinstance(merge, yaml.SequenceNode) else [merge]
+            for source_node in sources:
+                if not isinstance(source_node, yaml.MappingNode):
+                    raise self.error("`<<` merges only mappings", source_node, path)
+                merged = self.build(source_node, path, ancestors)
+                for key, value in merged.items():
+                    out.setdefault(key, value)
         return out
-    if isinstance(node, yaml.SequenceNode):
-        return [_construct(item, (*path, i), lines, source) for i, item in enumerate(node.value)]
-    try:
-        return yaml.SafeLoader(stream="").construct_object(node)
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
-        raise InputError(
-            f"invalid value: {exc}",
-            path=source,
-            line=node.start_mark.line + 1,
-            key=_dotted(path),
-        ) from None
+
+    def key(self, key_node: yaml.Node, path: Path) -> str | int:
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise self.error("mapping keys must be strings", key_node, path)
+        try:
+            key = yaml.SafeLoader(stream="").construct_object(key_node)
+        except SCALAR_ERRORS:
+            key = None
+        if isinstance(key, bool) or not isinstance(key, str | int):
+            raise self.error("mapping keys must be strings", key_node, path)
+        return key
 
 
 def line_for(path: Path, lines: dict[Path, int]) -> int | None:

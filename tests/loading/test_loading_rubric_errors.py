@@ -26,7 +26,7 @@ BAD_RUBRICS: list[tuple[str, str | bytes, int, str]] = [
     # whole file
     ("empty-file", "", 1, ""),
     ("only-comments", "# nothing here\n\n", 1, ""),
-    ("top-level-list", "- requirement: a\n", 1, ""),
+    ("top-level-scalar", "just text\n", 1, ""),
     ("binary-file", "criteria:\n  - requirement: a\x00b\n", 2, ""),
     ("not-utf8", b"name: x\ncriteria:\n  - requirement: caf\xe9\n", 3, ""),
     # wrong types
