@@ -21,10 +21,29 @@ NOMINAL_AGGREGATIONS: tuple[str, ...] = get_args(NominalAggregation)
 SAMPLE_AGGREGATIONS: tuple[str, ...] = get_args(SampleAggregation)
 
 
+MAX_INT = 2**53  # every integer in a config must survive JSON (manifest) exactly
+
+
 class Strict(BaseModel):
-    """Base for every file-facing model: unknown keys are errors."""
+    """Base for every file-facing model: unknown keys are errors, every number is finite and
+    every integer within ±2**53 (so no NaN, Infinity or 1e400 reaches the scoring rules or
+    the manifest)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _finite_numbers(cls, v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("must be a finite number")
+        return v
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _bounded_integers(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_INT:
+            raise ValueError(f"must be at most {MAX_INT} in absolute value")
+        return v
 
 
 class CannotAssessStrategy(StrEnum):
@@ -55,7 +74,7 @@ class LengthPenalty(Strict):
 
 class FewShotConfig(Strict):
     examples: str
-    n_examples: int = Field(3, ge=1)
+    n_examples: int = Field(3, ge=1, le=10_000)
     balance_verdicts: bool = True
     include_reason: bool = False
 
@@ -72,12 +91,12 @@ class JudgeSpec(Strict):
     model: str = Field(min_length=1)
     id: str | None = None
     weight: float = 1.0
-    temperature: float | None = 0.0
+    temperature: float | None = Field(0.0, ge=0.0, le=100.0)
     max_tokens: int | None = Field(None, ge=1)
     api_base: str | None = None
     api_key_env: str | None = None
-    samples: int = Field(1, ge=1)
-    max_concurrency: int = Field(16, ge=1)
+    samples: int = Field(1, ge=1, le=1000)
+    max_concurrency: int = Field(16, ge=1, le=100_000)
     rpm: float | None = Field(None, gt=0)
     timeout: float | None = Field(None, gt=0)
     thinking: str | int | None = None
@@ -125,9 +144,9 @@ class LLMConfig(Strict):
     shuffle_options: bool = True
     auto_na_option: bool = False
     seed: int | None = None
-    concurrency: int = Field(64, ge=1)
+    concurrency: int = Field(64, ge=1, le=100_000)
     timeout: float = Field(60.0, gt=0)
-    max_attempts: int = Field(6, ge=1)
+    max_attempts: int = Field(6, ge=1, le=1000)
     retry: RetryConfig = Field(default_factory=RetryConfig)
     few_shot: FewShotConfig | None = None
     system_prompt: str | None = None
