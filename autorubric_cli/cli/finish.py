@@ -121,7 +121,9 @@ def render(report: dict[str, Any], fmt: str, experiment: Any) -> None:
     elif fmt == "junit":
         sys.stdout.write(render_junit(report))
     elif fmt == "csv":
-        records = iter_latest_records(experiment.directory / ITEMS, ReadIssues())
+        records = iter_latest_records(
+            experiment.directory / ITEMS, ReadIssues(), experiment.rubric.criteria
+        )
         criteria = [c.name for c in experiment.rubric.criteria]
         judges = [j.judge_id for j in experiment.rubric.grader.judges]
         sys.stdout.write(render_csv(records, criteria, judges))

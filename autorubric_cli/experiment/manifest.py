@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autorubric_cli.errors import InputError
+from autorubric_cli.loading.fields import check_fields
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -22,8 +23,11 @@ REPORT = "report.json"
 Status = Literal["running", "completed", "interrupted", "failed"]
 
 
+MAX_INT = 2**53
+
+
 class InputFile(BaseModel):
-    path: str
+    path: str = Field(min_length=1, pattern=r"^[^\x00]*$")
     sha256: str
 
 
@@ -37,13 +41,13 @@ class Manifest(BaseModel):
     created: str
     updated: str
     status: Status
-    seed: int
+    seed: int = Field(ge=-MAX_INT, le=MAX_INT)
     config: dict[str, Any]
     rubric: InputFile
     dataset: InputFile
     dataset_fields: dict[str, str] = Field(default_factory=dict)  # SPEC §2 field mapping
-    items_total: int
-    limit: int | None = None
+    items_total: int = Field(ge=0, le=MAX_INT)
+    limit: int | None = Field(None, ge=1, le=MAX_INT)
     simulated: bool = False
     error: str | None = None
     runs: list[dict[str, Any]] = Field(default_factory=list)
@@ -99,7 +103,13 @@ def load_manifest(directory: Path) -> Manifest:
     if not path.is_file():
         raise InputError("not an experiment directory (no manifest.json)", path=str(directory))
     try:
-        return Manifest.model_validate_json(path.read_bytes())
-    except ValueError as exc:
-        first = str(exc).splitlines()[0]
-        raise InputError(f"manifest.json is invalid: {first}", path=str(path)) from None
+        manifest = Manifest.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise InputError(f"cannot read manifest.json: {exc.strerror}", path=str(path)) from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"])
+        message = f"manifest.json is invalid: {error['msg']}"
+        raise InputError(message, path=str(path), key=key) from None
+    check_fields(manifest.dataset_fields, key="dataset_fields", source=str(path))
+    return manifest

@@ -176,7 +176,9 @@ def resume_run(
     latest = latest_lines(directory / ITEMS, issues)
     errored = {i for i, (_, status) in latest.items() if status == "error"}
     done = set(latest) - errored if retry_errors else set(latest)
-    priors = records_by_id(directory / ITEMS, latest, errored) if retry_errors else {}
+    priors = (
+        records_by_id(directory / ITEMS, latest, errored, rubric.criteria) if retry_errors else {}
+    )
     grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent)
     manifest.status = "running"
     manifest.error = None

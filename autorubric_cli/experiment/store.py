@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 from pydantic import ValidationError
 
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.record_fit import misfit
 
 FSYNC_INTERVAL_S = 1.0
 
@@ -84,12 +88,23 @@ def _id_and_status(raw: bytes) -> tuple[str, str] | None:
     return str(obj["id"]), str(obj["status"])
 
 
+def open_records(path: Path) -> BinaryIO:
+    """items.jsonl for reading; a directory or an unreadable file is an InputError."""
+    try:
+        return path.open("rb")
+    except IsADirectoryError:
+        raise InputError("items.jsonl is a directory, not a file", path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read items.jsonl: {exc.strerror}", path=str(path)) from None
+
+
 def latest_lines(path: Path, issues: ReadIssues) -> dict[str, tuple[int, str]]:
-    """id -> (line number, status) of the newest line for each id."""
+    """id -> (line number, status) of the newest line for each id (none when the file is
+    missing: nothing was recorded yet)."""
     latest: dict[str, tuple[int, str]] = {}
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return latest
-    with path.open("rb") as handle:
+    with open_records(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -101,32 +116,44 @@ def latest_lines(path: Path, issues: ReadIssues) -> dict[str, tuple[int, str]]:
     return latest
 
 
-def iter_latest_records(path: Path, issues: ReadIssues) -> Iterator[ItemRecord]:
+def iter_latest_records(
+    path: Path, issues: ReadIssues, criteria: Sequence[Criterion] | None = None
+) -> Iterator[ItemRecord]:
     """The newest record of every id, in file order, one at a time (two passes, flat memory)."""
     latest = {number for number, _ in latest_lines(path, issues).values()}
-    return iter_records_at(path, latest, issues)
+    return iter_records_at(path, latest, issues, criteria)
 
 
-def iter_records_at(path: Path, numbers: set[int], issues: ReadIssues) -> Iterator[ItemRecord]:
-    """The records on the given line numbers, in file order."""
+def iter_records_at(
+    path: Path, numbers: set[int], issues: ReadIssues, criteria: Sequence[Criterion] | None = None
+) -> Iterator[ItemRecord]:
+    """The records on the given line numbers that fit the criteria (every reader of an
+    experiment passes them), in file order; the others are bad lines."""
     if not numbers:
         return
     last = max(numbers)
-    with path.open("rb") as handle:
+    with open_records(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number in numbers:
                 try:
-                    yield ItemRecord.model_validate(orjson.loads(raw))
+                    record = ItemRecord.model_validate(orjson.loads(raw))
                 except (ValidationError, orjson.JSONDecodeError):
+                    record = None
+                if record is None or (criteria is not None and misfit(record, criteria)):
                     issues.bad_lines.append(number)
+                else:
+                    yield record
             if number >= last:
                 return
 
 
 def records_by_id(
-    path: Path, latest: dict[str, tuple[int, str]], ids: set[str]
+    path: Path,
+    latest: dict[str, tuple[int, str]],
+    ids: set[str],
+    criteria: Sequence[Criterion] | None = None,
 ) -> dict[str, ItemRecord]:
     """The newest records for the given ids, reading only their lines (`latest` from
     `latest_lines`); used to reuse good votes on --retry-errors."""
     numbers = {latest[i][0] for i in ids if i in latest}
-    return {r.id: r for r in iter_records_at(path, numbers, ReadIssues())}
+    return {r.id: r for r in iter_records_at(path, numbers, ReadIssues(), criteria)}

@@ -7,12 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from autorubric_cli.core.config import GateCheck, LLMConfig
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
 from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.experiment.manifest import ITEMS, RUBRIC_COPY, Manifest, load_manifest
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import (
+    ITEMS,
+    MANIFEST,
+    RUBRIC_COPY,
+    Manifest,
+    load_manifest,
+)
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.report.fold import (
@@ -42,7 +50,15 @@ def open_experiment(directory: Path) -> Experiment:
     """The manifest plus the rubric copy, with the resolved configuration it was run with."""
     manifest = load_manifest(directory)
     rubric = load_rubric(directory / RUBRIC_COPY)
-    resolved = LLMConfig.model_validate(manifest.config)
+    try:
+        resolved = LLMConfig.model_validate(manifest.config)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise InputError(
+            f"manifest.json: `config` is invalid: {error['msg']}",
+            path=str(directory / MANIFEST),
+            key=".".join(str(p) for p in ("config", *error["loc"])),
+        ) from None
     return Experiment(directory, manifest, rubric.model_copy(update={"grader": resolved}))
 
 

@@ -24,7 +24,7 @@ def fold_chunk(job: FoldJob) -> tuple[ReportFold, list[int]]:
     path, numbers, rules, judge_ids, what_if = job
     fold = ReportFold(rules=rules, judge_ids=judge_ids, what_if=what_if)
     issues = ReadIssues()
-    for record in iter_records_at(path, numbers, issues):
+    for record in iter_records_at(path, numbers, issues, rules.criteria):
         fold.add(record)
     return fold, issues.bad_lines
 

@@ -47,7 +47,7 @@ def validate_experiment(
     human = read_human_file(human_path, rubric) if human_path is not None else None
     issues = ReadIssues()
     items = directory / ITEMS
-    collected = collect(rubric, iter_latest_records(items, issues), names, human)
+    collected = collect(rubric, iter_latest_records(items, issues, rubric.criteria), names, human)
     if not collected.criteria:
         source = str(human_path) if human_path is not None else str(items)
         raise InputError(
