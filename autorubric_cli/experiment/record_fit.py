@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
+from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion
 
 
@@ -19,9 +19,27 @@ def misfit(record: ItemRecord, criteria: Sequence[Criterion]) -> str | None:
     if names != [c.name for c in criteria]:
         return "its criteria differ from the rubric's"
     for criterion, outcome in zip(criteria, record.criteria, strict=True):
-        reason = _criterion_misfit(criterion, outcome)
+        reason = _criterion_misfit(criterion, outcome) or _labels_misfit(criterion, record)
         if reason is not None:
             return f"criterion {criterion.name!r}: {reason}"
+    return None
+
+
+def _labels_misfit(criterion: Criterion, record: ItemRecord) -> str | None:
+    """Recorded ground truth and human ratings use the criterion's labels."""
+    allowed = (
+        {v.value for v in CriterionVerdict}
+        if criterion.options is None
+        else {o.label for o in criterion.options}
+    )
+    labels: list[str] = []
+    truth = record.ground_truth.get(criterion.name)
+    if truth is not None:
+        labels.append(truth)
+    for entry in record.human_ratings.get(criterion.name, []):
+        labels.extend([entry] if isinstance(entry, str) else entry)
+    if any(label not in allowed for label in labels):
+        return "a recorded label is not one of the criterion's"
     return None
 
 

@@ -141,6 +141,16 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
 
 def check_unchanged(manifest: Manifest, directory: Path) -> None:
     """Resume only against the exact inputs the run started with."""
+    try:
+        _check_hashes(manifest, directory)
+    except OSError as exc:
+        raise InputError(
+            f"cannot read an input recorded in manifest.json: {exc.strerror}",
+            path=str(directory / "manifest.json"),
+        ) from None
+
+
+def _check_hashes(manifest: Manifest, directory: Path) -> None:
     dataset = Path(manifest.dataset.path)
     if not dataset.is_file():
         raise InputError("the dataset this experiment was run on is gone", path=str(dataset))

@@ -30,6 +30,8 @@ def fold_chunk(job: FoldJob) -> tuple[ReportFold, list[int]]:
 
 
 def split_contiguous(numbers: list[int], parts: int) -> list[set[int]]:
+    if not numbers:
+        return []
     size = -(-len(numbers) // parts)
     return [set(numbers[i : i + size]) for i in range(0, len(numbers), size)]
 

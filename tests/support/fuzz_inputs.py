@@ -1,0 +1,438 @@
+"""Bad inputs for every loader, and the loaders as fuzz targets (tests and bench/fuzz_loaders.py).
+
+A target takes the bytes of one file, writes it where the loader reads it, and runs the loader
+the way the CLI does. The only allowed outcomes are success and InputError; anything else is
+a crash. Mutations: random bytes, truncation, byte flips, BOMs, CRLF, invalid UTF-8, and
+structural ones on parsed JSON/YAML (wrong types, huge numbers, NaN/Infinity, deep nesting,
+duplicate keys, empty containers).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import random
+import shutil
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from autorubric_cli.core.config import FewShotConfig
+from autorubric_cli.errors import InputError
+
+RUBRIC = """name: fuzz
+criteria:
+  - name: correct
+    requirement: "The answer is correct"
+  - name: harmful
+    requirement: "Gives harmful advice"
+    weight: -5
+  - name: style
+    requirement: "Style?"
+    options:
+      - {label: Bad, value: 0.0}
+      - {label: Good, value: 1.0}
+      - {label: NA, na: true}
+grader:
+  judges:
+    - {model: simulated/a, id: a, params: {accuracy: 0.9, seed: 1}}
+  seed: 3
+  cannot_assess: {strategy: fail}
+dataset:
+  fields: {}
+"""
+ROWS = [
+    {
+        "id": f"q{i}",
+        "submission": f"answer {i}",
+        "query": "q?",
+        "ground_truth": {"correct": "MET", "harmful": "UNMET", "style": "Good"},
+        "human_ratings": {"style": ["Good", ["Bad", "Good"]]},
+        "metadata": {"k": i},
+    }
+    for i in range(3)
+]
+WEIRD_VALUES: list[Any] = [
+    None,
+    True,
+    -1,
+    0,
+    10**30,
+    -(10**30),
+    1e308,
+    float("nan"),
+    float("inf"),
+    "",
+    "x" * 1000,
+    "\ud800",
+    [],
+    {},
+    [[[]]],
+    {"a": {"b": {}}},
+    "MET",
+    "Good",
+    3.5,
+]
+
+
+# --- seeds: one valid file per format --------------------------------------------------------
+
+
+def jsonl_bytes(rows: list[dict[str, Any]] = ROWS) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+
+
+def csv_bytes(delimiter: str = ",") -> bytes:
+    header = "id,submission,query,ground_truth.correct,ground_truth.style,human_ratings.style"
+    lines = [header.replace(",", delimiter)]
+    for r in ROWS:
+        cells = [r["id"], r["submission"], "q?", "MET", "Good", '["Good"]']
+        if delimiter == ",":
+            cells[-1] = '"[""Good""]"'
+        lines.append(delimiter.join(cells))
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def parquet_bytes() -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(
+        [{"id": r["id"], "submission": r["submission"], "ground_truth.style": "Good"} for r in ROWS]
+    )
+    sink = io.BytesIO()
+    pq.write_table(table, sink, row_group_size=2)
+    return sink.getvalue()
+
+
+def rubric_dataset_bytes() -> bytes:
+    data = {
+        "name": "lib",
+        "rubric": [
+            {"name": "correct", "weight": 10.0, "requirement": "r"},
+            {"name": "harmful", "weight": -5.0, "requirement": "h"},
+            {
+                "name": "style",
+                "weight": 10.0,
+                "requirement": "s",
+                "scale_type": "ordinal",
+                "options": [
+                    {"label": "Bad", "value": 0.0, "na": False},
+                    {"label": "Good", "value": 1.0, "na": False},
+                    {"label": "NA", "value": 0.0, "na": True},
+                ],
+            },
+        ],
+        "items": [
+            {
+                "submission": r["submission"],
+                "description": "d",
+                "ground_truth": ["MET", "UNMET", "Good"],
+            }
+            for r in ROWS
+        ],
+    }
+    return json.dumps(data, indent=2).encode()
+
+
+# --- mutations ---------------------------------------------------------------------------------
+
+
+def mutate_value(obj: Any, rng: random.Random, depth: int = 0) -> Any:
+    """Replace one random node of parsed data by a weird value, or add a weird key."""
+    if isinstance(obj, dict) and obj and rng.random() < 0.8 and depth < 8:
+        key = rng.choice(list(obj))
+        out = dict(obj)
+        if rng.random() < 0.15:
+            out[rng.choice(["zz", "requirment", "metadata", "ground_truth", "options"])] = (
+                rng.choice(WEIRD_VALUES)
+            )
+        else:
+            out[key] = mutate_value(obj[key], rng, depth + 1)
+        return out
+    if isinstance(obj, list) and obj and rng.random() < 0.8 and depth < 8:
+        i = rng.randrange(len(obj))
+        out_list = list(obj)
+        choice = rng.random()
+        if choice < 0.1:
+            del out_list[i]
+        elif choice < 0.2:
+            out_list.append(out_list[i])
+        else:
+            out_list[i] = mutate_value(obj[i], rng, depth + 1)
+        return out_list
+    if rng.random() < 0.1:
+        return deep(rng.randint(50, 3000))
+    return rng.choice(WEIRD_VALUES)
+
+
+def deep(n: int) -> Any:
+    value: Any = 1
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+def dump_json(obj: Any, rng: random.Random) -> bytes:
+    try:
+        text = json.dumps(obj, allow_nan=True, ensure_ascii=rng.random() < 0.5)
+    except (RecursionError, ValueError):
+        return b"[" * 5000
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    """One byte-level mutation."""
+    kind = rng.randrange(10)
+    if kind == 0 and data:
+        return data[: rng.randrange(len(data))]
+    if kind == 1 and data:
+        out = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            out[rng.randrange(len(out))] = rng.randrange(256)
+        return bytes(out)
+    if kind == 2:
+        return b"\xef\xbb\xbf" + data
+    if kind == 3:
+        return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    if kind == 4 and data:
+        i = rng.randrange(len(data))
+        return data[:i] + rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00"]) + data[i:]
+    if kind == 5:
+        return rng.randbytes(rng.randint(0, 200))
+    if kind == 6 and data:
+        i = rng.randrange(len(data))
+        token = rng.choice([b"NaN", b"Infinity", b"-Infinity", b"1e999", b"9" * 400, b"[" * 2000])
+        return data[:i] + token + data[i:]
+    if kind == 7 and data:
+        i, j = sorted(rng.randrange(len(data)) for _ in range(2))
+        return data[:j] + data[i:j] + data[j:]
+    if kind == 8:
+        return b""
+    return data + data[: rng.randrange(len(data) + 1)]
+
+
+def mutate_text_structure(data: bytes, rng: random.Random) -> bytes:
+    """Parse JSON or JSONL, mutate a value, write it back; else a byte mutation."""
+    try:
+        if data.lstrip().startswith(b"{") and b"\n{" in data:
+            rows = [json.loads(line) for line in data.splitlines() if line.strip()]
+            i = rng.randrange(len(rows))
+            rows[i] = mutate_value(rows[i], rng)
+            return b"\n".join(dump_json(r, rng) for r in rows) + b"\n"
+        return dump_json(mutate_value(json.loads(data), rng), rng)
+    except (ValueError, RecursionError):
+        return mutate_bytes(data, rng)
+
+
+def mutate_yaml(text: bytes, rng: random.Random) -> bytes:
+    kind = rng.randrange(6)
+    if kind == 0:
+        return text + b"\nextra: &a [*a]\n"
+    if kind == 1:
+        return b"base: &b {weight: 3}\n" + text.replace(
+            b"  - name: correct", b"  - <<: *b\n    name: correct"
+        )
+    if kind == 2:
+        return b"criteria: " + b"[" * rng.randint(50, 5000)
+    if kind == 3:
+        return text.replace(
+            b"weight: -5",
+            rng.choice(
+                [b"weight: .nan", b"weight: 1e400", b"weight: [1]", b"weight: -5\n    weight: 2"]
+            ),
+        )
+    if kind == 4:
+        return text.replace(
+            b"seed: 3",
+            rng.choice(
+                [b"seed: 1e12", b"seed: .inf", b"seed: 99999999999999999999999", b"samples: 1e12"]
+            ),
+        )
+    return mutate_bytes(text, rng)
+
+
+def mutate_dataset(data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.5:
+        return mutate_text_structure(data, rng)
+    return mutate_bytes(data, rng)
+
+
+def mutate_gzip(data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.5:
+        try:
+            return gzip.compress(mutate_dataset(gzip.decompress(data), rng))
+        except (OSError, EOFError, zlib.error):
+            pass
+    return mutate_bytes(data, rng)
+
+
+# --- targets -----------------------------------------------------------------------------------
+
+
+class Workspace:
+    """A scratch folder with the fuzz rubric and (lazily) a small finished experiment."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.rubric_path = root / "rubric.yaml"
+        self.rubric_path.write_text(RUBRIC)
+        from autorubric_cli.loading.rubric_loader import load_rubric
+
+        self.rubric = load_rubric(self.rubric_path)
+        self._experiment: Path | None = None
+
+    def experiment(self) -> Path:
+        if self._experiment is None:
+            from autorubric_cli.experiment.session import RunOptions, start_run
+
+            data = self.root / "data.jsonl"
+            data.write_bytes(jsonl_bytes())
+            self._experiment = self.root / "exp-seed"
+            start_run(self.rubric_path, data, RunOptions(out=self._experiment))
+        return self._experiment
+
+    def fresh_experiment(self, name: str, data: bytes) -> Path:
+        """The experiment copy with `name` replaced by `data` and every other file as run."""
+        target = self.root / "exp"
+        if not target.is_dir():
+            shutil.copytree(self.experiment(), target)
+        for file in ("items.jsonl", "manifest.json", "rubric.yaml"):
+            content = data if file == name else (self.experiment() / file).read_bytes()
+            (target / file).write_bytes(content)
+        return target
+
+
+def load_dataset_file(ws: Workspace, name: str, data: bytes) -> None:
+    from autorubric_cli.loading.dataset import iter_items
+
+    path = ws.root / name
+    path.write_bytes(data)
+    for _ in iter_items(path, ws.rubric):
+        pass
+
+
+def target_rubric(ws: Workspace, data: bytes) -> None:
+    from autorubric_cli.loading.rubric_loader import load_rubric
+
+    path = ws.root / "fuzz.yaml"
+    path.write_bytes(data)
+    load_rubric(path)
+
+
+def target_human(ws: Workspace, data: bytes) -> None:
+    from autorubric_cli.validate.loader import read_human_file
+
+    path = ws.root / "human.jsonl"
+    path.write_bytes(data)
+    read_human_file(path, ws.rubric)
+
+
+def target_few_shot(ws: Workspace, data: bytes) -> None:
+    from autorubric_cli.grading.few_shot import load_examples
+
+    path = ws.root / "shots.jsonl"
+    path.write_bytes(data)
+    load_examples(FewShotConfig(examples=str(path), include_reason=True), ws.rubric, None)
+
+
+def read_experiment(directory: Path) -> None:
+    """What `report` and `resume` read: manifest, rubric copy, records, the input check."""
+    from autorubric_cli.experiment.manifest import ITEMS
+    from autorubric_cli.experiment.session import check_unchanged
+    from autorubric_cli.experiment.store import ReadIssues, latest_lines, records_by_id
+    from autorubric_cli.report.build import build_report, open_experiment
+
+    experiment = open_experiment(directory)
+    build_report(experiment)
+    check_unchanged(experiment.manifest, directory)
+    latest = latest_lines(directory / ITEMS, ReadIssues())
+    records_by_id(directory / ITEMS, latest, set(latest), experiment.rubric.criteria)
+
+
+def target_items(ws: Workspace, data: bytes) -> None:
+    read_experiment(ws.fresh_experiment("items.jsonl", data))
+
+
+def target_manifest(ws: Workspace, data: bytes) -> None:
+    read_experiment(ws.fresh_experiment("manifest.json", data))
+
+
+Target = tuple[
+    Callable[[Workspace, bytes], None], Callable[[Workspace], bytes], Callable[..., bytes]
+]
+
+
+def seed_file(ws: Workspace, name: str) -> bytes:
+    return (ws.experiment() / name).read_bytes()
+
+
+TARGETS: dict[str, Target] = {
+    "rubric.yaml": (target_rubric, lambda ws: RUBRIC.encode(), mutate_yaml),
+    "data.jsonl": (
+        lambda ws, d: load_dataset_file(ws, "d.jsonl", d),
+        lambda ws: jsonl_bytes(),
+        mutate_dataset,
+    ),
+    "data.json": (
+        lambda ws, d: load_dataset_file(ws, "d.json", d),
+        lambda ws: json.dumps(ROWS).encode(),
+        mutate_dataset,
+    ),
+    "rubric-dataset.json": (
+        lambda ws, d: load_dataset_file(ws, "rd.json", d),
+        lambda ws: rubric_dataset_bytes(),
+        mutate_dataset,
+    ),
+    "data.csv": (
+        lambda ws, d: load_dataset_file(ws, "d.csv", d),
+        lambda ws: csv_bytes(","),
+        mutate_bytes,
+    ),
+    "data.tsv": (
+        lambda ws, d: load_dataset_file(ws, "d.tsv", d),
+        lambda ws: csv_bytes("\t"),
+        mutate_bytes,
+    ),
+    "data.jsonl.gz": (
+        lambda ws, d: load_dataset_file(ws, "d.jsonl.gz", d),
+        lambda ws: gzip.compress(jsonl_bytes()),
+        mutate_gzip,
+    ),
+    "data.parquet": (
+        lambda ws, d: load_dataset_file(ws, "d.parquet", d),
+        lambda ws: parquet_bytes(),
+        mutate_bytes,
+    ),
+    "human.jsonl": (target_human, lambda ws: jsonl_bytes(), mutate_dataset),
+    "few_shot.jsonl": (target_few_shot, lambda ws: jsonl_bytes(), mutate_dataset),
+    "items.jsonl": (target_items, lambda ws: seed_file(ws, "items.jsonl"), mutate_dataset),
+    "manifest.json": (target_manifest, lambda ws: seed_file(ws, "manifest.json"), mutate_dataset),
+}
+
+
+def run_case(ws: Workspace, name: str, data: bytes) -> BaseException | None:
+    """None for success or InputError; the exception for a crash."""
+    target = TARGETS[name][0]
+    try:
+        target(ws, data)
+    except InputError as exc:
+        text = exc.one_line()
+        if "\n" in text:
+            return AssertionError(f"multi-line InputError: {text!r}")
+    except Exception as exc:  # noqa: BLE001 - every other exception is the crash we count
+        return exc
+    return None
+
+
+def generate(ws: Workspace, name: str, rng: random.Random) -> bytes:
+    _, seed, mutate = TARGETS[name]
+    data = seed(ws)
+    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        data = mutate(data, rng)
+    return data
