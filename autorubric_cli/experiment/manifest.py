@@ -41,7 +41,7 @@ class Manifest(BaseModel):
     created: str
     updated: str
     status: Status
-    seed: int = Field(ge=-MAX_INT, le=MAX_INT)
+    seed: int = Field(ge=0, le=MAX_INT)
     config: dict[str, Any]
     rubric: InputFile
     dataset: InputFile
