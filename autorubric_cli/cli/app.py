@@ -128,7 +128,9 @@ def run(
     out: Annotated[
         Path | None, typer.Option("--out", help="Experiment directory (any path).")
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", min=0, help="Seed for option shuffles.")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Seed for option shuffles.")
+    ] = None,
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")
     ] = None,

@@ -223,21 +223,22 @@ def _nest(columns: list[list[str]], row: list[str], where: Where) -> dict[str, A
     for parts, cell in zip(columns, row, strict=False):
         if cell == "":
             continue
-        value: Any = cell
-        if (
-            parts[0] == "human_ratings"
-            and len(parts) == 2
-            or (len(parts) == 1 and parts[0] in JSON_CELL_COLUMNS)
-        ):
-            value = _json_cell(cell, where, ".".join(parts))
-        put_path(out, parts, value, where)
+        put_path(out, parts, cell_value(parts, cell, where), where)
     return out
 
 
-def _json_cell(cell: str, where: Where, key: str) -> Any:
+def cell_value(parts: list[str], value: Any, where: Where) -> Any:
+    """A flat column's text that holds JSON is parsed: `human_ratings.<criterion>` (a list),
+    and whole `ground_truth` / `human_ratings` / `metadata` columns (objects)."""
+    is_json = (parts[0] == "human_ratings" and len(parts) == 2) or (
+        len(parts) == 1 and parts[0] in JSON_CELL_COLUMNS
+    )
+    if not is_json or not isinstance(value, str):
+        return value
     try:
-        return orjson.loads(cell)
+        return orjson.loads(value)
     except orjson.JSONDecodeError:
+        key = ".".join(parts)
         raise where.error("cell must be JSON (e.g. a list of labels)", key=key) from None
 
 
@@ -286,7 +287,9 @@ def _iter_parquet(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[Wher
                 out: dict[str, Any] = {}
                 for name, value in record.items():
                     if value is not None:
-                        put_path(out, str(name).split("."), _plain(value, where), where)
+                        parts = str(name).split(".")
+                        value = cell_value(parts, _plain(value, where), where)
+                        put_path(out, parts, value, where)
                 yield where, out
 
 
