@@ -1,8 +1,14 @@
-"""Write a RubricDataset JSON and a rubric file with the autorubric library (1.6.1)."""
+"""Write a RubricDataset JSON and rubric files with the autorubric library (1.6.1).
 
-import json, importlib.metadata
-from autorubric import Rubric, Criterion, CriterionOption, RubricDataset, DataItem, CriterionVerdict
+Regenerate (never a dependency of ours): python -m venv /tmp/arlib-venv && /tmp/arlib-venv/bin/pip
+install autorubric==1.6.1 pyyaml, then run this script with that python inside this folder.
+"""
+
+import importlib.metadata
+import json
+
 import yaml
+from autorubric import Criterion, CriterionOption, CriterionVerdict, DataItem, Rubric, RubricDataset
 
 version = importlib.metadata.version("autorubric")
 criteria = [
@@ -40,7 +46,7 @@ items = [
     for i, t in enumerate(truths)
 ]
 ds = RubricDataset(prompt="Compare NMC and LFP.", rubric=rubric, items=items, name="library-demo")
-ds.to_file(f"rubric_dataset.json")
+ds.to_file("rubric_dataset.json")
 # A rubric file in the library's sections form, read back by the library to prove it is valid.
 sections = {
     "sections": [
