@@ -85,6 +85,23 @@ def _finite(value: float | None, what: str) -> float | None:
     return value
 
 
+RESERVED_PARAMS = frozenset(
+    {
+        "model",
+        "messages",
+        "response_format",
+        "api_key",
+        "api_base",
+        "timeout",
+        "max_retries",
+        "num_retries",
+        "temperature",
+        "max_tokens",
+        "stream",
+    }
+)
+
+
 class JudgeSpec(Strict):
     """One judge model. `api_key_env` is the NAME of an environment variable, never a key."""
 
@@ -108,6 +125,16 @@ class JudgeSpec(Strict):
         _finite(v, "judge weight")
         if v <= 0:
             raise ValueError("judge weight must be > 0")
+        return v
+
+    @field_validator("params")
+    @classmethod
+    def _params_pass_through(cls, v: dict[str, Any]) -> dict[str, Any]:
+        """`params` go to the provider as they are (litellm kwargs: top_p, seed, stop,
+        extra_headers, extra_body, ...), except what we set ourselves."""
+        for name in v:
+            if name in RESERVED_PARAMS:
+                raise ValueError(f"`{name}` is set by autorubric; it cannot be a judge param")
         return v
 
     @field_validator("api_key_env")

@@ -85,6 +85,7 @@ def request_kwargs(
     if spec.api_base is not None:
         kwargs["api_base"] = spec.api_base
     kwargs.update(thinking_kwargs(spec.thinking))
+    kwargs.update(spec.params)  # pass-through (top_p, seed, extra_headers, ...); keys checked
     return kwargs
 
 

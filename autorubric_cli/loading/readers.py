@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -169,8 +168,8 @@ def _iter_csv(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[Where, A
     source = str(path)
     csv.field_size_limit(MAX_LINE_BYTES)
     with open_binary(path, compressed) as handle:
-        text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
-        reader = csv.reader(text, delimiter="\t" if fmt == "tsv" else ",", strict=True)
+        lines = _decoded_lines(handle, source)
+        reader = csv.reader(lines, delimiter="\t" if fmt == "tsv" else ",", strict=True)
         rows = _csv_rows(reader, source)
         header = next(rows, None)
         if header is None:
@@ -184,20 +183,34 @@ def _iter_csv(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[Where, A
                 yield where, _nest(columns, row, where)
 
 
+def _decoded_lines(handle: IO[bytes], source: str) -> Iterator[str]:
+    """The file's lines as text (line endings kept, for csv), each decoded on its own so that
+    an encoding error names its line."""
+    number = 0
+    while True:
+        try:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+        except READ_ERRORS as exc:
+            raise _read_error(source, number + 1, exc) from None
+        if not raw:
+            return
+        number += 1
+        try:
+            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError:
+            raise InputError("line is not UTF-8 text", path=source, line=number) from None
+
+
 def _csv_rows(reader: Any, source: str) -> Iterator[tuple[int, list[str]]]:
-    """(line the row starts on, cells); decoding and quoting errors name the line."""
+    """(line the row starts on, cells); quoting errors name the line."""
     line = 1
     while True:
         try:
             row = next(reader)
         except StopIteration:
             return
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", path=source, line=reader.line_num + 1) from None
         except csv.Error as exc:
             raise InputError(f"CSV error: {exc}", path=source, line=reader.line_num) from None
-        except READ_ERRORS as exc:
-            raise _read_error(source, reader.line_num + 1, exc) from None
         yield line, row
         line = reader.line_num + 1
 
