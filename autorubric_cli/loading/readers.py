@@ -87,31 +87,42 @@ def iter_records(path: str | Path) -> Iterator[tuple[Where, Any]]:
     yield from reader(path, compressed, fmt)
 
 
+def _raw_lines(handle: IO[bytes], source: str) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, bytes) without reading the file at once; read errors and
+    over-long lines are InputErrors."""
+    number = 0
+    while True:
+        try:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+        except READ_ERRORS as exc:
+            raise _read_error(source, number + 1, exc) from None
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raise InputError(
+                f"line is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB",
+                path=source,
+                line=number,
+            )
+        yield number, raw
+
+
+def _decode(raw: bytes, number: int, source: str) -> str:
+    try:
+        return raw.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError:
+        raise InputError("line is not UTF-8 text", path=source, line=number) from None
+
+
 def iter_lines(path: Path, compressed: bool = False) -> Iterator[tuple[int, str]]:
     """(1-based line number, text) for non-blank lines, without reading the file at once."""
     source = str(path)
     with open_binary(path, compressed) as handle:
-        number = 0
-        while True:
-            try:
-                raw = handle.readline(MAX_LINE_BYTES + 1)
-            except READ_ERRORS as exc:
-                raise _read_error(source, number + 1, exc) from None
-            if not raw:
-                return
-            number += 1
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise InputError(
-                    f"line is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB",
-                    path=source,
-                    line=number,
-                )
+        for number, raw in _raw_lines(handle, source):
             if b"\x00" in raw:
                 raise InputError("binary data (NUL byte) in dataset", path=source, line=number)
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise InputError("line is not UTF-8 text", path=source, line=number) from None
+            text = _decode(raw, number, source)
             if text.strip():
                 yield number, text
 
@@ -186,19 +197,8 @@ def _iter_csv(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[Where, A
 def _decoded_lines(handle: IO[bytes], source: str) -> Iterator[str]:
     """The file's lines as text (line endings kept, for csv), each decoded on its own so that
     an encoding error names its line."""
-    number = 0
-    while True:
-        try:
-            raw = handle.readline(MAX_LINE_BYTES + 1)
-        except READ_ERRORS as exc:
-            raise _read_error(source, number + 1, exc) from None
-        if not raw:
-            return
-        number += 1
-        try:
-            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError:
-            raise InputError("line is not UTF-8 text", path=source, line=number) from None
+    for number, raw in _raw_lines(handle, source):
+        yield _decode(raw, number, source)
 
 
 def _csv_rows(reader: Any, source: str) -> Iterator[tuple[int, list[str]]]:

@@ -372,43 +372,24 @@ def seed_file(ws: Workspace, name: str) -> bytes:
     return (ws.experiment() / name).read_bytes()
 
 
+def dataset_target(
+    file_name: str, seed: Callable[[], bytes], mutate: Callable[..., bytes]
+) -> Target:
+    """A dataset format: the file is read through `iter_items` under `file_name`."""
+    return (lambda ws, d: load_dataset_file(ws, file_name, d), lambda ws: seed(), mutate)
+
+
 TARGETS: dict[str, Target] = {
     "rubric.yaml": (target_rubric, lambda ws: RUBRIC.encode(), mutate_yaml),
-    "data.jsonl": (
-        lambda ws, d: load_dataset_file(ws, "d.jsonl", d),
-        lambda ws: jsonl_bytes(),
-        mutate_dataset,
+    "data.jsonl": dataset_target("d.jsonl", jsonl_bytes, mutate_dataset),
+    "data.json": dataset_target("d.json", lambda: json.dumps(ROWS).encode(), mutate_dataset),
+    "rubric-dataset.json": dataset_target("rd.json", rubric_dataset_bytes, mutate_dataset),
+    "data.csv": dataset_target("d.csv", lambda: csv_bytes(","), mutate_bytes),
+    "data.tsv": dataset_target("d.tsv", lambda: csv_bytes("\t"), mutate_bytes),
+    "data.jsonl.gz": dataset_target(
+        "d.jsonl.gz", lambda: gzip.compress(jsonl_bytes()), mutate_gzip
     ),
-    "data.json": (
-        lambda ws, d: load_dataset_file(ws, "d.json", d),
-        lambda ws: json.dumps(ROWS).encode(),
-        mutate_dataset,
-    ),
-    "rubric-dataset.json": (
-        lambda ws, d: load_dataset_file(ws, "rd.json", d),
-        lambda ws: rubric_dataset_bytes(),
-        mutate_dataset,
-    ),
-    "data.csv": (
-        lambda ws, d: load_dataset_file(ws, "d.csv", d),
-        lambda ws: csv_bytes(","),
-        mutate_bytes,
-    ),
-    "data.tsv": (
-        lambda ws, d: load_dataset_file(ws, "d.tsv", d),
-        lambda ws: csv_bytes("\t"),
-        mutate_bytes,
-    ),
-    "data.jsonl.gz": (
-        lambda ws, d: load_dataset_file(ws, "d.jsonl.gz", d),
-        lambda ws: gzip.compress(jsonl_bytes()),
-        mutate_gzip,
-    ),
-    "data.parquet": (
-        lambda ws, d: load_dataset_file(ws, "d.parquet", d),
-        lambda ws: parquet_bytes(),
-        mutate_bytes,
-    ),
+    "data.parquet": dataset_target("d.parquet", parquet_bytes, mutate_bytes),
     "human.jsonl": (target_human, lambda ws: jsonl_bytes(), mutate_dataset),
     "few_shot.jsonl": (target_few_shot, lambda ws: jsonl_bytes(), mutate_dataset),
     "items.jsonl": (target_items, lambda ws: seed_file(ws, "items.jsonl"), mutate_dataset),
