@@ -124,7 +124,7 @@ class LLMConfig(Strict):
     normalize: bool = True
     shuffle_options: bool = True
     auto_na_option: bool = False
-    seed: int | None = None
+    seed: int = 0  # SPEC §1: fixed, so unchanged prompts stay identical across reruns (§9)
     concurrency: int = Field(64, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_attempts: int = Field(6, ge=1)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import secrets
 import shutil
 import sys
 from collections.abc import Iterator
@@ -47,10 +46,12 @@ class RunOptions:
     limit: int | None = None
     no_shuffle: bool = False
     grace_s: float = GRACE_S
+    no_cache: bool = False
+    cache_dir: Path | None = None
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
-    """The rubric's `grader:` section with CLI flags applied on top; the seed drawn if unset."""
+    """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
     update: dict[str, Any] = {}
     if options.judges:
         update["judges"] = [JudgeSpec(model=m) for m in options.judges]
@@ -58,8 +59,10 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
         update["concurrency"] = options.concurrency
     if options.no_shuffle:
         update["shuffle_options"] = False
-    seed = options.seed if options.seed is not None else rubric.grader.seed
-    update["seed"] = seed if seed is not None else secrets.randbelow(2**31)
+    if options.seed is not None:
+        update["seed"] = options.seed
+    if options.no_cache:
+        update["cache"] = False
     config = rubric.grader.model_copy(update=update)
     if not config.judges:
         raise InputError(
@@ -84,10 +87,12 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
     return items if limit is None else itertools.islice(items, limit)
 
 
-def _make_grader(rubric: Rubric, seed: int, base_dir: Path) -> Any:
+def _make_grader(rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None) -> Any:
     from autorubric_cli.grading.grader import CriterionGrader
+    from autorubric_cli.judges.cache import CallCache, cache_path
 
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir)
+    cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache)
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
@@ -105,7 +110,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     if options.limit is not None:
         total = min(total, options.limit)
     directory = experiment_directory(rubric_path, options)
-    grader = _make_grader(rubric, config.seed or 0, rubric_path.parent)
+    grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir)
     if directory.exists() and any(directory.iterdir()):
         raise InputError(
             f"experiment directory already exists; use `autorubric resume {directory}` "
@@ -122,7 +127,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
         created=now,
         updated=now,
         status="running",
-        seed=config.seed or 0,
+        seed=config.seed,
         config=config.model_dump(mode="json"),
         rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
         dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
@@ -155,8 +160,35 @@ def check_unchanged(manifest: Manifest, directory: Path) -> None:
             )
 
 
+def recorded(
+    directory: Path, retry_errors: bool, issues: ReadIssues
+) -> tuple[set[str], dict[str, ItemRecord]]:
+    """Ids not to grade again, and (with retry_errors) the errored records to grade again."""
+    latest = latest_lines(directory / ITEMS, issues)
+    errored = {i for i, (_, status) in latest.items() if status == "error"}
+    done = set(latest) - errored if retry_errors else set(latest)
+    priors = records_by_id(directory / ITEMS, latest, errored) if retry_errors else {}
+    return done, priors
+
+
+def with_session_flags(rubric: Rubric, concurrency: int | None, no_cache: bool) -> Rubric:
+    """`resume`'s flags that may differ from the run's: concurrency and --no-cache."""
+    update: dict[str, Any] = {}
+    if concurrency is not None:
+        update["concurrency"] = concurrency
+    if no_cache:
+        update["cache"] = False
+    return rubric.model_copy(update={"grader": rubric.grader.model_copy(update=update)})
+
+
 def resume_run(
-    directory: Path, *, retry_errors: bool, concurrency: int | None, grace_s: float = GRACE_S
+    directory: Path,
+    *,
+    retry_errors: bool,
+    concurrency: int | None,
+    grace_s: float = GRACE_S,
+    no_cache: bool = False,
+    cache_dir: Path | None = None,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings."""
     from autorubric_cli.report.build import open_experiment
@@ -165,15 +197,10 @@ def resume_run(
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
     rubric = experiment.rubric
-    if concurrency is not None:
-        grader_config = rubric.grader.model_copy(update={"concurrency": concurrency})
-        rubric = rubric.model_copy(update={"grader": grader_config})
+    rubric = with_session_flags(rubric, concurrency, no_cache)
     issues = ReadIssues()
-    latest = latest_lines(directory / ITEMS, issues)
-    errored = {i for i, (_, status) in latest.items() if status == "error"}
-    done = set(latest) - errored if retry_errors else set(latest)
-    priors = records_by_id(directory / ITEMS, latest, errored) if retry_errors else {}
-    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent)
+    done, priors = recorded(directory, retry_errors, issues)
+    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent, cache_dir)
     manifest.status = "running"
     manifest.error = None
     save_manifest(directory, manifest)

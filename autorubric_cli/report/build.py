@@ -83,6 +83,8 @@ def build_report(
         ),
         "usage": fold.usage,
         "cost": exact_sum(fold.costs),
+        "usage_saved": fold.usage_saved,
+        "cost_saved": exact_sum(fold.costs_saved),
         "retries": sum(j.retries for j in fold.judges.values()),
         "error_votes": sum(j.errors for j in fold.judges.values()),
         "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
@@ -136,4 +138,7 @@ def judge_summary(
         "retries": tally.retries,
         "usage": tally.usage,
         "cost": exact_sum(tally.costs),
+        "cached": tally.cached,
+        "usage_saved": tally.usage_saved,
+        "cost_saved": exact_sum(tally.costs_saved),
     }
