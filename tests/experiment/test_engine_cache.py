@@ -189,3 +189,74 @@ def test_a_corrupt_cache_warns_once_and_the_run_goes_on(
         k: without_cache_marks(v) for k, v in b.items()
     }
     assert not any(v["cached"] for r in b.values() for c in r["criteria"] for v in c["votes"])
+
+
+def test_dry_run_bills_exactly_what_the_run_then_sends(
+    tmp_path: Path, isolated_call_cache: Path
+) -> None:
+    from autorubric_cli.judges.litellm_transport import load_litellm
+
+    litellm = load_litellm()
+    with JudgeServer() as server:
+        data = write_dataset(tmp_path / "data.jsonl", 6)
+        rubric = cache_rubric(tmp_path / "r.yaml", server.api_base)
+        out = tmp_path / "a"
+        cold = run_cli("run", rubric, data, "--out", out, "--dry-run", "--format", "json")
+        assert cold.returncode == 0, cold.stderr
+        bill = json.loads(cold.stdout)
+        assert server.request_count == 0 and not out.exists()
+        assert not (isolated_call_cache / "calls.sqlite3").exists()
+        assert bill["calls"] == {"total": 6 * 4 * 2, "cached": 0, "to_send": 6 * 4 * 2}
+        run_ok(rubric, data, "--out", out, "--limit", "3")
+        counted = {"j0": 0, "j1": 0}
+        for r in server.requests:  # the judge's model string, as configured: "openai/..."
+            model = "openai/" + r.model
+            counted[f"j{MODELS.index(model)}"] += litellm.token_counter(
+                model=model, messages=r.messages
+            )
+        sent = sum(counted.values())
+        # the first 3 items were sent: the bill of the full run counts exactly those + 3 more
+        resumed = run_cli("resume", out, "--dry-run", "--format", "json")
+        assert resumed.returncode == 0, resumed.stderr
+        rest = json.loads(resumed.stdout)
+        assert rest["calls"] == {"total": 0, "cached": 0, "to_send": 0}  # --limit 3 is recorded
+        assert bill["prompt_tokens"] > sent > 0
+        warm = json.loads(
+            run_cli("run", rubric, data, "--out", out, "--dry-run", "-f", "json").stdout
+        )
+        assert warm["calls"] == {"total": 48, "cached": 24, "to_send": 24}
+        assert warm["prompt_tokens"] == bill["prompt_tokens"] - sent
+        assert [j["prompt_tokens"] for j in bill["judges"]] == [
+            counted[j["id"]] + w["prompt_tokens"]
+            for j, w in zip(bill["judges"], warm["judges"], strict=True)
+        ]
+        for line in (bill, *bill["judges"]):
+            assert line["cost_estimate"] > 0
+        unpriced = cache_rubric(
+            tmp_path / "u.yaml", server.api_base, judges=1, judge_extra={0: {"model": "openai/x"}}
+        )
+        free = json.loads(run_cli("run", unpriced, data, "--dry-run", "-f", "json").stdout)
+        assert free["cost_estimate"] is None and free["judges"][0]["cost_estimate"] is None
+        table = run_cli("run", unpriced, data, "--dry-run")
+        assert table.returncode == 0 and "n/a" in table.stdout
+        assert server.request_count == 24
+
+
+def test_cache_info_prune_and_clear(tmp_path: Path, isolated_call_cache: Path) -> None:
+    with JudgeServer() as server:
+        data = write_dataset(tmp_path / "data.jsonl", 3)
+        rubric = cache_rubric(tmp_path / "r.yaml", server.api_base)
+        run_ok(rubric, data, "--out", tmp_path / "a")
+        run_ok(rubric, data, "--out", tmp_path / "b")
+    info = json.loads(run_cli("cache", "info", "-f", "json").stdout)
+    assert info["entries"] == 24 and info["hits"] == 24 and info["size_bytes"] > 0
+    assert [(m["model"], m["entries"]) for m in info["models"]] == [
+        (MODELS[0], 12),
+        (MODELS[1], 12),
+    ]
+    assert "pruned 0 entries" in run_cli("cache", "prune", "--older-than", "30d").stdout
+    assert "pruned 24 entries" in run_cli("cache", "prune", "--older-than", "0s").stdout
+    bad = run_cli("cache", "prune", "--older-than", "soon")
+    assert bad.returncode == 2 and "--older-than" in bad.stderr
+    assert run_cli("cache", "clear").returncode == 0
+    assert not (isolated_call_cache / "calls.sqlite3").exists()
