@@ -76,9 +76,12 @@ class CachedAnswer:
 class CallCache:
     """Get and put answers by request key. `readonly` never creates or writes the file."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, readonly: bool = False, busy_timeout_s: float = BUSY_TIMEOUT_S
+    ) -> None:
         self.path = path
         self.readonly = readonly
+        self.busy_timeout_s = busy_timeout_s
         self.broken = False
         self.hits: Counter[str] = Counter()
         self._db: sqlite3.Connection | None = None
@@ -92,10 +95,12 @@ class CallCache:
                     self.broken = True  # nothing cached yet: every lookup is a miss, silently
                     return None
                 uri = f"file:{self.path}?mode=ro"
-                db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+                db = sqlite3.connect(
+                    uri, uri=True, timeout=self.busy_timeout_s, isolation_level=None
+                )
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+                db = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute(SCHEMA)
@@ -125,14 +130,15 @@ class CallCache:
         except sqlite3.Error as exc:
             self._disable(exc)
             return None
-        if row is None or entry_digest(key, row[0]) != row[1]:
+        if row is None or not isinstance(row[0], bytes) or entry_digest(key, row[0]) != row[1]:
             return None
         try:
             data: dict[str, Any] = orjson.loads(row[0])
-        except orjson.JSONDecodeError:
+            answer = CachedAnswer(data["content"], data["reasoning"], data["usage"], data["cost"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
             return None
         self.hits[key] += 1
-        return CachedAnswer(data["content"], data["reasoning"], data["usage"], data["cost"])
+        return answer
 
     def put(self, key: str, model: str, answer: CachedAnswer) -> None:
         db = self._connect()
