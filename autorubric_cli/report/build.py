@@ -137,8 +137,8 @@ def judge_summary(
         "errors": tally.errors,
         "retries": tally.retries,
         "usage": tally.usage,
-        "cost": exact_sum(tally.costs),
+        "cost": exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
         "cached": tally.cached,
         "usage_saved": tally.usage_saved,
-        "cost_saved": exact_sum(tally.costs_saved),
+        "cost_saved": exact_sum(tally.costs_saved) if tally.cached else 0.0,
     }

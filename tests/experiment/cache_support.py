@@ -54,6 +54,7 @@ def cache_rubric(
     judges: int = 2,
     criteria: list[dict[str, Any]] | None = None,
     judge_extra: dict[int, dict[str, Any]] | None = None,
+    **settings: Any,
 ) -> Path:
     """A rubric with NO seed (the fixed default 0 must keep prompts identical across runs)."""
     extra = judge_extra or {}
@@ -63,6 +64,7 @@ def cache_rubric(
         "timeout": 5,
         "max_attempts": 3,
         "retry": {"initial_wait": 0.01, "max_wait": 0.05, "max_retry_after": 0.3},
+        **settings,
     }
     path.write_text(yaml.safe_dump({"criteria": criteria or CRITERIA, "grader": grader}))
     return path
