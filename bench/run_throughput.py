@@ -60,7 +60,7 @@ def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float]
 
     started, cpu = time.perf_counter(), time.process_time()
     with contextlib.redirect_stderr(io.StringIO()):
-        start_run(rubric, data, RunOptions(out=out))
+        start_run(rubric, data, RunOptions(out=out, no_cache=True))
     return time.perf_counter() - started, time.process_time() - cpu
 
 
@@ -78,6 +78,7 @@ def whole_command(rubric: Path, data: Path, out: Path) -> float:
             str(out),
             "--format",
             "json",
+            "--no-cache",  # measures paid calls; the call cache would serve reruns
         ],
         check=True,
         stdout=subprocess.DEVNULL,

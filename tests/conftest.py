@@ -18,6 +18,16 @@ from tests.support import TEST_KEY_ENV  # noqa: E402
 from tests.support.judge_server import JudgeServer  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def isolated_call_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test gets its own empty call cache (SPEC §9), never the user's."""
+    directory = tmp_path_factory.mktemp("call-cache")
+    monkeypatch.setenv("AUTORUBRIC_CACHE_DIR", str(directory))
+    return directory
+
+
 @pytest.fixture
 def judge_server() -> Iterator[JudgeServer]:
     """A fresh loopback server with default (deterministic) answers and no faults."""

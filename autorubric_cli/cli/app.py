@@ -41,6 +41,16 @@ FailUnder = Annotated[
     float | None, typer.Option("--fail-under", help="Gate: fail (exit 1) if score.mean < X.")
 ]
 Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML file here.")]
+NoCache = Annotated[
+    bool, typer.Option("--no-cache", help="Neither read nor write the call cache (SPEC §9).")
+]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
+]
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Print the bill (calls, cache hits, cost); call nothing.")
+]
 
 
 def _err(message: str) -> None:
@@ -144,6 +154,9 @@ def run(
         bool, typer.Option("--no-shuffle", help="Show options in rubric order.")
     ] = False,
     field: FieldOpt = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    dry_run: DryRun = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -162,7 +175,13 @@ def run(
             limit=limit,
             no_shuffle=no_shuffle,
             fields=field or [],
+            no_cache=no_cache,
+            cache_dir=cache_dir,
         )
+        if dry_run:
+            from autorubric_cli.cli.cache_cmd import dry_run_run
+
+            return dry_run_run(rubric, dataset, options, format.value)
         try:
             directory = start_run(rubric, dataset, options)
         except RunInterrupted as exc:
@@ -184,6 +203,9 @@ def resume(
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    dry_run: DryRun = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
@@ -191,8 +213,18 @@ def resume(
         from autorubric_cli.cli.finish import finish
         from autorubric_cli.experiment.session import RunInterrupted, resume_run
 
+        if dry_run:
+            from autorubric_cli.cli.cache_cmd import dry_run_resume
+
+            return dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
         try:
-            warnings = resume_run(directory, retry_errors=retry_errors, concurrency=concurrency)
+            warnings = resume_run(
+                directory,
+                retry_errors=retry_errors,
+                concurrency=concurrency,
+                no_cache=no_cache,
+                cache_dir=cache_dir,
+            )
         except RunInterrupted:
             finish(directory, format.value, fail_under, junit, quiet=True)
             raise
@@ -386,6 +418,11 @@ def simulate(
         return run_simulate(out, fmt=format, options=settings)
 
     guarded(body)
+
+
+from autorubric_cli.cli.cache_cmd import cache_app  # noqa: E402  (registered last)
+
+app.add_typer(cache_app, name="cache")
 
 
 def main() -> None:

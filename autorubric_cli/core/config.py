@@ -170,7 +170,7 @@ class LLMConfig(Strict):
     normalize: bool = True
     shuffle_options: bool = True
     auto_na_option: bool = False
-    seed: int | None = Field(None, ge=0)
+    seed: int = Field(0, ge=0)  # SPEC §1: fixed, so reruns hit the cache (§9)
     concurrency: int = Field(64, ge=1, le=100_000)
     timeout: float = Field(60.0, gt=0)
     max_attempts: int = Field(6, ge=1, le=1000)

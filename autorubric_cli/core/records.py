@@ -41,6 +41,7 @@ class Vote(Record):
     thinking: str | None = None
     attempts: int = Field(1, ge=1)
     option_set: list[int] | None = None  # response-set elicitation: original option indices
+    cached: bool = False  # served by the call cache: usage/cost are the original call's (§9)
 
 
 class OptionRecord(Record):
@@ -71,6 +72,8 @@ class ItemRecord(Record):
     judge_scores: dict[str, float | None] = Field(default_factory=dict)
     usage: dict[str, int] = Field(default_factory=dict)
     cost: float | None = None
+    usage_saved: dict[str, int] = Field(default_factory=dict)  # cached votes (§9)
+    cost_saved: float | None = 0.0
     duration_s: float = 0.0
     error: str | None = None
     simulated: bool = False

@@ -70,6 +70,7 @@ class Progress:
             f"error votes {s.error_votes}",
             f"tokens {tokens:,}",
             f"cost ${s.cost:.4f}",
+            f"cached {s.cached} (saved ${s.cost_saved:.4f})",
             f"ETA {self._eta()}",
         ]
         prefix = "[simulated judges] " if self.simulated else ""

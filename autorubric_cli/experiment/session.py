@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import secrets
 import shutil
 import sys
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from autorubric_cli import __version__
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import (
     ITEMS,
@@ -49,10 +48,12 @@ class RunOptions:
     no_shuffle: bool = False
     grace_s: float = GRACE_S
     fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
+    no_cache: bool = False
+    cache_dir: Path | None = None
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
-    """The rubric's `grader:` section with CLI flags applied on top; the seed drawn if unset."""
+    """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
     update: dict[str, Any] = {}
     if options.judges:
         update["judges"] = [JudgeSpec(model=m) for m in options.judges]
@@ -60,8 +61,10 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
         update["concurrency"] = options.concurrency
     if options.no_shuffle:
         update["shuffle_options"] = False
-    seed = options.seed if options.seed is not None else rubric.grader.seed
-    update["seed"] = seed if seed is not None else secrets.randbelow(2**31)
+    if options.seed is not None:
+        update["seed"] = options.seed
+    if options.no_cache:
+        update["cache"] = False
     config = rubric.grader.model_copy(update=update)
     if not config.judges:
         raise InputError(
@@ -86,10 +89,12 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
     return items if limit is None else itertools.islice(items, limit)
 
 
-def _make_grader(rubric: Rubric, seed: int, base_dir: Path) -> Any:
+def _make_grader(rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None) -> Any:
     from autorubric_cli.grading.grader import CriterionGrader
+    from autorubric_cli.judges.cache import CallCache, cache_path
 
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir)
+    cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache)
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
@@ -98,17 +103,22 @@ def _fatal_errors() -> tuple[type[BaseException], ...]:
     return (JudgeAuthError,)
 
 
+def prepare_run(rubric_path: Path, options: RunOptions) -> tuple[Rubric, dict[str, str]]:
+    """The rubric with the run's flags applied, and the dataset field mapping (SPEC §2)."""
+    rubric = load_rubric(rubric_path)
+    rubric = rubric.model_copy(update={"grader": resolve_config(rubric, options)})
+    return rubric, {**rubric.dataset.fields, **parse_field_flags(options.fields)}
+
+
 def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Path:
     """Validate everything, then create the directory and grade. Returns the directory."""
-    rubric = load_rubric(rubric_path)
-    config = resolve_config(rubric, options)
-    rubric = rubric.model_copy(update={"grader": config})
-    fields = {**rubric.dataset.fields, **parse_field_flags(options.fields)}
+    rubric, fields = prepare_run(rubric_path, options)
+    config = rubric.grader
     total = summarize_dataset(dataset_path, rubric, fields).items
     if options.limit is not None:
         total = min(total, options.limit)
     directory = experiment_directory(rubric_path, options)
-    grader = _make_grader(rubric, config.seed or 0, rubric_path.parent)
+    grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir)
     if directory.exists() and any(directory.iterdir()):
         raise InputError(
             f"experiment directory already exists; use `autorubric resume {directory}` "
@@ -125,7 +135,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
         created=now,
         updated=now,
         status="running",
-        seed=config.seed or 0,
+        seed=config.seed,
         config=config.model_dump(mode="json"),
         rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
         dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
@@ -169,8 +179,35 @@ def _check_hashes(manifest: Manifest, directory: Path) -> None:
             )
 
 
+def recorded(
+    directory: Path, retry_errors: bool, issues: ReadIssues, criteria: list[Criterion]
+) -> tuple[set[str], dict[str, ItemRecord]]:
+    """Ids not to grade again, and (with retry_errors) the errored records to grade again."""
+    latest = latest_lines(directory / ITEMS, issues)
+    errored = {i for i, (_, status) in latest.items() if status == "error"}
+    done = set(latest) - errored if retry_errors else set(latest)
+    priors = records_by_id(directory / ITEMS, latest, errored, criteria) if retry_errors else {}
+    return done, priors
+
+
+def with_session_flags(rubric: Rubric, concurrency: int | None, no_cache: bool) -> Rubric:
+    """`resume`'s flags that may differ from the run's: concurrency and --no-cache."""
+    update: dict[str, Any] = {}
+    if concurrency is not None:
+        update["concurrency"] = concurrency
+    if no_cache:
+        update["cache"] = False
+    return rubric.model_copy(update={"grader": rubric.grader.model_copy(update=update)})
+
+
 def resume_run(
-    directory: Path, *, retry_errors: bool, concurrency: int | None, grace_s: float = GRACE_S
+    directory: Path,
+    *,
+    retry_errors: bool,
+    concurrency: int | None,
+    grace_s: float = GRACE_S,
+    no_cache: bool = False,
+    cache_dir: Path | None = None,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings."""
     from autorubric_cli.report.build import open_experiment
@@ -179,17 +216,10 @@ def resume_run(
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
     rubric = experiment.rubric
-    if concurrency is not None:
-        grader_config = rubric.grader.model_copy(update={"concurrency": concurrency})
-        rubric = rubric.model_copy(update={"grader": grader_config})
+    rubric = with_session_flags(rubric, concurrency, no_cache)
     issues = ReadIssues()
-    latest = latest_lines(directory / ITEMS, issues)
-    errored = {i for i, (_, status) in latest.items() if status == "error"}
-    done = set(latest) - errored if retry_errors else set(latest)
-    priors = (
-        records_by_id(directory / ITEMS, latest, errored, rubric.criteria) if retry_errors else {}
-    )
-    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent)
+    done, priors = recorded(directory, retry_errors, issues, rubric.criteria)
+    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent, cache_dir)
     manifest.status = "running"
     manifest.error = None
     save_manifest(directory, manifest)

@@ -24,6 +24,7 @@ from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.record import item_record
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
+from autorubric_cli.judges.cache import CallCache
 
 T = TypeVar("T")
 VoteKey = tuple[str, str, int]  # (criterion name, judge id, sample)
@@ -61,7 +62,8 @@ class CriterionGrader:
     """Grades items against a rubric. `rubric.grader` is the resolved configuration.
 
     `seed` drives option shuffles and few-shot selection; `base_dir` resolves the few-shot
-    examples path; `retry` sets backoff timing (default: `rubric.grader.retry`). Judge
+    examples path; `retry` sets backoff timing (default: `rubric.grader.retry`); `cache` is
+    the call cache (SPEC §9), None for none; it is closed by `aclose`. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
 
@@ -72,6 +74,7 @@ class CriterionGrader:
         seed: int,
         base_dir: Path | None = None,
         retry: RetryPolicy | None = None,
+        cache: CallCache | None = None,
     ) -> None:
         if not rubric.grader.judges:
             raise InputError(
@@ -83,7 +86,8 @@ class CriterionGrader:
         self.stats = CallStats()
         self.rules = ScoringRules.from_rubric(rubric)
         policy = retry or RetryPolicy.from_config(rubric.grader.retry)
-        self.judges = build_judges(rubric.grader, policy=policy, stats=self.stats)
+        self.cache = cache
+        self.judges = build_judges(rubric.grader, policy=policy, stats=self.stats, cache=cache)
         self.requests = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
         self.simulated = any(judge.simulated for judge in self.judges)
 
@@ -127,5 +131,7 @@ class CriterionGrader:
         )
 
     async def aclose(self) -> None:
-        """Close litellm's HTTP clients; call before the event loop ends."""
+        """Close litellm's HTTP clients (call before the event loop ends) and the call cache."""
         await close_clients()
+        if self.cache is not None:
+            self.cache.close()

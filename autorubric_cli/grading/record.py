@@ -25,6 +25,11 @@ def summed_cost(votes: Sequence[Vote]) -> float | None:
     return sum(costs) if costs else None
 
 
+def bill(votes: Sequence[Vote]) -> tuple[dict[str, int], float | None]:
+    """Usage and cost of these votes; cost 0.0 when there are none (nothing to pay)."""
+    return summed_usage(votes), summed_cost(votes) if votes else 0.0
+
+
 def error_summary(
     criteria: Sequence[Criterion], votes_by_criterion: Sequence[Sequence[Vote]]
 ) -> str | None:
@@ -54,6 +59,8 @@ def item_record(
     simulated: bool,
 ) -> ItemRecord:
     votes = [vote for group in votes_by_criterion for vote in group]
+    usage, cost = bill([v for v in votes if not v.cached])
+    usage_saved, cost_saved = bill([v for v in votes if v.cached])
     error = error_summary(criteria, votes_by_criterion)
     return ItemRecord(
         id=item.id,
@@ -64,8 +71,10 @@ def item_record(
         length_penalty=evaluation.score.length_penalty,
         criteria=evaluation.criteria,
         judge_scores=evaluation.judge_scores,
-        usage=summed_usage(votes),
-        cost=summed_cost(votes),
+        usage=usage,
+        cost=cost,
+        usage_saved=usage_saved,
+        cost_saved=cost_saved,
         duration_s=duration_s,
         error=error,
         simulated=simulated,

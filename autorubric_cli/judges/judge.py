@@ -21,6 +21,8 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.judges.cache import CallCache
+from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
 from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport, api_key_for
@@ -35,16 +37,16 @@ logger = logging.getLogger("autorubric_cli.judges")
 
 
 @dataclass
-class VoteState:
-    """What accumulates over the attempts of one vote."""
+class Bill:
+    """Usage and cost summed over completions; cost None once any of them is unpriced."""
 
-    messages: list[dict[str, str]]
-    attempts: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     cost: float | None = None
     priced: bool = True
+    calls: int = 0
 
     def add(self, completion: Completion) -> None:
+        self.calls += 1
         add_counts(self.usage, completion.usage)
         if completion.cost is None:
             self.priced = False
@@ -52,6 +54,31 @@ class VoteState:
             self.cost = (self.cost or 0.0) + completion.cost
         else:
             self.cost = None
+
+
+@dataclass
+class VoteState:
+    """What accumulates over the attempts of one vote: paid calls and cache-served ones apart.
+
+    A vote is `cached` when no attempt was paid; it then carries the original usage and cost.
+    Otherwise it carries what was paid only, so a total over votes never counts a call twice.
+    """
+
+    messages: list[dict[str, str]]
+    attempts: int = 0
+    paid: Bill = field(default_factory=Bill)
+    saved: Bill = field(default_factory=Bill)
+
+    def add(self, completion: Completion) -> None:
+        (self.saved if completion.cached else self.paid).add(completion)
+
+    @property
+    def cached(self) -> bool:
+        return self.paid.calls == 0 and self.saved.calls > 0
+
+    @property
+    def bill(self) -> Bill:
+        return self.saved if self.cached else self.paid
 
 
 class Judge:
@@ -109,13 +136,19 @@ class Judge:
         state.add(completion)
         try:
             answer = parse_answer(completion.content, request.option_count, request.elicitation)
-            return answer, completion
         except JudgeFailure as failure:
             state.messages = reask_messages(request.messages, completion.content, failure.detail)
             raise
+        if completion.confirm is not None:
+            completion.confirm()
+        return answer, completion
 
     async def _call(self, request: VoteRequest, messages: list[dict[str, str]]) -> Completion:
         fmt = response_format(request.option_count, request.elicitation)
+        hit = cached_completion(self.transport, messages, fmt, request)
+        if hit is not None:
+            self.stats.add_saved(hit.usage, hit.cost)
+            return hit
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.stats.calls_started += 1
             self.stats.in_flight += 1
@@ -123,7 +156,10 @@ class Judge:
                 completion = await self.transport.complete(messages, fmt, request)
             finally:
                 self.stats.in_flight -= 1
-        self.stats.add_usage(completion.usage, completion.cost)
+        if completion.cached:
+            self.stats.add_saved(completion.usage, completion.cost)
+        else:
+            self.stats.add_usage(completion.usage, completion.cost)
         return completion
 
     def _count_retry(self, state: RetryCallState) -> None:
@@ -156,8 +192,9 @@ class Judge:
             sample=request.sample,
             shuffle_order=request.shuffle_order,
             error=failure.describe(),
-            usage=state.usage,
-            cost=state.cost,
+            usage=state.bill.usage,
+            cost=state.bill.cost,
+            cached=state.cached,
             attempts=state.attempts,
         )
 
@@ -174,8 +211,9 @@ class Judge:
             option_index=option_index,
             shuffle_order=request.shuffle_order,
             reason=answer.explanation,
-            usage=state.usage,
-            cost=state.cost,
+            usage=state.bill.usage,
+            cost=state.bill.cost,
+            cached=state.cached,
             thinking=completion.reasoning,
             attempts=state.attempts,
             option_set=original_set(request.shuffle_order, answer.shown_set),
@@ -202,12 +240,24 @@ def transport_for(spec: JudgeSpec, timeout: float) -> Transport:
     return LiteLLMTransport(spec, timeout)
 
 
-def build_judges(config: LLMConfig, *, policy: RetryPolicy, stats: CallStats) -> list[Judge]:
+def cached(
+    transport: Transport, spec: JudgeSpec, cache: CallCache | None, flights: SingleFlight
+) -> Transport:
+    """Real judges go through the call cache; simulated ones never do (README: Call cache)."""
+    if cache is None or transport.simulated:
+        return transport
+    return CachedTransport(transport, spec, cache, flights)
+
+
+def build_judges(
+    config: LLMConfig, *, policy: RetryPolicy, stats: CallStats, cache: CallCache | None = None
+) -> list[Judge]:
     """Judges for a grader; a missing key variable or a bad param is an InputError now."""
     global_slots = asyncio.Semaphore(config.concurrency)
+    flights = SingleFlight()
     judges = []
     for spec in config.judges:
-        transport = transport_for(spec, config.timeout)
+        transport = cached(transport_for(spec, config.timeout), spec, cache, flights)
         if not transport.simulated:
             api_key_for(spec)
         judges.append(

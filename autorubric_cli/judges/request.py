@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,12 +36,19 @@ class VoteRequest:
 
 @dataclass
 class Completion:
-    """A transport's reply: the text, an optional reasoning trace, usage and cost."""
+    """A transport's reply: the text, an optional reasoning trace, usage and cost.
+
+    `cached`: served by the call cache (SPEC §9); `usage`/`cost` are then the original call's,
+    paid once before. `confirm`, when set, stores the answer in the cache: the Judge calls it
+    once the reply parsed, so only usable answers are ever stored.
+    """
 
     content: str | None
     reasoning: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
     cost: float | None = None
+    cached: bool = False
+    confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
 class Transport(Protocol):

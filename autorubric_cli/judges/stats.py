@@ -17,9 +17,18 @@ class CallStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+    cached: int = 0  # calls served by the call cache (SPEC §9), not counted above
+    tokens_saved: int = 0
+    cost_saved: float = 0.0
 
     def add_usage(self, usage: dict[str, int], cost: float | None) -> None:
         self.prompt_tokens += usage.get("prompt_tokens", 0)
         self.completion_tokens += usage.get("completion_tokens", 0)
         if cost is not None:
             self.cost += cost
+
+    def add_saved(self, usage: dict[str, int], cost: float | None) -> None:
+        self.cached += 1
+        self.tokens_saved += usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        if cost is not None:
+            self.cost_saved += cost

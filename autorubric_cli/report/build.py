@@ -99,6 +99,8 @@ def build_report(
         ),
         "usage": fold.usage,
         "cost": exact_sum(fold.costs),
+        "usage_saved": fold.usage_saved,
+        "cost_saved": exact_sum(fold.costs_saved),
         "retries": sum(j.retries for j in fold.judges.values()),
         "error_votes": sum(j.errors for j in fold.judges.values()),
         "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
@@ -151,5 +153,8 @@ def judge_summary(
         "errors": tally.errors,
         "retries": tally.retries,
         "usage": tally.usage,
-        "cost": exact_sum(tally.costs),
+        "cost": exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
+        "cached": tally.cached,
+        "usage_saved": tally.usage_saved,
+        "cost_saved": exact_sum(tally.costs_saved) if tally.cached else 0.0,
     }

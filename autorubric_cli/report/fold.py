@@ -61,16 +61,20 @@ class JudgeTally:
     errors: int = 0
     retries: int = 0
     usage: dict[str, int] = field(default_factory=dict)
-    costs: array = field(default_factory=lambda: array("d"))  # priced votes only
+    costs: array = field(default_factory=lambda: array("d"))  # priced paid votes only
+    cached: int = 0  # votes served by the call cache: their usage and cost go to *_saved
+    usage_saved: dict[str, int] = field(default_factory=dict)
+    costs_saved: array = field(default_factory=lambda: array("d"))
 
     def add_votes(self, votes: list[Vote]) -> None:
         for vote in votes:
             self.votes += 1
             self.errors += vote.error is not None
             self.retries += vote.attempts - 1
-            add_counts(self.usage, vote.usage)
+            self.cached += vote.cached
+            add_counts(self.usage_saved if vote.cached else self.usage, vote.usage)
             if vote.cost is not None:
-                self.costs.append(vote.cost)
+                (self.costs_saved if vote.cached else self.costs).append(vote.cost)
 
 
 @dataclass
@@ -87,6 +91,8 @@ class ReportFold:
     judge_scores: dict[str, array] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     costs: array = field(default_factory=lambda: array("d"))  # priced items only
+    usage_saved: dict[str, int] = field(default_factory=dict)
+    costs_saved: array = field(default_factory=lambda: array("d"))
     errored_items: list[tuple[str, str]] = field(default_factory=list)
     criteria: list[CriterionTally] = field(init=False)
     judges: dict[str, JudgeTally] = field(init=False)
@@ -108,6 +114,9 @@ class ReportFold:
         add_counts(self.usage, record.usage)
         if record.cost is not None:
             self.costs.append(record.cost)
+        add_counts(self.usage_saved, record.usage_saved)
+        if record.cost_saved is not None:
+            self.costs_saved.append(record.cost_saved)
         for judge, scores in self.judge_scores.items():
             score = record.judge_scores.get(judge)
             scores.append(np.nan if score is None else score)
@@ -249,11 +258,12 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
     first.recorded += later.recorded
     first.errored += later.errored
     first.simulated = first.simulated or later.simulated
-    for name in ("item_scores", "what_if_scores", "truth_scores", "costs"):
+    for name in ("item_scores", "what_if_scores", "truth_scores", "costs", "costs_saved"):
         getattr(first, name).extend(getattr(later, name))
     for judge, scores in later.judge_scores.items():
         first.judge_scores[judge].extend(scores)
     add_counts(first.usage, later.usage)
+    add_counts(first.usage_saved, later.usage_saved)
     first.errored_items.extend(later.errored_items)
     for mine, theirs in zip(first.criteria, later.criteria, strict=True):
         merge_criterion_tallies(mine, theirs)
@@ -272,7 +282,9 @@ def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> Non
 
 
 def merge_judge_tallies(first: JudgeTally, later: JudgeTally) -> None:
-    for name in ("votes", "errors", "retries"):
+    for name in ("votes", "errors", "retries", "cached"):
         setattr(first, name, getattr(first, name) + getattr(later, name))
     add_counts(first.usage, later.usage)
+    add_counts(first.usage_saved, later.usage_saved)
     first.costs.extend(later.costs)
+    first.costs_saved.extend(later.costs_saved)

@@ -18,6 +18,11 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def fmt_cost(value: float | None) -> str:
+    """Dollars; `n/a` when unpriced (never 0)."""
+    return "n/a" if value is None else f"${value:.4f}"
+
+
 def fmt_ci(ci: list[float] | None) -> str:
     return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
@@ -89,12 +94,13 @@ def judges_table(report: dict[str, Any]) -> Table:
         "error votes",
         "tokens",
         "cost",
+        "cached",
+        "cost saved",
     ):
         table.add_column(column, justify="left" if column in ("judge", "model") else "right")
     for j in report["judges"]:
         tokens = sum(j["usage"].get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
         model = j["model"] + (" (simulated)" if j["simulated"] else "")
-        cost = "n/a" if j["cost"] is None else f"${j['cost']:.4f}"
         table.add_row(
             j["id"],
             model,
@@ -103,9 +109,19 @@ def judges_table(report: dict[str, Any]) -> Table:
             str(j["votes"]),
             str(j["errors"]),
             f"{tokens:,}",
-            cost,
+            fmt_cost(j["cost"]),
+            str(j.get("cached", 0)),
+            fmt_cost(j.get("cost_saved")),
         )
     return table
+
+
+def cost_line(report: dict[str, Any]) -> str:
+    """Paid in this experiment vs served by the call cache (SPEC §9): never counted twice."""
+    return (
+        f"cost {fmt_cost(report['cost'])} paid · "
+        f"{fmt_cost(report.get('cost_saved'))} saved by the call cache"
+    )
 
 
 def gate_table(gate: dict[str, Any]) -> Table:
@@ -129,6 +145,7 @@ def render_tables(report: dict[str, Any], console: Console) -> None:
     console.print(summary_table(report))
     console.print(criteria_table(report))
     console.print(judges_table(report))
+    console.print(cost_line(report))
     console.print(agreement_table(report["agreement"]))
     if report["ground_truth"] is not None:
         for table in ground_truth_tables(report["ground_truth"]):

@@ -9,7 +9,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.report.render_table import fmt, fmt_ci
+from autorubric_cli.report.render_table import cost_line, fmt, fmt_ci
 
 
 def _md_row(cells: Iterable[Any]) -> str:
@@ -54,12 +54,21 @@ def render_markdown(report: dict[str, Any]) -> str:
     )
     lines += ["", "### Judges", ""]
     lines += _md_table(
-        ["judge", "mean score", "votes", "error votes", "cost"],
+        ["judge", "mean score", "votes", "error votes", "cost", "cached votes", "cost saved"],
         [
-            [j["id"], fmt(j["mean_score"]), j["votes"], j["errors"], fmt(j["cost"], 4)]
+            [
+                j["id"],
+                fmt(j["mean_score"]),
+                j["votes"],
+                j["errors"],
+                fmt(j["cost"], 4),
+                j.get("cached", 0),
+                fmt(j.get("cost_saved"), 4),
+            ]
             for j in report["judges"]
         ],
     )
+    lines += ["", cost_line(report)]
     gate = report["gate"]
     if gate is not None:
         lines += ["", f"### Gate: {'PASSED' if gate['passed'] else 'FAILED'}", ""]

@@ -43,7 +43,7 @@ def test_sigkill_resume_loses_nothing_and_never_rejudges(tmp_path: Path) -> None
         data = write_dataset(tmp_path / "data.jsonl", N_ITEMS)
 
         reference = tmp_path / "reference"
-        done = run_cli("run", rubric, data, "--out", reference, "--format", "json")
+        done = run_cli("run", rubric, data, "--out", reference, "--format", "json", "--no-cache")
         assert done.returncode == 0, done.stderr
         server.reset()
 

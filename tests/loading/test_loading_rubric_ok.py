@@ -52,7 +52,7 @@ grader:                           # optional; CLI flags override it
   normalize: true
   shuffle_options: true
   auto_na_option: false           # true appends a "Cannot assess" option to multi-choice criteria
-  seed: 42                        # default: drawn once and recorded in the manifest
+  seed: 42                        # default: 0, recorded in the manifest
   concurrency: 64                 # global cap on in-flight judge calls
   timeout: 60                     # seconds per call
   max_attempts: 6                 # per call, retries included
@@ -132,7 +132,7 @@ criteria:
     assert g.sample_aggregation == "majority"
     assert (g.cannot_assess.strategy.value, g.cannot_assess.partial_credit) == ("skip", 0.5)
     assert (g.normalize, g.shuffle_options, g.auto_na_option) == (True, True, False)
-    assert (g.length_penalty, g.seed, g.few_shot) == (None, None, None)
+    assert (g.length_penalty, g.seed, g.few_shot) == (None, 0, None)
     assert (g.concurrency, g.timeout, g.max_attempts) == (64, 60.0, 6)
 
 

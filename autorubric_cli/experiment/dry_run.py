@@ -1,0 +1,228 @@
+"""`run --dry-run` / `resume --dry-run` (SPEC §9): the bill before paying it.
+
+Every request is built exactly as the run would build it (same RequestBuilder, seed, shuffles,
+few-shot examples, response format) and looked up in the call cache (read-only: nothing is
+created or written). Calls the cache would not serve are billed:
+
+- prompt tokens: `litellm.token_counter(model, messages)` on the exact messages sent;
+- completion tokens: an estimate, the tokens of the largest reply the response schema allows
+  with an explanation of `EXPLANATION_WORDS` words, capped by the judge's `max_tokens`
+  (thinking tokens are not estimated);
+- cost: `litellm.cost_per_token` from litellm's bundled price map; None (`n/a`) for a model
+  it does not price, 0 for simulated judges (they are free).
+
+Re-asks and retries are not in the bill: it counts first attempts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.session import (
+    RunOptions,
+    check_unchanged,
+    limited,
+    prepare_run,
+    recorded,
+    with_session_flags,
+)
+from autorubric_cli.experiment.store import ReadIssues
+from autorubric_cli.grading.few_shot import examples_by_criterion
+from autorubric_cli.grading.grader import reusable_votes
+from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.judges.cache import CallCache, cache_path
+from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.request_key import request_key
+from autorubric_cli.judges.simulated import is_simulated
+from autorubric_cli.loading.dataset import iter_items, summarize_dataset
+
+EXPLANATION_WORDS = 60
+
+
+@dataclass
+class Line:
+    """Calls of one judge (and criterion): how many, how many cached, and the estimate."""
+
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens_estimate: int = 0
+    cost_estimate: float | None = 0.0
+
+    def add(self, cached: bool, prompt: int, completion: int, cost: float | None) -> None:
+        self.calls += 1
+        if cached:
+            self.cached += 1
+            return
+        self.prompt_tokens += prompt
+        self.completion_tokens_estimate += completion
+        if cost is None or self.cost_estimate is None:
+            self.cost_estimate = None
+        else:
+            self.cost_estimate += cost
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "cached": self.cached,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens_estimate": self.completion_tokens_estimate,
+            "cost_estimate": self.cost_estimate,
+        }
+
+
+def example_value(schema: dict[str, Any]) -> Any:
+    """The largest instance of a reply schema (enum: its longest value; arrays: full)."""
+    if "enum" in schema:
+        return max(schema["enum"], key=len)
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: example_value(sub) for name, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        size = schema.get("maxItems", 1)
+        return [example_value(schema.get("items", {})) for _ in range(size)]
+    if kind == "integer":
+        return schema.get("maximum", 1)
+    return " ".join(["word"] * EXPLANATION_WORDS)
+
+
+@dataclass
+class Estimator:
+    """Token counts and prices through litellm, memoized per (model, schema)."""
+
+    litellm: Any = field(default_factory=load_litellm)
+    completions: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def prompt_tokens(self, spec: JudgeSpec, messages: list[dict[str, str]]) -> int:
+        return int(self.litellm.token_counter(model=spec.model, messages=messages))
+
+    def completion_tokens(self, spec: JudgeSpec, fmt: dict[str, Any]) -> int:
+        text = json.dumps(example_value(fmt["json_schema"]["schema"]))
+        key = (spec.model, text)
+        if key not in self.completions:
+            self.completions[key] = int(self.litellm.token_counter(model=spec.model, text=text))
+        tokens = self.completions[key]
+        return tokens if spec.max_tokens is None else min(tokens, spec.max_tokens)
+
+    def cost(self, spec: JudgeSpec, prompt: int, completion: int) -> float | None:
+        if is_simulated(spec.model):
+            return 0.0
+        try:
+            costs = self.litellm.cost_per_token(
+                model=spec.model, prompt_tokens=prompt, completion_tokens=completion
+            )
+        except Exception:  # litellm raises for a model it cannot price
+            return None
+        return float(sum(costs))
+
+
+def estimate_bill(
+    rubric: Rubric,
+    items: Iterable[Item],
+    *,
+    seed: int,
+    base_dir: Path | None,
+    cache: CallCache | None,
+    priors: dict[str, ItemRecord] | None = None,
+) -> dict[str, Any]:
+    """The SPEC §9 bill of grading `items`; votes reused from `priors` are not calls."""
+    builder = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
+    estimator = Estimator()
+    judges = rubric.grader.judges
+    total = Line()
+    by_judge = {j.judge_id: Line() for j in judges}
+    by_pair = {(j.judge_id, c.name): Line() for j in judges for c in rubric.criteria}
+    priors = priors or {}
+    for item in items:
+        reuse = reusable_votes(priors.get(item.id))
+        for criterion in rubric.criteria:
+            for spec in judges:
+                for sample in range(spec.samples):
+                    if (criterion.name, spec.judge_id, sample) in reuse:
+                        continue
+                    request = builder.request(item, criterion, spec.judge_id, sample)
+                    fmt = response_format(request.option_count, request.elicitation)
+                    key = request_key(spec, request.messages, fmt, sample)
+                    hit = (
+                        cache is not None and not is_simulated(spec.model) and bool(cache.get(key))
+                    )
+                    prompt = 0 if hit else estimator.prompt_tokens(spec, request.messages)
+                    completion = 0 if hit else estimator.completion_tokens(spec, fmt)
+                    cost = 0.0 if hit else estimator.cost(spec, prompt, completion)
+                    for line in (
+                        total,
+                        by_judge[spec.judge_id],
+                        by_pair[spec.judge_id, criterion.name],
+                    ):
+                        line.add(hit, prompt, completion, cost)
+    return {
+        "calls": {
+            "total": total.calls,
+            "cached": total.cached,
+            "to_send": total.calls - total.cached,
+        },
+        "judges": [{"id": j, **line.fields()} for j, line in by_judge.items()],
+        "criteria": [
+            {"judge": j, "criterion": c, **line.fields()} for (j, c), line in by_pair.items()
+        ],
+        "prompt_tokens": total.prompt_tokens,
+        "completion_tokens_estimate": total.completion_tokens_estimate,
+        "cost_estimate": total.cost_estimate,
+    }
+
+
+def open_readonly_cache(rubric: Rubric, cache_dir: Path | None) -> CallCache | None:
+    return CallCache(cache_path(cache_dir), readonly=True) if rubric.grader.cache else None
+
+
+def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) -> dict[str, Any]:
+    """The bill of `run` with these options; validates like `run`, creates nothing."""
+    rubric, fields = prepare_run(rubric_path, options)
+    summarize_dataset(dataset_path, rubric, fields)
+    items = limited(iter_items(dataset_path, rubric, fields), options.limit)
+    cache = open_readonly_cache(rubric, options.cache_dir)
+    try:
+        return estimate_bill(
+            rubric, items, seed=rubric.grader.seed, base_dir=rubric_path.parent, cache=cache
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def dry_run_resume(
+    directory: Path, *, retry_errors: bool, no_cache: bool, cache_dir: Path | None
+) -> dict[str, Any]:
+    """The bill of `resume` with these flags; reads the experiment, writes nothing."""
+    from autorubric_cli.report.build import open_experiment
+
+    experiment = open_experiment(directory)
+    manifest = experiment.manifest
+    check_unchanged(manifest, directory)
+    rubric = with_session_flags(experiment.rubric, None, no_cache)
+    done, priors = recorded(directory, retry_errors, ReadIssues(), rubric.criteria)
+    dataset = Path(manifest.dataset.path)
+    all_items = iter_items(dataset, rubric, manifest.dataset_fields)
+    items = (i for i in limited(all_items, manifest.limit) if i.id not in done)
+    cache = open_readonly_cache(rubric, cache_dir)
+    try:
+        return estimate_bill(
+            rubric,
+            items,
+            seed=manifest.seed,
+            base_dir=Path(manifest.rubric.path).parent,
+            cache=cache,
+            priors=priors,
+        )
+    finally:
+        if cache is not None:
+            cache.close()

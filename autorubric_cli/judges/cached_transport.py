@@ -1,0 +1,123 @@
+"""The call cache in front of a transport (SPEC §9): lookups, single flight, store-on-parse.
+
+A call is identified by `request_key` alone, so the wrapper knows nothing of what the request
+is about (a criterion, a whole item, a batch line) beyond `request.sample`.
+
+- `lookup` is a synchronous read the Judge makes BEFORE taking a concurrency slot or a rate
+  turn, so cache hits never wait behind, or count against, a judge's limits.
+- Single flight: identical calls in flight at once are sent once; the others await the first
+  and get its answer marked `cached` (it was paid once, by the first).
+- Only answers that parsed are stored: the returned Completion carries `confirm`, which the
+  Judge calls after `parse_answer` accepted the reply. Errors raise and are never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.cache import CachedAnswer, CallCache
+from autorubric_cli.judges.request import Completion, Transport, VoteRequest
+from autorubric_cli.judges.request_key import request_key
+
+
+class SingleFlight:
+    """Futures of the calls in flight, by key; shared by every judge of a run."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, asyncio.Future[Completion]] = {}
+
+
+def served(answer: CachedAnswer) -> Completion:
+    return Completion(
+        content=answer.content,
+        reasoning=answer.reasoning,
+        usage=dict(answer.usage),
+        cost=answer.cost,
+        cached=True,
+    )
+
+
+class CachedTransport:
+    """Wraps `inner`; same interface, plus `lookup`."""
+
+    def __init__(
+        self, inner: Transport, spec: JudgeSpec, cache: CallCache, flights: SingleFlight
+    ) -> None:
+        self.inner = inner
+        self.spec = spec
+        self.cache = cache
+        self.flights = flights
+        self.simulated = inner.simulated
+
+    def key(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+    ) -> str:
+        return request_key(self.spec, messages, response_format, request.sample)
+
+    def lookup(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+    ) -> Completion | None:
+        answer = self.cache.get(self.key(messages, response_format, request))
+        return None if answer is None else served(answer)
+
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+    ) -> Completion:
+        key = self.key(messages, response_format, request)
+        while True:
+            answer = self.cache.get(key)
+            if answer is not None:
+                return served(answer)
+            pending = self.flights.calls.get(key)
+            if pending is None:
+                return await self._send(key, messages, response_format, request)
+            try:
+                first = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if pending.cancelled():
+                    continue  # the first caller was cancelled, not us: send it ourselves
+                raise
+            return replace(first, usage=dict(first.usage), cached=True, confirm=None)
+
+    async def _send(
+        self,
+        key: str,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any],
+        request: VoteRequest,
+    ) -> Completion:
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        self.flights.calls[key] = future
+        try:
+            completion = await self.inner.complete(messages, response_format, request)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody waits
+            raise
+        finally:
+            del self.flights.calls[key]
+        future.set_result(completion)
+        completion.confirm = lambda: self.cache.put(key, self.spec.model, stored(completion))
+        return completion
+
+
+def stored(completion: Completion) -> CachedAnswer:
+    return CachedAnswer(completion.content, completion.reasoning, completion.usage, completion.cost)
+
+
+def cached_completion(
+    transport: Transport,
+    messages: list[dict[str, str]],
+    response_format: dict[str, Any],
+    request: VoteRequest,
+) -> Completion | None:
+    """The cached answer when `transport` has a cache and the call is in it; else None."""
+    if isinstance(transport, CachedTransport):
+        return transport.lookup(messages, response_format, request)
+    return None

@@ -1,0 +1,87 @@
+"""Rubrics and record comparisons for the call-cache tests (SPEC §9)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from engine_support import KEY_ENV, valid_lines
+
+CRITERIA: list[dict[str, Any]] = [
+    {"name": "correct", "requirement": "The answer is correct"},
+    {"name": "harmful", "requirement": "The answer gives harmful advice", "weight": -5},
+    {
+        "name": "style",
+        "requirement": "How good is the style?",
+        "options": [
+            {"label": "Bad", "value": 0.0},
+            {"label": "Okay", "value": 0.5},
+            {"label": "Great", "value": 1.0},
+        ],
+    },
+    {
+        "name": "tone",
+        "requirement": "Which tone does the answer take?",
+        "scale_type": "nominal",
+        "options": [
+            {"label": "Formal", "value": 1.0},
+            {"label": "Casual", "value": 0.5},
+            {"label": "Rude", "value": 0.0},
+            {"label": "Unclear", "value": 0.2},
+        ],
+    },
+]
+MODELS = ("openai/gpt-4.1-mini", "openai/gpt-4o-mini", "openai/gpt-4.1-nano")
+
+
+def judge(api_base: str, j: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": MODELS[j],
+        "id": f"j{j}",
+        "api_base": api_base,
+        "api_key_env": KEY_ENV,
+        "temperature": 0.0,
+        "max_concurrency": 8,
+        **extra,
+    }
+
+
+def cache_rubric(
+    path: Path,
+    api_base: str,
+    *,
+    judges: int = 2,
+    criteria: list[dict[str, Any]] | None = None,
+    judge_extra: dict[int, dict[str, Any]] | None = None,
+    **settings: Any,
+) -> Path:
+    """A rubric with NO seed (the fixed default 0 must keep prompts identical across runs)."""
+    extra = judge_extra or {}
+    grader = {
+        "judges": [judge(api_base, j, **extra.get(j, {})) for j in range(judges)],
+        "concurrency": 16,
+        "timeout": 5,
+        "max_attempts": 3,
+        "retry": {"initial_wait": 0.01, "max_wait": 0.05, "max_retry_after": 0.3},
+        **settings,
+    }
+    path.write_text(yaml.safe_dump({"criteria": criteria or CRITERIA, "grader": grader}))
+    return path
+
+
+def by_id(directory: Path) -> dict[str, dict[str, Any]]:
+    return {line["id"]: line for line in valid_lines(directory / "items.jsonl")}
+
+
+PAID_FIELDS = ("usage", "cost", "usage_saved", "cost_saved", "duration_s")
+
+
+def without_cache_marks(record: dict[str, Any]) -> dict[str, Any]:
+    """A record with what legitimately differs between a paid and a cached run taken out."""
+    out = {k: v for k, v in record.items() if k not in PAID_FIELDS}
+    out["criteria"] = [
+        {**c, "votes": [{k: v for k, v in vote.items() if k != "cached"} for vote in c["votes"]]}
+        for c in record["criteria"]
+    ]
+    return out
