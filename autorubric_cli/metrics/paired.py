@@ -1,0 +1,144 @@
+"""Paired tests between two runs of the same items (SPEC §12): pure functions, numpy in.
+
+Each test returns a ``Figure``: a float, or ``Undefined(reason)`` where the test has no value
+on the data (no pairs, no discordant pairs, all differences zero, a singular covariance), never
+a 0 that would read as "no difference". The formulas follow the references the tests check
+against: ``scipy.stats.wilcoxon`` (its defaults), ``scipy.stats.binomtest``, statsmodels'
+``mcnemar(exact=True)``, ``SquareTable(t, shift_zeros=False).homogeneity()`` and
+``multipletests(method="holm")``; statsmodels is used only by the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+from autorubric_cli.metrics.figures import Figure, FloatArray, IntArray, Undefined, figure
+
+TOLERANCE = 1e-9
+"""Differences within this of 0 count as 0 (SPEC §4: values within 1e-9 are equal)."""
+BOOTSTRAP_RESAMPLES = 10_000
+BLOCK_CELLS = 1 << 22
+"""Resample cells held at once: bounds the bootstrap's memory to ~32 MB whatever n."""
+NO_PAIRS = "no paired items"
+ALL_ZERO = "all differences are zero"
+NO_DISCORDANT = "no discordant pairs"
+
+
+def differences(base: FloatArray, new: FloatArray) -> FloatArray:
+    """new - base per pair, with differences within TOLERANCE of 0 set to exactly 0."""
+    diff = np.asarray(new, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    diff[np.abs(diff) <= TOLERANCE] = 0.0
+    return diff
+
+
+def wilcoxon_p(diffs: FloatArray) -> Figure:
+    """Two-sided Wilcoxon signed-rank p-value of paired differences (scipy defaults)."""
+    diffs = np.asarray(diffs, dtype=np.float64)
+    if diffs.size == 0:
+        return Undefined(NO_PAIRS)
+    if not np.any(diffs):
+        return Undefined(ALL_ZERO)
+    return figure(stats.wilcoxon(diffs).pvalue, "the Wilcoxon test is undefined")
+
+
+def sign_test_p(improved: int, regressed: int) -> Figure:
+    """Exact two-sided sign test: improved vs regressed items, ties (unchanged) left out."""
+    n = improved + regressed
+    if n == 0:
+        return Undefined(ALL_ZERO)
+    return figure(stats.binomtest(improved, n, 0.5).pvalue)
+
+
+def mcnemar_exact_p(changed_to_met: int, changed_to_unmet: int) -> Figure:
+    """Exact McNemar p-value from the two discordant counts, as statsmodels computes it."""
+    n = changed_to_met + changed_to_unmet
+    if n == 0:
+        return Undefined(NO_DISCORDANT)
+    p = 2.0 * stats.binom.cdf(min(changed_to_met, changed_to_unmet), n, 0.5)
+    return figure(min(p, 1.0))
+
+
+def square_table(base: IntArray, new: IntArray, n_classes: int) -> IntArray:
+    """Counts of (base class, new class) pairs: rows base, columns new."""
+    cells = np.asarray(base, dtype=np.int64) * n_classes + np.asarray(new, dtype=np.int64)
+    counts = np.bincount(cells, minlength=n_classes * n_classes)
+    return counts.reshape(n_classes, n_classes)
+
+
+def stuart_maxwell_p(table: IntArray) -> Figure:
+    """Stuart–Maxwell test of marginal homogeneity of a square table.
+
+    Categories absent on both sides are dropped first; then the statistic is statsmodels'
+    ``SquareTable(table, shift_zeros=False).homogeneity()``. No discordant pairs, or a
+    singular covariance (a category seen only in agreeing pairs), is Undefined.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    seen = (table.sum(axis=0) + table.sum(axis=1)) > 0
+    table = table[np.ix_(seen, seen)]
+    n_obs = table.sum()
+    if n_obs == 0:
+        return Undefined(NO_PAIRS)
+    if n_obs == np.trace(table):
+        return Undefined(NO_DISCORDANT)
+    share = table / n_obs
+    row, col = share.sum(axis=1)[:-1], share.sum(axis=0)[:-1]
+    inner = share[:-1, :-1]
+    d = col - row
+    covariance = -(inner + inner.T)
+    np.fill_diagonal(covariance, row + col - 2.0 * np.diag(inner))
+    if np.linalg.matrix_rank(covariance) < covariance.shape[0]:
+        return Undefined("the Stuart-Maxwell covariance matrix is singular")
+    statistic = n_obs * float(d @ np.linalg.solve(covariance, d))
+    return figure(stats.chi2.sf(statistic, d.size))
+
+
+def holm(p_values: Sequence[Figure]) -> list[Figure]:
+    """Holm step-down adjusted p-values over the defined ones; Undefined stay Undefined."""
+    defined = [i for i, p in enumerate(p_values) if not isinstance(p, Undefined)]
+    adjusted: list[Figure] = list(p_values)
+    if not defined:
+        return adjusted
+    raw = np.array([p_values[i] for i in defined], dtype=np.float64)
+    order = np.argsort(raw, kind="stable")
+    m = raw.size
+    steps = np.minimum(1.0, (m - np.arange(m)) * raw[order])
+    steps = np.maximum.accumulate(steps)
+    for rank, position in enumerate(order):
+        adjusted[defined[position]] = float(steps[rank])
+    return adjusted
+
+
+def bootstrap_mean_ci(
+    diffs: FloatArray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES, level: float = 0.95
+) -> tuple[float, float] | Undefined:
+    """Seeded percentile interval of the mean of paired differences, resampling pairs.
+
+    Resampling n pairs with replacement gives each distinct difference a multinomial count,
+    so when the differences take few distinct values (always, for rubric scores without a
+    length penalty) the counts are drawn directly: exact in distribution and O(distinct)
+    per resample instead of O(n). Otherwise pairs are drawn by index, in the given order.
+    """
+    diffs = np.asarray(diffs, dtype=np.float64)
+    n = diffs.size
+    if n < 2:
+        return Undefined(NO_PAIRS if n == 0 else "fewer than two paired items")
+    rng = np.random.default_rng(seed)
+    values, counts = np.unique(diffs, return_counts=True)
+    means = np.empty(resamples)
+    if values.size * 32 <= n:
+        block = max(1, BLOCK_CELLS // values.size)
+        for start in range(0, resamples, block):
+            stop = min(resamples, start + block)
+            draws = rng.multinomial(n, counts / n, size=stop - start)
+            means[start:stop] = draws @ values / n
+    else:
+        block = max(1, BLOCK_CELLS // n)
+        for start in range(0, resamples, block):
+            stop = min(resamples, start + block)
+            means[start:stop] = diffs[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    tail = 50.0 * (1.0 - level)
+    low, high = np.percentile(means, [tail, 100.0 - tail])
+    return float(low), float(high)
