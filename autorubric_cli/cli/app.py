@@ -48,6 +48,21 @@ CacheDir = Annotated[
     Path | None,
     typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
 ]
+Baseline = Annotated[
+    Path | None,
+    typer.Option("--baseline", help="Then compare with this experiment and gate on it (§12)."),
+]
+MaxDrop = Annotated[
+    float | None,
+    typer.Option("--max-drop", help="Compare gate: fail (exit 1) if score.diff < -X."),
+]
+FailOnRegression = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-regression", help="Compare gate: fail if NEW is worse with Wilcoxon p < alpha."
+    ),
+]
+Alpha = Annotated[float, typer.Option("--alpha", help="Significance level for the gate.")]
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Print the bill (calls, cache hits, cost); call nothing.")
 ]
@@ -157,6 +172,10 @@ def run(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     dry_run: DryRun = False,
+    baseline: Baseline = None,
+    max_drop: MaxDrop = None,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -182,12 +201,16 @@ def run(
             from autorubric_cli.cli.cache_cmd import dry_run_run
 
             return dry_run_run(rubric, dataset, options, format.value)
+        from autorubric_cli.cli.compare_cmd import baseline_options, then_compare
+
+        compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
         try:
             directory = start_run(rubric, dataset, options)
         except RunInterrupted as exc:
             finish(exc.directory, format.value, fail_under, junit, quiet=True)
             raise
-        return finish(directory, format.value, fail_under, junit)
+        code = finish(directory, format.value, fail_under, junit)
+        return then_compare(baseline, directory, compare, format.value, junit, code)
 
     guarded(body)
 
@@ -206,6 +229,10 @@ def resume(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     dry_run: DryRun = False,
+    baseline: Baseline = None,
+    max_drop: MaxDrop = None,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
@@ -217,6 +244,9 @@ def resume(
             from autorubric_cli.cli.cache_cmd import dry_run_resume
 
             return dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
+        from autorubric_cli.cli.compare_cmd import baseline_options, then_compare
+
+        compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
         try:
             warnings = resume_run(
                 directory,
@@ -230,7 +260,8 @@ def resume(
             raise
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
-        return finish(directory, format.value, fail_under, junit)
+        code = finish(directory, format.value, fail_under, junit)
+        return then_compare(baseline, directory, compare, format.value, junit, code)
 
     guarded(body)
 
@@ -269,6 +300,44 @@ def report(
         }
         rules = what_if_rules(directory, overrides)
         return finish(directory, format.value, fail_under, junit, what_if=rules, ca_mode=ca_mode)
+
+    guarded(body)
+
+
+class CompareFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    junit = "junit"
+
+
+@app.command()
+def compare(
+    base: Annotated[Path, typer.Argument(help="BASE experiment directory (e.g. main).")],
+    new: Annotated[Path, typer.Argument(help="NEW experiment directory (the change).")],
+    format: Annotated[
+        CompareFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = CompareFormat.table,
+    max_drop: MaxDrop = None,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
+    junit: Junit = None,
+    ca_mode: Annotated[
+        str, typer.Option("--ca-mode", help="CANNOT_ASSESS/NA: exclude|as_unmet|as_category.")
+    ] = "exclude",
+    top: Annotated[int, typer.Option("--top", min=0, help="Items that moved most to list.")] = 10,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Bootstrap seed (default: BASE's seed).")
+    ] = None,
+) -> None:
+    """Paired comparison of two experiments on the same items (no judge calls), with a gate."""
+
+    def body() -> int:
+        from autorubric_cli.cli.compare_cmd import run_compare
+        from autorubric_cli.report.compare import CompareOptions
+
+        options = CompareOptions(max_drop, fail_on_regression, alpha, ca_mode, top, seed)
+        return run_compare(base, new, options, format.value, junit)
 
     guarded(body)
 

@@ -22,7 +22,7 @@ import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -124,6 +124,27 @@ def default_answer(body: dict[str, Any]) -> str:
             {"explanation": f"option by hash {h % 997}", "selected_option": 1 + h % n}
         )
     return json.dumps({"explanation": f"verdict by hash {h % 997}", "criterion_status": status(h)})
+
+
+def scripted_verdicts(
+    verdicts: Mapping[tuple[str, str], str], fallback: Answerer | None = None
+) -> Answerer:
+    """An answerer that scripts verdicts per item and criterion: a binary request whose messages
+    hold both `token` (e.g. an item's marker in its submission) and `requirement` gets
+    `verdicts[(token, requirement)]` (MET, UNMET or CANNOT_ASSESS); every other request is
+    answered by `fallback` (default: `default_answer`). Assign it to `server.answer` between runs.
+    """
+    otherwise = fallback or default_answer
+
+    def answer(body: dict[str, Any]) -> str:
+        if "criterion_status" in schema_properties(body) and set_size(body) is None:
+            text = "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+            for (token, requirement), verdict in verdicts.items():
+                if token in text and requirement in text:
+                    return json.dumps({"explanation": "scripted", "criterion_status": verdict})
+        return otherwise(body)
+
+    return answer
 
 
 def status(h: int) -> str:

@@ -1,0 +1,134 @@
+"""`autorubric compare` and `run/resume --baseline`: compare, render, write outputs, exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+import orjson
+
+from autorubric_cli.errors import InputError
+from autorubric_cli.report.build import open_experiment
+from autorubric_cli.report.compare import (
+    CompareOptions,
+    check_options,
+    compare_experiments,
+    exit_code,
+)
+from autorubric_cli.report.render_compare import (
+    compare_junit_suite,
+    render_compare_junit,
+    render_compare_markdown,
+    render_compare_table,
+)
+
+COMPARE_JSON = "compare.json"
+
+
+def _json(result: dict[str, Any]) -> str:
+    return orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _table(result: dict[str, Any]) -> str:
+    from autorubric_cli.cli.finish import wide_console
+
+    render_compare_table(result, wide_console())
+    return ""
+
+
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "table": _table,
+    "json": _json,
+    "markdown": render_compare_markdown,
+    "junit": render_compare_junit,
+}
+"""Format name → renderer of the SPEC §12 dict (an HTML renderer registers here)."""
+
+
+def write_outputs(result: dict[str, Any], junit: Path | None) -> None:
+    """The JUnit file and the GitHub step summary, when asked for."""
+    if junit is not None:
+        junit.write_text(render_compare_junit(result))
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(render_compare_markdown(result) + "\n")
+
+
+def run_compare(
+    base: Path, new: Path, options: CompareOptions, fmt: str, junit: Path | None
+) -> int:
+    result = compare_experiments(base, new, options)
+    write_outputs(result, junit)
+    sys.stdout.write(RENDERERS[fmt](result))
+    return exit_code(result)
+
+
+def add_to_junit(path: Path, result: dict[str, Any]) -> None:
+    """Put the comparison's suite beside the run's in one <testsuites> file."""
+    run_suite = ET.fromstring(path.read_text())
+    suites = ET.Element("testsuites")
+    suites.extend([run_suite, compare_junit_suite(result)])
+    path.write_text(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def compare_with_baseline(
+    baseline: Path,
+    directory: Path,
+    options: CompareOptions,
+    fmt: str,
+    junit: Path | None,
+    run_code: int,
+) -> int:
+    """After `run`/`resume --baseline`: write <dir>/compare.json, render, combine exit codes.
+
+    The run's own report was rendered first; table and markdown output go on with the
+    comparison (json, csv and junit stdout stay one document: read compare.json). The JUnit
+    file gets the comparison's suite too. The combined code is 1 if either gate failed, else
+    3 if either had errored items, else 0.
+    """
+    from autorubric_cli.experiment.manifest import write_atomic
+
+    result = compare_experiments(baseline, directory, options)
+    write_atomic(directory / COMPARE_JSON, _json(result).encode())
+    write_outputs(result, None)
+    if junit is not None:
+        add_to_junit(junit, result)
+    if fmt in ("table", "markdown"):
+        sys.stdout.write(RENDERERS[fmt](result))
+    for warning in result["warnings"]:
+        print(f"autorubric: compare warning: {warning}", file=sys.stderr)
+    code = exit_code(result)
+    return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0
+
+
+def baseline_options(
+    baseline: Path | None, max_drop: float | None, fail_on_regression: bool, alpha: float
+) -> CompareOptions | None:
+    """The compare options for `--baseline`, checked before any judge is called."""
+    if baseline is None:
+        if max_drop is not None or fail_on_regression:
+            raise InputError("needs --baseline DIR", key="--max-drop/--fail-on-regression")
+        return None
+    open_experiment(baseline)  # a wrong path fails now, not after a paid run
+    options = CompareOptions(max_drop, fail_on_regression, alpha)
+    check_options(options)
+    return options
+
+
+def then_compare(
+    baseline: Path | None,
+    directory: Path,
+    options: CompareOptions | None,
+    fmt: str,
+    junit: Path | None,
+    code: int,
+) -> int:
+    """`run`/`resume`'s exit code, or with --baseline the combined one after comparing."""
+    if baseline is None or options is None:
+        return code
+    return compare_with_baseline(baseline, directory, options, fmt, junit, code)

@@ -1,0 +1,279 @@
+"""`autorubric compare BASE NEW` (SPEC §12): pair items by id, call the paired tests, gate.
+
+Items are paired by `id` (the newest line per id on each side); a pair where either side
+errored or has no score is left out and counted. Pairs are taken in BASE's dataset order
+(then id), so no figure depends on the order of lines in either items.jsonl. Every number
+comes from `metrics.paired`; this module only pairs, arranges the JSON and gates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from autorubric_cli.core.config import GateCheck
+from autorubric_cli.core.gate import evaluate_check
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import ITEMS
+from autorubric_cli.metrics.codes import CA_MODES
+from autorubric_cli.metrics.figures import Undefined, put_figure
+from autorubric_cli.metrics.paired import (
+    NO_PAIRS,
+    bootstrap_mean_ci,
+    differences,
+    sign_test_p,
+    wilcoxon_p,
+)
+from autorubric_cli.report.compare_criteria import criteria_block
+from autorubric_cli.report.compare_read import Side, read_side
+from autorubric_cli.report.compare_warnings import named, setting_warnings
+
+TOP_MOVED = 10
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    max_drop: float | None = None
+    fail_on_regression: bool = False
+    alpha: float = 0.05
+    ca_mode: str = "exclude"
+    top: int = TOP_MOVED
+    seed: int | None = None  # bootstrap seed; default: BASE's seed
+
+
+@dataclass
+class Pairs:
+    ids: list[str]
+    base_rows: np.ndarray
+    new_rows: np.ndarray
+
+
+def check_options(options: CompareOptions) -> None:
+    if options.ca_mode not in CA_MODES:
+        raise InputError(f"must be one of: {', '.join(CA_MODES)}", key="--ca-mode")
+    if not 0.0 < options.alpha < 1.0:
+        raise InputError("must be in (0, 1)", key="--alpha")
+    if options.max_drop is not None and not (math.isfinite(options.max_drop)):
+        raise InputError("must be a finite number", key="--max-drop")
+
+
+def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) -> dict[str, Any]:
+    """The SPEC §12 comparison of two experiment directories, from items.jsonl alone."""
+    check_options(options)
+    base, new = read_side(base_dir), read_side(new_dir)
+    pairs, items, warnings = pair_items(base, new)
+    warnings = setting_warnings(base.experiment, new.experiment) + warnings
+    for side in (base, new):
+        warnings += side.issues.warnings(side.experiment.directory / ITEMS)
+    seed = base.experiment.manifest.seed if options.seed is None else options.seed
+    b_scores = np.frombuffer(base.score)[pairs.base_rows]
+    n_scores = np.frombuffer(new.score)[pairs.new_rows]
+    diffs = differences(b_scores, n_scores)
+    codes = {
+        name: (np.frombuffer(base.codes[name], dtype=np.int8)[pairs.base_rows].astype(np.int64))
+        for name in base.codes
+    }
+    new_codes = {
+        name: (np.frombuffer(new.codes[name], dtype=np.int8)[pairs.new_rows].astype(np.int64))
+        for name in new.codes
+    }
+    result: dict[str, Any] = {
+        "base": {"experiment": base.name, "path": str(base_dir)},
+        "new": {"experiment": new.name, "path": str(new_dir)},
+        "warnings": warnings,
+        "items": items,
+        "score": score_block(b_scores, n_scores, diffs, seed),
+        "criteria": criteria_block(
+            {c.name: c for c in base.criteria},
+            {c.name: c for c in new.criteria},
+            codes,
+            new_codes,
+            options.ca_mode,
+        ),
+        "judges": judges_block(base, new, pairs),
+        "moved": moved_items(pairs, diffs, b_scores, n_scores, codes, new_codes, base, options.top),
+        "ca_mode": options.ca_mode,
+        "seed": seed,
+    }
+    result["gate"] = gate_block(result, options)
+    return result
+
+
+def pair_items(base: Side, new: Side) -> tuple[Pairs, dict[str, Any], list[str]]:
+    """Usable pairs in BASE's dataset order, the item counts and the warnings they call for."""
+    common = base.rows.keys() & new.rows.keys()
+    only_base = base.rows.keys() - common
+    only_new = new.rows.keys() - common
+    b_usable, n_usable = np.frombuffer(base.usable, np.int8), np.frombuffer(new.usable, np.int8)
+    b_index = np.frombuffer(base.index, np.int64)
+    excluded = [i for i in common if not (b_usable[base.rows[i]] and n_usable[new.rows[i]])]
+    errored = [i for i in excluded if base.errored[base.rows[i]] or new.errored[new.rows[i]]]
+    dropped = set(excluded)
+    ids = sorted((i for i in common if i not in dropped), key=lambda i: (b_index[base.rows[i]], i))
+    pairs = Pairs(
+        ids,
+        np.array([base.rows[i] for i in ids], dtype=np.int64),
+        np.array([new.rows[i] for i in ids], dtype=np.int64),
+    )
+    items = {
+        "paired": len(ids),
+        "only_base": len(only_base),
+        "only_new": len(only_new),
+        "excluded": len(excluded),
+        "excluded_errored": len(errored),
+    }
+    warnings = []
+    if only_base:
+        warnings.append(f"{len(only_base)} item(s) only in BASE: {named(only_base)}")
+    if only_new:
+        warnings.append(f"{len(only_new)} item(s) only in NEW: {named(only_new)}")
+    if excluded:
+        warnings.append(
+            f"{len(excluded)} paired item(s) excluded (errored or no score on a side; "
+            f"{len(errored)} errored): {named(excluded)}"
+        )
+    if not ids:
+        warnings.append("no paired items: the experiments share no gradable item id")
+    return pairs, items, warnings
+
+
+def score_block(base: np.ndarray, new: np.ndarray, diffs: np.ndarray, seed: int) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    n = diffs.size
+    block: dict[str, Any] = {}
+    for key, values in (("base_mean", base), ("new_mean", new), ("diff", diffs)):
+        put_figure(block, key, float(values.mean()) if n else Undefined(NO_PAIRS), undefined)
+    interval = bootstrap_mean_ci(diffs, seed)
+    if isinstance(interval, Undefined):
+        block["ci95"] = None
+        undefined["ci95"] = interval.reason
+    else:
+        block["ci95"] = list(interval)
+    put_figure(block, "p_value", wilcoxon_p(diffs), undefined)
+    improved, regressed = int((diffs > 0).sum()), int((diffs < 0).sum())
+    put_figure(block, "p_value_sign", sign_test_p(improved, regressed), undefined)
+    if n == 0:
+        undefined["p_value_sign"] = NO_PAIRS
+    block |= {"improved": improved, "regressed": regressed, "unchanged": n - improved - regressed}
+    block["n"] = n
+    block["undefined"] = undefined
+    return block
+
+
+def judges_block(base: Side, new: Side, pairs: Pairs) -> list[dict[str, Any]]:
+    """Mean judge score over the paired items where the judge scored on both sides."""
+    out = []
+    for judge in [*base.judge_ids, *(j for j in new.judge_ids if j not in base.judge_ids)]:
+        b = judge_column(base, judge, pairs.base_rows)
+        n = judge_column(new, judge, pairs.new_rows)
+        entry: dict[str, Any] = {"id": judge}
+        if b is None or n is None:
+            only = b if n is None else n
+            assert only is not None
+            defined = only[~np.isnan(only)]
+            mean = float(defined.mean()) if defined.size else None
+            side = "base" if n is None else "new"
+            entry |= {"base_mean": None, "new_mean": None, "diff": None, "n": 0, "only": side}
+            entry[f"{side}_mean"] = mean
+            out.append(entry)
+            continue
+        both = ~(np.isnan(b) | np.isnan(n))
+        count = int(both.sum())
+        entry["base_mean"] = float(b[both].mean()) if count else None
+        entry["new_mean"] = float(n[both].mean()) if count else None
+        entry["diff"] = float(differences(b[both], n[both]).mean()) if count else None
+        entry["n"] = count
+        out.append(entry)
+    return out
+
+
+def judge_column(side: Side, judge: str, rows: np.ndarray) -> np.ndarray | None:
+    scores = side.judge_scores.get(judge)
+    return None if scores is None else np.frombuffer(scores)[rows]
+
+
+def moved_items(
+    pairs: Pairs,
+    diffs: np.ndarray,
+    base_scores: np.ndarray,
+    new_scores: np.ndarray,
+    base_codes: dict[str, np.ndarray],
+    new_codes: dict[str, np.ndarray],
+    base: Side,
+    top: int,
+) -> list[dict[str, Any]]:
+    """The `top` pairs with the largest |score change|, then the most criterion flips."""
+    shared = [c for c in base.criteria if c.name in new_codes]
+    flips = np.zeros(diffs.size, dtype=np.int64)
+    for criterion in shared:
+        flips += base_codes[criterion.name] != new_codes[criterion.name]
+    moved = np.flatnonzero((diffs != 0) | (flips > 0))
+    order = moved[np.lexsort((moved, -flips[moved], -np.abs(diffs[moved])))][:top]
+    out = []
+    for k in order:
+        changes = [
+            {
+                "criterion": c.name,
+                "base": code_label(c, int(base_codes[c.name][k])),
+                "new": code_label(c, int(new_codes[c.name][k])),
+            }
+            for c in shared
+            if base_codes[c.name][k] != new_codes[c.name][k]
+        ]
+        out.append(
+            {
+                "id": pairs.ids[k],
+                "base": float(base_scores[k]),
+                "new": float(new_scores[k]),
+                "diff": float(diffs[k]),
+                "flips": changes,
+            }
+        )
+    return out
+
+
+def code_label(criterion: Any, code: int) -> str:
+    if code < 0:
+        return "CANNOT_ASSESS" if criterion.options is None else "NA"
+    if criterion.options is None:
+        return "MET" if code == 1 else "UNMET"
+    return str(criterion.options[code].label)
+
+
+def gate_block(result: dict[str, Any], options: CompareOptions) -> dict[str, Any] | None:
+    checks = []
+    if options.max_drop is not None:
+        checks.append(evaluate_check(result, GateCheck(metric="score.diff", min=-options.max_drop)))
+    if options.fail_on_regression:
+        checks.append(regression_check(result["score"], options.alpha))
+    if not checks:
+        return None
+    return {"passed": all(c["passed"] for c in checks), "checks": checks}
+
+
+def regression_check(score: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """Fails when NEW is worse (diff < 0) and the Wilcoxon p-value is below alpha."""
+    diff, p = score["diff"], score["p_value"]
+    check: dict[str, Any] = {"metric": "score.regression", "alpha": alpha, "diff": diff}
+    if diff is None:
+        return check | {"value": None, "passed": False, "reason": "no paired items"}
+    if p is None:
+        reason = score["undefined"].get("p_value", "p-value undefined")
+        return check | {"value": None, "passed": True, "reason": f"not significant: {reason}"}
+    return check | {"value": p, "passed": not (diff < 0 and p < alpha)}
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    """SPEC §8: 1 when a gate check failed on a defined value; else 3 when errored items were
+    left out; else 1 when a check is undefined; else 0."""
+    gate = result["gate"]
+    failed = [] if gate is None else [c for c in gate["checks"] if not c["passed"]]
+    if any(c["value"] is not None for c in failed):
+        return 1
+    if result["items"]["excluded_errored"]:
+        return 3
+    return 1 if failed else 0

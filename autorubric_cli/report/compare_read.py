@@ -1,0 +1,131 @@
+"""One side of a comparison: the newest record of every id, projected onto flat arrays.
+
+`compare` needs per item only the id, dataset index, status, score, the criteria's outcome
+codes and the judges' scores. Validating every record with pydantic costs ~60 µs a line (12 s
+for two 100,000-item experiments), so lines are parsed with orjson alone and projected onto
+typed arrays, one row per id (the newest line wins, as everywhere, SPEC §5). A line that does
+not parse or does not fit the rubric is skipped and reported, as `report` does.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.experiment.manifest import ITEMS
+from autorubric_cli.experiment.store import ReadIssues, open_records
+from autorubric_cli.metrics import ABSTAIN
+from autorubric_cli.report.build import Experiment, open_experiment
+
+NAN = math.nan
+
+
+@dataclass
+class Side:
+    """Rows of one experiment's newest records; `usable` = status ok with a defined score."""
+
+    experiment: Experiment
+    criteria: list[Criterion]
+    judge_ids: list[str]
+    rows: dict[str, int] = field(default_factory=dict)
+    index: array = field(default_factory=lambda: array("q"))
+    usable: array = field(default_factory=lambda: array("b"))
+    errored: array = field(default_factory=lambda: array("b"))
+    score: array = field(default_factory=lambda: array("d"))
+    codes: dict[str, array] = field(default_factory=dict)
+    judge_scores: dict[str, array] = field(default_factory=dict)
+    issues: ReadIssues = field(default_factory=ReadIssues)
+
+    def __post_init__(self) -> None:
+        self.codes = {c.name: array("b") for c in self.criteria}
+        self.judge_scores = {j: array("d") for j in self.judge_ids}
+
+    @property
+    def name(self) -> str:
+        return self.experiment.manifest.name
+
+    def add(self, obj: dict[str, Any]) -> None:
+        """Store one record (raises KeyError/TypeError/ValueError when it does not fit)."""
+        item_id = str(obj["id"])
+        index = int(obj["index"])
+        status = obj["status"]
+        if status not in ("ok", "error"):
+            raise ValueError(status)
+        raw_score = obj.get("score")
+        score = NAN if raw_score is None else float(raw_score)
+        codes = criterion_codes(obj["criteria"], self.criteria)
+        judges = obj.get("judge_scores") or {}
+        judge_values = [_number(judges.get(j)) for j in self.judge_scores]
+        row = self.rows.get(item_id)
+        if row is None:
+            row = self.rows[item_id] = len(self.index)
+            for column in (self.index, self.usable, self.errored):
+                column.append(0)
+            self.score.append(NAN)
+            for name in self.codes:
+                self.codes[name].append(ABSTAIN)
+            for judge in self.judge_scores:
+                self.judge_scores[judge].append(NAN)
+        self.index[row] = index
+        self.errored[row] = status == "error"
+        self.usable[row] = status == "ok" and raw_score is not None
+        self.score[row] = score
+        for name, code in codes.items():
+            self.codes[name][row] = code
+        for column, value in zip(self.judge_scores.values(), judge_values, strict=True):
+            column[row] = value
+
+
+def _number(value: Any) -> float:
+    return NAN if value is None else float(value)
+
+
+def criterion_codes(criteria: list[dict[str, Any]], rubric: list[Criterion]) -> dict[str, int]:
+    """Outcome code per criterion (metrics codes: 1 MET, 0 UNMET, option index, ABSTAIN)."""
+    if len(criteria) != len(rubric):
+        raise ValueError("criteria do not match the rubric")
+    codes = {}
+    for record, criterion in zip(criteria, rubric, strict=True):
+        if record["name"] != criterion.name:
+            raise ValueError(record["name"])
+        option = record.get("option")
+        if criterion.options is not None:
+            if option is None:
+                codes[criterion.name] = ABSTAIN
+                continue
+            index = int(option["index"])
+            if not 0 <= index < len(criterion.options):
+                raise ValueError(index)
+            codes[criterion.name] = ABSTAIN if criterion.options[index].na else index
+        else:
+            codes[criterion.name] = {"MET": 1, "UNMET": 0}.get(str(record.get("verdict")), ABSTAIN)
+    return codes
+
+
+def read_side(directory: Path) -> Side:
+    """The experiment in `directory` (manifest, rubric copy, items.jsonl) as one Side."""
+    experiment = open_experiment(directory)
+    side = Side(
+        experiment,
+        list(experiment.rubric.criteria),
+        [j.judge_id for j in experiment.rubric.grader.judges],
+    )
+    path = directory / ITEMS
+    if not path.exists():
+        return side
+    with open_records(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = orjson.loads(raw)
+                side.add(obj)
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                side.issues.bad_lines.append(number)
+    return side
