@@ -74,6 +74,7 @@ def build_report(
     issues = ReadIssues()
     path = experiment.directory / ITEMS
     fold = fold_experiment(path, rules, judge_ids, what_if, issues)
+    fold.put_in_dataset_order()
     seed = experiment.manifest.seed
     labels = fold.labels()
     report: dict[str, Any] = {

@@ -94,6 +94,8 @@ class ReportFold:
     usage_saved: dict[str, int] = field(default_factory=dict)
     costs_saved: array = field(default_factory=lambda: array("d"))
     errored_items: list[tuple[str, str]] = field(default_factory=list)
+    indices: array = field(default_factory=lambda: array("q"))  # dataset index, aligned
+    errored_indices: array = field(default_factory=lambda: array("q"))
     criteria: list[CriterionTally] = field(init=False)
     judges: dict[str, JudgeTally] = field(init=False)
 
@@ -107,9 +109,11 @@ class ReportFold:
     def add(self, record: ItemRecord) -> None:
         self.recorded += 1
         self.simulated = self.simulated or record.simulated
+        self.indices.append(record.index)
         if record.status == "error":
             self.errored += 1
             self.errored_items.append((record.id, record.error or "error"))
+            self.errored_indices.append(record.index)
         self.item_scores.append(np.nan if record.score is None else record.score)
         add_counts(self.usage, record.usage)
         if record.cost is not None:
@@ -165,6 +169,24 @@ class ReportFold:
         evaluation = evaluate_votes([c.votes for c in record.criteria], self.what_if, words)
         score = evaluation.score.score
         self.what_if_scores.append(np.nan if score is None else score)
+
+    def put_in_dataset_order(self) -> None:
+        """Reorder every per-item series by dataset index (SPEC §11): items.jsonl follows
+        completion order, and the bootstrap resamples positions, so without this two runs of
+        the same records (resumed, merged, re-ordered) would report different intervals."""
+        order = np.argsort(np.frombuffer(self.indices, dtype=np.int64), kind="stable")
+        if np.all(order[:-1] < order[1:]):
+            return
+        series = [self.item_scores, self.truth_scores, *self.judge_scores.values()]
+        if len(self.what_if_scores):
+            series.append(self.what_if_scores)
+        for tally in self.criteria:
+            series += [tally.truth, tally.ensemble, *tally.judges.values()]
+        for values in (*series, self.indices):
+            permuted = np.frombuffer(values, dtype=values.typecode)[order]
+            values[:] = array(values.typecode, permuted.tobytes())
+        errored = np.argsort(np.frombuffer(self.errored_indices, dtype=np.int64), kind="stable")
+        self.errored_items = [self.errored_items[i] for i in errored]
 
     def labels(self) -> list[CriterionLabels]:
         out = []
@@ -265,6 +287,8 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
     add_counts(first.usage, later.usage)
     add_counts(first.usage_saved, later.usage_saved)
     first.errored_items.extend(later.errored_items)
+    first.indices.extend(later.indices)
+    first.errored_indices.extend(later.errored_indices)
     for mine, theirs in zip(first.criteria, later.criteria, strict=True):
         merge_criterion_tallies(mine, theirs)
     for judge, tally in later.judges.items():
