@@ -29,7 +29,7 @@ from autorubric_cli.metrics.paired import (
     wilcoxon_p,
 )
 from autorubric_cli.report.compare_criteria import criteria_block
-from autorubric_cli.report.compare_read import Side, read_side
+from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
 
 TOP_MOVED = 10
@@ -64,7 +64,7 @@ def check_options(options: CompareOptions) -> None:
 def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) -> dict[str, Any]:
     """The SPEC §12 comparison of two experiment directories, from items.jsonl alone."""
     check_options(options)
-    base, new = read_side(base_dir), read_side(new_dir)
+    base, new = read_sides(base_dir, new_dir)
     pairs, items, warnings = pair_items(base, new)
     warnings = setting_warnings(base.experiment, new.experiment) + warnings
     for side in (base, new):

@@ -10,7 +10,10 @@ not parse or does not fit the rubric is skipped and reported, as `report` does.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 from array import array
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,6 +109,21 @@ def criterion_codes(criteria: list[dict[str, Any]], rubric: list[Criterion]) -> 
         else:
             codes[criterion.name] = {"MET": 1, "UNMET": 0}.get(str(record.get("verdict")), ABSTAIN)
     return codes
+
+
+PARALLEL_MIN_BYTES = 50_000_000
+
+
+def read_sides(base: Path, new: Path) -> tuple[Side, Side]:
+    """Both sides; two large files are read at once in two forked processes."""
+    sizes = [(d / ITEMS).stat().st_size if (d / ITEMS).is_file() else 0 for d in (base, new)]
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if min(sizes) < PARALLEL_MIN_BYTES or not fork or (os.cpu_count() or 1) < 2:
+        return read_side(base), read_side(new)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
+        first, second = pool.map(read_side, (base, new))
+    return first, second
 
 
 def read_side(directory: Path) -> Side:

@@ -145,3 +145,22 @@ def test_missing_experiment_is_an_input_error(runs: dict[str, Path], tmp_path: P
     result = run_cli("compare", runs["A"], tmp_path / "nowhere")
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "nowhere" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_resume_with_baseline_gates_on_the_comparison(runs: dict[str, Path]) -> None:
+    failing = run_cli("resume", runs["B"], "--baseline", runs["A"], "--fail-on-regression")
+    assert failing.returncode == 1, failing.stderr
+    assert "Gate: FAILED" in failing.stdout
+    passing = run_cli("resume", runs["C"], "--baseline", runs["A"], "--fail-on-regression")
+    assert passing.returncode == 0, passing.stderr
+    compared = json.loads((runs["C"] / "compare.json").read_text())
+    assert compared["base"]["experiment"] == "A" and compared["score"]["regressed"] == 2
+
+
+def test_compare_gate_flags_need_a_baseline_and_a_real_one(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    no_baseline = run_cli("resume", runs["C"], "--max-drop", "0.1")
+    assert no_baseline.returncode == 2 and "--baseline" in no_baseline.stderr
+    wrong = run_cli("resume", runs["C"], "--baseline", tmp_path / "missing")
+    assert wrong.returncode == 2 and "missing" in wrong.stderr

@@ -243,3 +243,18 @@ def test_comparison_does_not_depend_on_line_order(tmp_path: Path) -> None:
     assert (
         reference["score"]["ci95"][0] < reference["score"]["diff"] < reference["score"]["ci95"][1]
     )
+
+
+def test_reading_the_sides_in_two_processes_gives_the_same_comparison(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autorubric_cli.report import compare_read
+
+    rng = random.Random(8)
+    items = random_items(rng, 60)
+    base = write_experiment(tmp_path / "base", items)
+    new = write_experiment(tmp_path / "new", drift(items, rng, 0.3), errored={"q5"})
+    serial = compare_experiments(base, new, CompareOptions())
+    monkeypatch.setattr(compare_read, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(compare_read.os, "cpu_count", lambda: 2)
+    assert compare_experiments(base, new, CompareOptions()) == serial
