@@ -13,6 +13,7 @@ Prints wall time and peak RSS of the `compare` subprocess for each size in --ite
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import subprocess
@@ -113,7 +114,14 @@ def write_pair(root: Path, n_items: int, continuous: bool) -> tuple[Path, Path]:
     return base, new
 
 
-def measure(base: Path, new: Path) -> tuple[float, float]:
+def cpu_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(base: Path, new: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (all processes of the command) and peak RSS so far (MB)."""
+    cpu = cpu_children()
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "autorubric_cli", "compare", str(base), str(new), "-f", "json"],
@@ -121,7 +129,8 @@ def measure(base: Path, new: Path) -> tuple[float, float]:
         stdout=subprocess.DEVNULL,
     )
     elapsed = time.perf_counter() - started
-    return elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return elapsed, cpu_children() - cpu, peak
 
 
 def main() -> None:
@@ -134,15 +143,17 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
             base, new = write_pair(Path(tmp), n_items, args.continuous)
             size = (base / "items.jsonl").stat().st_size / 1e6
-            times, peaks = [], []
+            times, cpus, peaks = [], [], []
             for _ in range(args.runs):
-                elapsed, peak = measure(base, new)
+                elapsed, cpu, peak = measure(base, new)
                 times.append(elapsed)
+                cpus.append(cpu)
                 peaks.append(peak)
             print(
                 f"{n_items} paired items x 5 criteria ({size:.0f} MB per side, "
                 f"{'continuous' if args.continuous else 'rubric-like'} scores): "
-                f"compare {min(times):.2f} s (target < 10 s); "
+                f"compare {min(times):.2f} s wall, {min(cpus):.2f} s CPU (target < 10 s; "
+                f"load average {os.getloadavg()[0]:.1f}); "
                 f"peak RSS so far {max(peaks):.0f} MB"
             )
 
