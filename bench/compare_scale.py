@@ -25,42 +25,11 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from report_scale import JUDGES, RUBRIC, vote  # noqa: E402
-
-from autorubric_cli.core.config import JudgeSpec, LLMConfig  # noqa: E402
-from autorubric_cli.experiment.manifest import (  # noqa: E402
-    InputFile,
-    Manifest,
-    save_manifest,
-    utc_now,
-)
+from report_scale import JUDGES, vote, write_manifest  # noqa: E402
 
 KINDS = [None, None, None, 4, 3]
 NAMES = ["accurate", "complete", "harmful", "clarity", "tone"]
 LABELS = {3: ["Poor", "Fair", "Good", "NA"], 4: ["Technical", "Casual", "Marketing"]}
-
-
-def write_manifest(directory: Path, n_items: int) -> None:
-    directory.mkdir(parents=True)
-    (directory / "rubric.yaml").write_text(RUBRIC)
-    config = LLMConfig(judges=[JudgeSpec(model=f"openai/{j}", id=j) for j in JUDGES], seed=1)
-    now = utc_now()
-    save_manifest(
-        directory,
-        Manifest(
-            autorubric_version="bench",
-            name=directory.name,
-            command=["bench"],
-            created=now,
-            updated=now,
-            status="completed",
-            seed=1,
-            config=config.model_dump(mode="json"),
-            rubric=InputFile(path="rubric.yaml", sha256="0"),
-            dataset=InputFile(path="synthetic", sha256="0"),
-            items_total=n_items,
-        ),
-    )
 
 
 def record(rng: random.Random, i: int, continuous: bool) -> dict[str, object]:
@@ -102,8 +71,8 @@ def record(rng: random.Random, i: int, continuous: bool) -> dict[str, object]:
 
 def write_pair(root: Path, n_items: int, continuous: bool) -> tuple[Path, Path]:
     base, new = root / "base", root / "new"
-    write_manifest(base, n_items)
-    write_manifest(new, n_items)
+    write_manifest(base, n_items, base.name)
+    write_manifest(new, n_items, new.name)
     rng = random.Random(0)
     with (base / "items.jsonl").open("wb") as b, (new / "items.jsonl").open("wb") as n:
         for i in range(n_items):

@@ -68,7 +68,8 @@ def vote(rng: random.Random, judge: str, multi: int | None) -> dict[str, object]
     return {**base, "verdict": None, "option_index": rng.randrange(multi), "shuffle_order": order}
 
 
-def write_experiment(directory: Path, n_items: int) -> None:
+def write_manifest(directory: Path, n_items: int, name: str = "bench") -> None:
+    """The experiment directory with its rubric copy and a completed manifest."""
     directory.mkdir(parents=True)
     (directory / "rubric.yaml").write_text(RUBRIC)
     config = LLMConfig(judges=[JudgeSpec(model=f"openai/{j}", id=j) for j in JUDGES], seed=1)
@@ -77,7 +78,7 @@ def write_experiment(directory: Path, n_items: int) -> None:
         directory,
         Manifest(
             autorubric_version="bench",
-            name="bench",
+            name=name,
             command=["bench"],
             created=now,
             updated=now,
@@ -89,6 +90,10 @@ def write_experiment(directory: Path, n_items: int) -> None:
             items_total=n_items,
         ),
     )
+
+
+def write_experiment(directory: Path, n_items: int) -> None:
+    write_manifest(directory, n_items)
     rng = random.Random(0)
     kinds = [None, None, None, 4, 3]
     names = ["accurate", "complete", "harmful", "clarity", "tone"]
