@@ -34,6 +34,7 @@ class Format(StrEnum):
     markdown = "markdown"
     csv = "csv"
     junit = "junit"
+    html = "html"
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -185,9 +186,9 @@ def run(
         try:
             directory = start_run(rubric, dataset, options)
         except RunInterrupted as exc:
-            finish(exc.directory, format.value, fail_under, junit, quiet=True)
+            finish(exc.directory, format.value, fail_under, junit, quiet=True, compact=True)
             raise
-        return finish(directory, format.value, fail_under, junit)
+        return finish(directory, format.value, fail_under, junit, compact=True)
 
     guarded(body)
 
@@ -226,11 +227,11 @@ def resume(
                 cache_dir=cache_dir,
             )
         except RunInterrupted:
-            finish(directory, format.value, fail_under, junit, quiet=True)
+            finish(directory, format.value, fail_under, junit, quiet=True, compact=True)
             raise
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
-        return finish(directory, format.value, fail_under, junit)
+        return finish(directory, format.value, fail_under, junit, compact=True)
 
     guarded(body)
 
@@ -254,6 +255,10 @@ def report(
         str,
         typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category."),
     ] = "exclude",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="--format html: write here (default DIR/report.html)."),
+    ] = None,
 ) -> None:
     """Render an experiment from items.jsonl (no judge calls)."""
 
@@ -268,7 +273,15 @@ def report(
             "cannot_assess": cannot_assess,
         }
         rules = what_if_rules(directory, overrides)
-        return finish(directory, format.value, fail_under, junit, what_if=rules, ca_mode=ca_mode)
+        return finish(
+            directory,
+            format.value,
+            fail_under,
+            junit,
+            what_if=rules,
+            ca_mode=ca_mode,
+            output=output,
+        )
 
     guarded(body)
 
