@@ -183,4 +183,5 @@ def render_compact(
             "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
         )
     where = f"{html} · " if html else ""
-    console.print(f"Full report: {where}all tables: autorubric report {directory}", highlight=False)
+    line = f"Full report: {where}all tables: autorubric report {directory}"
+    console.print(line, highlight=False, soft_wrap=True)  # one line: people copy the path

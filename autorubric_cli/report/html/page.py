@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
@@ -25,7 +26,7 @@ from autorubric_cli.report.metrics_section import AGREEMENT_KEYS, CRITERION_COLU
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 
 REPORT_HTML = "report.html"
-PLOT_ORDER = ("score", "met_rates", "options", "agreement", "truth_score", "confusion")
+BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -56,7 +57,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost)
+    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost, script_json=script_json)
     return env
 
 
@@ -69,19 +70,16 @@ def asset(name: str) -> Markup:
 
 @cache
 def bokeh_script() -> Markup:
-    from bokeh.resources import Resources
+    """BokehJS and its JavaScript plotting API, from the installed bokeh package."""
+    js = resources.files("bokeh").joinpath("server", "static", "js")
+    return Markup("\n".join(js.joinpath(n).read_text() for n in BOKEH_FILES))
 
-    return Markup("\n".join(Resources(mode="inline", components=["bokeh"]).js_raw))
 
-
-def embed_plots(figures: dict[str, Any]) -> tuple[Markup, dict[str, Markup]]:
-    """One Bokeh script for every figure, and each figure's <div>."""
-    if not figures:
-        return Markup(""), {}
-    from bokeh.embed import components
-
-    script, divs = components(figures)
-    return Markup(script), {name: Markup(div) for name, div in divs.items()}
+def script_json(value: Any) -> Markup:
+    """JSON for a <script type="application/json"> element: `<`, `>`, `&` escaped, so no text
+    can close the element; NaN becomes null."""
+    text = orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def judge_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -96,7 +94,7 @@ def judge_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def report_figures(
     report: dict[str, Any], experiment: Experiment, fold: ReportFold
 ) -> dict[str, Any]:
-    """name -> Bokeh figure, for every plot that has data."""
+    """name -> plot spec, for every plot that has data."""
     rubric = experiment.rubric
     scores = np.frombuffer(fold.item_scores)
     figures: dict[str, Any] = {
@@ -169,16 +167,15 @@ def render_report_html(
 ) -> str:
     """The whole page for one experiment."""
     embedded = embed_items(experiment.directory, experiment.manifest, experiment.rubric, **limits)
-    script, divs = embed_plots(report_figures(report, experiment, fold))
     template = environment().get_template("report.html.j2")
     return template.render(
         r=report,
         manifest=experiment.manifest,
         judges=judge_rows(report),
-        plots=divs,
-        plot_script=script,
+        plots=report_figures(report, experiment, fold),
         bokeh_js=bokeh_script(),
         css=asset("report.css"),
+        plots_js=asset("plots.js"),
         page_js=asset("report.js"),
         agreement_keys=AGREEMENT_KEYS,
         criterion_columns=CRITERION_COLUMNS,

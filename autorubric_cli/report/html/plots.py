@@ -1,8 +1,13 @@
-"""The report's plots as Bokeh figures (rendered by BokehJS, embedded inline in the page).
+"""The report's plots as small JSON specs; the page draws them with BokehJS (inlined).
 
-Every plot is built from the report JSON and the fold's per-item score arrays, never from
-the whole items file, so a plot's size does not grow with the number of items (the scatter
-of score against ground truth is a seeded sample of at most SCATTER_CAP points).
+Python computes what is plotted (bins, rates, Wilson intervals, matrices, cell colours) and
+BokehJS draws it: serialising Bokeh's Python models costs ~0.1 s per figure, which every
+`run` would pay, while a spec costs microseconds. Every spec comes from the report JSON and
+the fold's per-item score arrays, so its size does not grow with the number of items (the
+score-vs-truth scatter is a seeded sample of at most SCATTER_CAP points).
+
+Spec kinds: ``hist`` (left, right, count, mean, ci), ``hbar`` (labels, values, lo, hi, n),
+``heatmap`` (rows, cols, text, colors), ``scatter`` (x, y, diagonal).
 """
 
 from __future__ import annotations
@@ -10,18 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper
-from bokeh.models.annotations import ColorBar, Title, Whisker
-from bokeh.palettes import Blues256, RdBu11
-from bokeh.plotting import figure
 from scipy.stats import binomtest
 
 from autorubric_cli.core.rubric import Criterion
 
 SCATTER_CAP = 2_000
-WIDTH = 520
-CA_LABEL = "CANNOT_ASSESS"
-TOOLS = "save,reset"
+DIVERGING = ["#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de"]
+DIVERGING += ["#4393c3", "#2166ac"]
+SEQUENTIAL = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5"]
+SEQUENTIAL += ["#08519c", "#08306b"]
+MISSING_COLOR = "#dddddd"
+Spec = dict[str, Any]
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -30,14 +34,24 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def _figure(title: str, height: int, **kwargs: Any) -> Any:
-    heading = Title(text=title, text_font_size="13px")
-    plot = figure(title=heading, width=WIDTH, height=height, tools=TOOLS, **kwargs)
-    plot.toolbar.logo = None
-    return plot
+def color(value: float | None, low: float, high: float, palette: list[str]) -> str:
+    """The palette entry for value on [low, high]; grey when undefined."""
+    if value is None or not np.isfinite(value):
+        return MISSING_COLOR
+    share = 0.0 if high <= low else (min(max(value, low), high) - low) / (high - low)
+    return palette[min(int(share * len(palette)), len(palette) - 1)]
 
 
-def score_histogram(scores: np.ndarray, normalized: bool, summary: dict[str, Any]) -> Any | None:
+def ink(value: float | None, low: float, high: float, palette: list[str]) -> str:
+    """Text colour readable on the cell: white on the palette's darkest third."""
+    if palette is SEQUENTIAL:
+        dark = value is not None and value > low + (high - low) * 0.6
+    else:
+        dark = value is not None and abs(value - (low + high) / 2) > (high - low) * 0.33
+    return "#ffffff" if dark else "#1d2430"
+
+
+def score_histogram(scores: np.ndarray, normalized: bool, summary: dict[str, Any]) -> Spec | None:
     """Item scores in 20 bins, with the mean and its 95% CI."""
     scores = scores[~np.isnan(scores)]
     if scores.size == 0:
@@ -46,91 +60,59 @@ def score_histogram(scores: np.ndarray, normalized: bool, summary: dict[str, Any
     if high <= low:
         high = low + 1.0
     counts, edges = np.histogram(scores, bins=20, range=(low, high))
-    plot = _figure(f"Score distribution ({scores.size:,} scored items)", 300)
-    source = ColumnDataSource({"left": edges[:-1], "right": edges[1:], "count": counts.astype(int)})
-    plot.quad(source=source, left="left", right="right", top="count", bottom=0, color="#4a78b5")
-    plot.add_tools(HoverTool(tooltips=[("score", "@left{0.00}–@right{0.00}"), ("items", "@count")]))
-    if summary.get("ci95") is not None:
-        lo, hi = summary["ci95"]
-        plot.harea(
-            x1=[lo, lo], x2=[hi, hi], y=[0, int(counts.max())], fill_alpha=0.2, color="orange"
-        )
-    if summary.get("mean") is not None:
-        plot.line(x=[summary["mean"]] * 2, y=[0, int(counts.max())], color="orange", line_width=2)
-    plot.xaxis.axis_label = "score (orange: mean and its 95% CI)"
-    plot.yaxis.axis_label = "items"
-    return plot
+    return {
+        "kind": "hist",
+        "title": f"Score distribution ({scores.size:,} scored items)",
+        "left": edges[:-1].tolist(),
+        "right": edges[1:].tolist(),
+        "count": counts.astype(int).tolist(),
+        "mean": summary.get("mean"),
+        "ci": summary.get("ci95"),
+        "xlabel": "score (orange: the mean and its 95% CI)",
+        "ylabel": "items",
+    }
 
 
-def met_rates(criteria: list[dict[str, Any]]) -> Any | None:
-    """Binary criteria: MET rate with its 95% Wilson interval."""
+def _hbar(title: str, rows: list[tuple[str, int, int]], value_name: str, fill: str) -> Spec:
+    """Shares k/n per label with 95% Wilson intervals; rows are (label, k, n)."""
+    intervals = [wilson(k, n) for _, k, n in rows]
+    return {
+        "kind": "hbar",
+        "title": title,
+        "labels": [label for label, _, _ in rows],
+        "values": [k / n for _, k, n in rows],
+        "lo": [i[0] for i in intervals],
+        "hi": [i[1] for i in intervals],
+        "n": [n for _, _, n in rows],
+        "value_name": value_name,
+        "color": fill,
+    }
+
+
+def met_rates(criteria: list[dict[str, Any]]) -> Spec | None:
+    """Binary criteria: MET rate among MET/UNMET outcomes, with its 95% Wilson interval."""
     rows = []
     for c in criteria:
         dist = c["distribution"]
         met, unmet = dist.get("MET", 0), dist.get("UNMET", 0)
         if c["kind"] == "binary" and met + unmet > 0:
-            lo, hi = wilson(met, met + unmet)
-            rows.append((c["name"], met / (met + unmet), lo, hi, met + unmet))
+            rows.append((c["name"], met, met + unmet))
     if not rows:
         return None
-    names = [r[0] for r in rows][::-1]
-    source = ColumnDataSource(
-        {
-            "name": [r[0] for r in rows],
-            "rate": [r[1] for r in rows],
-            "lo": [r[2] for r in rows],
-            "hi": [r[3] for r in rows],
-            "n": [r[4] for r in rows],
-        }
-    )
-    plot = _figure(
-        "MET rate per binary criterion (95% Wilson CI)",
-        60 + 32 * len(rows),
-        y_range=names,
-        x_range=(0, 1),
-    )
-    plot.hbar(source=source, y="name", right="rate", height=0.6, color="#4a78b5")
-    plot.add_layout(Whisker(source=source, base="name", lower="lo", upper="hi", dimension="width"))
-    plot.add_tools(
-        HoverTool(
-            tooltips=[
-                ("criterion", "@name"),
-                ("MET rate", "@rate{0.000}"),
-                ("95% CI", "@lo{0.000}–@hi{0.000}"),
-                ("n", "@n"),
-            ]
-        )
-    )
-    return plot
+    return _hbar("MET rate per binary criterion (95% Wilson CI)", rows, "MET rate", "#4a78b5")
 
 
-def option_shares(criterion: Criterion, summary: dict[str, Any]) -> Any | None:
-    """A multi-choice criterion: the share of each option (95% Wilson CIs)."""
+def option_shares(criterion: Criterion, summary: dict[str, Any]) -> Spec | None:
+    """A multi-choice criterion: the share of each option among its outcomes (95% Wilson CIs)."""
     dist = summary["distribution"]
     total = sum(dist.values())
     if total == 0 or criterion.options is None:
         return None
     labels = [o.label for o in criterion.options]
     labels += [label for label in dist if label not in labels]
-    counts = [dist.get(label, 0) for label in labels]
-    intervals = [wilson(k, total) for k in counts]
-    source = ColumnDataSource(
-        {
-            "label": labels,
-            "share": [k / total for k in counts],
-            "lo": [i[0] for i in intervals],
-            "hi": [i[1] for i in intervals],
-            "count": counts,
-        }
-    )
+    rows = [(label, dist.get(label, 0), total) for label in labels]
     title = f"{criterion.name} ({criterion.kind}): option shares, 95% Wilson CI"
-    plot = _figure(title, 60 + 30 * len(labels), y_range=labels[::-1], x_range=(0, 1))
-    plot.hbar(source=source, y="label", right="share", height=0.6, color="#6a9f58")
-    plot.add_layout(Whisker(source=source, base="label", lower="lo", upper="hi", dimension="width"))
-    plot.add_tools(
-        HoverTool(tooltips=[("option", "@label"), ("share", "@share{0.000}"), ("items", "@count")])
-    )
-    return plot
+    return _hbar(title, rows, "share", "#6a9f58")
 
 
 def _heatmap(
@@ -138,49 +120,27 @@ def _heatmap(
     rows: list[str],
     cols: list[str],
     values: list[list[float | None]],
-    mapper: LinearColorMapper,
-    value_name: str,
-) -> Any:
-    xs, ys, vs, text = [], [], [], []
-    for row, row_values in zip(rows, values, strict=True):
-        for col, value in zip(cols, row_values, strict=True):
-            xs.append(col)
-            ys.append(row)
-            vs.append(np.nan if value is None else value)
-            text.append(
-                "n/a"
-                if value is None
-                else (f"{value:.2f}" if isinstance(value, float) else str(value))
-            )
-    source = ColumnDataSource({"x": xs, "y": ys, "v": vs, "t": text})
-    size = max(len(rows), len(cols))
-    plot = _figure(title, 90 + 44 * len(rows), x_range=cols, y_range=rows[::-1])
-    plot.width = min(WIDTH, 160 + 60 * size)
-    plot.rect(
-        source=source,
-        x="x",
-        y="y",
-        width=1,
-        height=1,
-        fill_color={"field": "v", "transform": mapper},
-        line_color="white",
-    )
-    plot.text(
-        source=source,
-        x="x",
-        y="y",
-        text="t",
-        text_align="center",
-        text_baseline="middle",
-        text_font_size="11px",
-    )
-    plot.add_layout(ColorBar(color_mapper=mapper, width=8), "right")
-    plot.add_tools(HoverTool(tooltips=[("", "@y / @x"), (value_name, "@t")]))
-    plot.xaxis.major_label_orientation = 0.6
-    return plot
+    bounds: tuple[float, float],
+    palette: list[str],
+) -> Spec:
+    def text(value: float | None) -> str:
+        if value is None:
+            return "n/a"
+        return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+    return {
+        "kind": "heatmap",
+        "title": title,
+        "rows": rows,
+        "cols": cols,
+        "text": [[text(v) for v in row] for row in values],
+        "colors": [[color(v, *bounds, palette) for v in row] for row in values],
+        "ink": [[ink(v, *bounds, palette) for v in row] for row in values],
+        "values": values,
+    }
 
 
-def agreement_heatmap(agreement: dict[str, Any], judge_ids: list[str]) -> Any | None:
+def agreement_heatmap(agreement: dict[str, Any], judge_ids: list[str]) -> Spec | None:
     """Judge × judge Cohen's kappa, averaged over the criteria where it is defined."""
     if len(judge_ids) < 2:
         return None
@@ -188,53 +148,53 @@ def agreement_heatmap(agreement: dict[str, Any], judge_ids: list[str]) -> Any | 
     for a in judge_ids:
         row: list[float | None] = []
         for b in judge_ids:
-            if a == b:
-                row.append(1.0)
-                continue
             values = []
             for c in agreement["criteria"]:
                 pairs = c["pairwise_cohen_kappa"]
                 value = pairs.get(f"{a}|{b}", pairs.get(f"{b}|{a}"))
                 if value is not None:
                     values.append(value)
-            row.append(float(np.mean(values)) if values else None)
+            row.append(1.0 if a == b else (float(np.mean(values)) if values else None))
         matrix.append(row)
-    mapper = LinearColorMapper(palette=RdBu11[::-1], low=-1, high=1, nan_color="#dddddd")
-    title = "Judge–judge agreement: Cohen's κ, mean over criteria"
-    return _heatmap(title, judge_ids, judge_ids, matrix, mapper, "κ")
+    title = "Judge–judge Cohen's κ (mean over criteria)"
+    return _heatmap(title, judge_ids, judge_ids, matrix, (-1.0, 1.0), DIVERGING)
 
 
-def confusion_matrix(block: dict[str, Any], who: str) -> Any | None:
-    """Rows: ground truth; columns: the prediction."""
+def confusion_matrix(block: dict[str, Any], who: str) -> Spec | None:
+    """Rows: the ground-truth label; columns: the prediction's."""
     confusion = block.get("confusion")
     if not confusion or not any(any(row) for row in confusion):
         return None
     labels = [str(label) for label in block["labels"]]
-    high = max(max(row) for row in confusion) or 1
-    mapper = LinearColorMapper(palette=Blues256[::-1], low=0, high=high)
+    high = float(max(max(row) for row in confusion))
     title = f"{block['name']}: truth (rows) × {who} (columns), n={block['n']}"
-    return _heatmap(title, labels, [f"{label} " for label in labels], confusion, mapper, "items")
+    spec = _heatmap(title, labels, labels, confusion, (0.0, high), SEQUENTIAL)
+    spec["xlabel"], spec["ylabel"] = who, "ground truth"
+    return spec
 
 
-def score_vs_truth(scores: np.ndarray, truth: np.ndarray, seed: int) -> Any | None:
-    """The ensemble's item score against the score of the ground-truth labels."""
+def score_vs_truth(scores: np.ndarray, truth: np.ndarray, seed: int) -> Spec | None:
+    """The ensemble's item score against the score of the item's ground-truth labels."""
     keep = ~(np.isnan(scores) | np.isnan(truth))
     x, y = truth[keep], scores[keep]
     if x.size == 0:
         return None
     title = f"Score vs ground-truth score ({x.size:,} items)"
     if x.size > SCATTER_CAP:
-        pick = np.random.default_rng(seed).choice(x.size, SCATTER_CAP, replace=False)
+        pick = np.sort(np.random.default_rng(seed).choice(x.size, SCATTER_CAP, replace=False))
         x, y = x[pick], y[pick]
         title = (
             "Score vs ground-truth score "
             f"(a random sample of {SCATTER_CAP:,} of {int(keep.sum()):,})"
         )
-    plot = _figure(title, 360)
-    plot.scatter(x=x, y=y, size=6, alpha=0.5, color="#4a78b5")
     low = float(min(x.min(), y.min(), 0.0))
     high = float(max(x.max(), y.max(), 1.0))
-    plot.line(x=[low, high], y=[low, high], color="gray", line_dash="dashed")
-    plot.xaxis.axis_label = "ground-truth score"
-    plot.yaxis.axis_label = "ensemble score"
-    return plot
+    return {
+        "kind": "scatter",
+        "title": title,
+        "x": x.tolist(),
+        "y": y.tolist(),
+        "diagonal": [low, high],
+        "xlabel": "ground-truth score",
+        "ylabel": "ensemble score",
+    }
