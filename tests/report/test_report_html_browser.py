@@ -180,3 +180,22 @@ def test_a_script_in_a_submission_is_text_and_never_runs(loaded: Loaded, tmp_pat
     stat = ImageStat.Stat(image)
     assert stat.stddev[0] > 20  # not blank: text, tables and plots
     assert len(image.getcolors(maxcolors=1 << 16) or range(1 << 16)) > 50
+
+
+def test_the_compare_page_draws_its_plots(browser: Browser, tmp_path: Path) -> None:
+    from test_report_html_compare import COMPARE
+
+    from autorubric_cli.report.html.compare_page import render_compare_html
+
+    path = tmp_path / "compare.html"
+    path.write_text(render_compare_html(COMPARE))
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-plots-ready='2']", timeout=30_000)
+    for figure in page.locator("figure.plot[data-plot]").all():
+        assert figure.evaluate(CANVAS_INK)["inked"] >= 1
+    assert errors == []
+    page.close()

@@ -30,7 +30,7 @@
 
   function hbar(spec) {
     var labels = spec.labels.slice().reverse();
-    var plot = base(spec, 70 + 30 * spec.labels.length, { y_range: labels, x_range: [0, 1] });
+    var plot = base(spec, 70 + 30 * spec.labels.length, { y_range: labels, x_range: spec.x_range || [0, 1] });
     var source = new Bokeh.ColumnDataSource({ data: { label: spec.labels, value: spec.values, lo: spec.lo, hi: spec.hi, n: spec.n } });
     plot.hbar({ y: { field: "label" }, right: { field: "value" }, height: 0.6, source: source, fill_color: spec.color, line_color: spec.color });
     plot.add_layout(new Bokeh.Whisker({ source: source, base: { field: "label" }, lower: { field: "lo" }, upper: { field: "hi" }, dimension: "width" }));
