@@ -21,7 +21,7 @@ from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, Manifest, sha256_file
-from autorubric_cli.experiment.store import ReadIssues, iter_records_at, latest_lines
+from autorubric_cli.experiment.store import ReadIssues, iter_records_at, open_records
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.report.fold import outcome_label
 
@@ -60,22 +60,34 @@ def worst_first_key(status: str, score: float | None, index: int) -> tuple[int, 
 
 
 def select_lines(path: Path, issues: ReadIssues, cap: int) -> tuple[list[int], int]:
-    """Line numbers of the newest records to embed (at most `cap`, the worst), and the total."""
-    latest = latest_lines(path, issues)
-    numbers = sorted(n for n, _ in latest.values())
-    if len(numbers) <= cap:
-        return numbers, len(numbers)
-    wanted = set(numbers)
-    keys: list[tuple[tuple[int, float, int], int]] = []
-    with path.open("rb") as handle:
+    """Line numbers of the newest records to embed (at most `cap`, the worst), and the total.
+
+    One parse per line (the newest line of an id wins, as everywhere); unreadable lines are
+    left to `iter_records_at`, which reports them.
+    """
+    if not path.exists():
+        return [], 0
+    newest: dict[str, tuple[tuple[int, float, int], int]] = {}
+    with open_records(path) as handle:
         for number, raw in enumerate(handle, start=1):
-            if number in wanted:
+            try:
                 obj = orjson.loads(raw)
                 score = obj.get("score")
                 score = score if isinstance(score, int | float) else None
-                keys.append((worst_first_key(obj["status"], score, obj.get("index", 0)), number))
-    keys.sort()
-    return sorted(n for _, n in keys[:cap]), len(numbers)
+                key = worst_first_key(str(obj["status"]), score, int(obj.get("index", 0)))
+                newest[str(obj["id"])] = (key, number)
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                continue
+    chosen = sorted(newest.values())[:cap]
+    return sorted(n for _, n in chosen), len(newest)
+
+
+def has_human_ratings(path: Path) -> bool:
+    """Whether any record carries human ratings (a byte scan: no record is parsed)."""
+    if not path.is_file():
+        return False
+    with open_records(path) as handle:
+        return any(b'"human_ratings":{}' not in raw for raw in handle if raw.strip())
 
 
 def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:

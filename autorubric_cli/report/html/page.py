@@ -17,11 +17,11 @@ from markupsafe import Markup
 
 from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
-from autorubric_cli.experiment.manifest import write_atomic
+from autorubric_cli.experiment.manifest import ITEMS, write_atomic
 from autorubric_cli.report.build import Experiment
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
-from autorubric_cli.report.html.items import EmbeddedItems, embed_items
+from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
 from autorubric_cli.report.metrics_section import AGREEMENT_KEYS, CRITERION_COLUMNS
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 
@@ -122,6 +122,8 @@ def validate_section(directory: Path) -> dict[str, Any] | None:
     from autorubric_cli.validate.loader import validate_experiment
     from autorubric_cli.validate.settings import ValidateSettings
 
+    if not has_human_ratings(directory / ITEMS):
+        return None
     try:
         return validate_experiment(directory, ValidateSettings())
     except InputError:
