@@ -83,11 +83,12 @@ def select_lines(path: Path, issues: ReadIssues, cap: int) -> tuple[list[int], i
 
 
 def has_human_ratings(path: Path) -> bool:
-    """Whether any record carries human ratings (a byte scan: no record is parsed)."""
+    """Whether any record carries human ratings: records are written compact by orjson, so a
+    non-empty mapping starts `"human_ratings":{"` (a byte scan: no record is parsed)."""
     if not path.is_file():
         return False
     with open_records(path) as handle:
-        return any(b'"human_ratings":{}' not in raw for raw in handle if raw.strip())
+        return any(b'"human_ratings":{"' in raw for raw in handle)
 
 
 def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:
