@@ -34,6 +34,7 @@ class Format(StrEnum):
     markdown = "markdown"
     csv = "csv"
     junit = "junit"
+    html = "html"
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -207,9 +208,9 @@ def run(
         try:
             directory = start_run(rubric, dataset, options)
         except RunInterrupted as exc:
-            finish(exc.directory, format.value, fail_under, junit, quiet=True)
+            finish(exc.directory, format.value, fail_under, junit, quiet=True, compact=True)
             raise
-        code = finish(directory, format.value, fail_under, junit)
+        code = finish(directory, format.value, fail_under, junit, compact=True)
         return then_compare(baseline, directory, compare, format.value, junit, code)
 
     guarded(body)
@@ -256,11 +257,11 @@ def resume(
                 cache_dir=cache_dir,
             )
         except RunInterrupted:
-            finish(directory, format.value, fail_under, junit, quiet=True)
+            finish(directory, format.value, fail_under, junit, quiet=True, compact=True)
             raise
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
-        code = finish(directory, format.value, fail_under, junit)
+        code = finish(directory, format.value, fail_under, junit, compact=True)
         return then_compare(baseline, directory, compare, format.value, junit, code)
 
     guarded(body)
@@ -285,6 +286,10 @@ def report(
         str,
         typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category."),
     ] = "exclude",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="--format html: write here (default DIR/report.html)."),
+    ] = None,
 ) -> None:
     """Render an experiment from items.jsonl (no judge calls)."""
 
@@ -299,7 +304,15 @@ def report(
             "cannot_assess": cannot_assess,
         }
         rules = what_if_rules(directory, overrides)
-        return finish(directory, format.value, fail_under, junit, what_if=rules, ca_mode=ca_mode)
+        return finish(
+            directory,
+            format.value,
+            fail_under,
+            junit,
+            what_if=rules,
+            ca_mode=ca_mode,
+            output=output,
+        )
 
     guarded(body)
 

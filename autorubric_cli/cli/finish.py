@@ -23,8 +23,8 @@ from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
-from autorubric_cli.report.build import build_report, open_experiment
-from autorubric_cli.report.render_table import render_tables
+from autorubric_cli.report.build import build_report_and_fold, open_experiment
+from autorubric_cli.report.render_table import render_compact, render_tables
 from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
 
 KIND_OF_FLAG = {
@@ -94,12 +94,22 @@ def finish(
     quiet: bool = False,
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
+    compact: bool = False,
+    output: Path | None = None,
 ) -> int:
+    """`compact` (run, resume): also write report.html and print the short summary."""
     if ca_mode not in CA_MODES:
         raise InputError(f"must be one of: {', '.join(CA_MODES)}", key="--ca-mode")
+    if fmt == "html" and what_if is not None and output is None:
+        raise InputError(
+            "a what-if report writes nothing to the experiment directory: give -o PATH",
+            key="--format",
+        )
     experiment = open_experiment(directory)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
-    report = build_report(experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode)
+    report, fold = build_report_and_fold(
+        experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode
+    )
     if what_if is None:  # a what-if changes nothing in the experiment directory
         write_atomic(directory / REPORT, orjson.dumps(report, option=orjson.OPT_INDENT_2))
     if junit is not None:
@@ -108,7 +118,18 @@ def finish(
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as handle:
             handle.write(render_markdown(report) + "\n")
-    if not quiet:
+    html = None
+    if fmt == "html" or compact:
+        from autorubric_cli.report.html.page import write_report_html
+
+        html = write_report_html(report, experiment, fold, output)
+    if quiet:
+        pass
+    elif fmt == "html":
+        print(html)
+    elif compact and fmt == "table":
+        render_compact(report, wide_console(), str(directory), str(html))
+    else:
         render(report, fmt, experiment)
     return exit_code(report)
 

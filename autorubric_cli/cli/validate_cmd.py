@@ -15,6 +15,7 @@ from rich.table import Table
 
 from autorubric_cli.cli.finish import wide_console
 from autorubric_cli.errors import InputError
+from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 from autorubric_cli.validate.performance import RANKED
 from autorubric_cli.validate.settings import ValidateSettings, split_labels, split_numbers
 from autorubric_cli.validate.simulate_files import (
@@ -25,32 +26,6 @@ from autorubric_cli.validate.simulate_files import (
 from autorubric_cli.validate.synthetic import SimulationConfig
 
 FORMATS = ("table", "json")
-FC_COLUMNS = {
-    "hit_rate": "hit rate",
-    "cohen_kappa": "Cohen κ",
-    "fleiss_kappa": "Fleiss κ",
-    "krippendorff_alpha": "Kripp. α",
-    "scotts_pi": "Scott π",
-    "kl_human_judge": "KL(h‖j)",
-    "kl_judge_human": "KL(j‖h)",
-    "ce_human_judge": "CE(h,j)",
-    "ce_judge_human": "CE(j,h)",
-    "jsd": "JSD",
-}
-RS_COLUMNS = {
-    "coverage": "coverage",
-    "precision": "precision",
-    "recall": "recall",
-    "efficiency": "set size",
-    "bce": "BCE",
-    "mse": "MSE",
-}
-DOWNSTREAM_COLUMNS = {
-    "decision_consistency": "C (resp. set)",
-    "prevalence_bias": "B (resp. set)",
-    "decision_consistency_fc": "C (forced ch.)",
-    "prevalence_bias_fc": "B (forced ch.)",
-}
 CODES = {
     "hit_rate": "HR",
     "cohen_kappa": "κC",

@@ -69,6 +69,19 @@ def build_report(
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
 ) -> dict[str, Any]:
+    return build_report_and_fold(
+        experiment, extra_checks=extra_checks, what_if=what_if, ca_mode=ca_mode
+    )[0]
+
+
+def build_report_and_fold(
+    experiment: Experiment,
+    *,
+    extra_checks: list[GateCheck] | None = None,
+    what_if: ScoringRules | None = None,
+    ca_mode: str = "exclude",
+) -> tuple[dict[str, Any], ReportFold]:
+    """The report and the fold it came from (the HTML report plots its per-item arrays)."""
     rules = experiment.rules
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
@@ -113,7 +126,7 @@ def build_report(
         }
     checks = [*experiment.rubric.gate, *(extra_checks or [])]
     report["gate"] = evaluate_gate(report, checks)
-    return report
+    return report, fold
 
 
 def defined(values: np.ndarray) -> np.ndarray:

@@ -158,3 +158,30 @@ def render_tables(report: dict[str, Any], console: Console) -> None:
         console.print(
             "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
         )
+
+
+ERRORS_SHOWN = 10
+
+
+def render_compact(
+    report: dict[str, Any], console: Console, directory: str, html: str | None
+) -> None:
+    """The end of `run`/`resume`: score summary, criteria, gate, errors; then where the rest is."""
+    console.print(summary_table(report))
+    console.print(criteria_table(report))
+    if report["gate"] is not None:
+        console.print(gate_table(report["gate"]))
+    errored = report["errored_items"]
+    for item in errored[:ERRORS_SHOWN]:
+        console.print(f"[red]error:[/] {item['id']}: {item['error']}", highlight=False)
+    if len(errored) > ERRORS_SHOWN:
+        console.print(f"[red]… and {len(errored) - ERRORS_SHOWN} more errored items[/]")
+    for warning in report["warnings"]:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if report.get("simulated"):
+        console.print(
+            "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
+        )
+    where = f"{html} · " if html else ""
+    line = f"Full report: {where}all tables: autorubric report {directory}"
+    console.print(line, highlight=False, soft_wrap=True)  # one line: people copy the path

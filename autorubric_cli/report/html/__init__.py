@@ -1,0 +1,1 @@
+"""The self-contained HTML report (SPEC §13) and the HTML form of `compare` (SPEC §12)."""

@@ -1,0 +1,191 @@
+// autorubric HTML report: the item table (search, sort, filter, details).
+// Every string from datasets and judges is inserted with textContent, never as HTML.
+(function () {
+  "use strict";
+  var PAGE_SIZE = 50;
+  var meta = JSON.parse(document.getElementById("item-meta").textContent);
+  var dataEl = document.getElementById("item-data");
+  var state = { items: [], view: [], page: 0, sort: "n", dir: 1, open: {} };
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k];
+      else if (k === "cls") node.className = attrs[k];
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+  function num(v, d) { return v === null || v === undefined ? "n/a" : Number(v).toFixed(d === undefined ? 3 : d); }
+  function isAbstain(ci, label) {
+    var c = meta.criteria[ci];
+    return label === "CANNOT_ASSESS" || (c.na || []).indexOf(label) >= 0;
+  }
+  function voteLabel(ci, outcome) {
+    var c = meta.criteria[ci];
+    if (outcome === null || outcome === undefined) return "—";
+    if (typeof outcome === "number" && c.options) return c.options[outcome] || String(outcome);
+    return String(outcome);
+  }
+  function shownOrder(ci, order) {
+    var c = meta.criteria[ci];
+    if (!order || !c.options) return "";
+    return order.map(function (idx, pos) { return (pos + 1) + ". " + (c.options[idx] || idx); }).join(" · ");
+  }
+
+  async function decode() {
+    var bin = atob(dataEl.textContent.trim());
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  function header() {
+    var head = document.getElementById("item-head");
+    var cols = [["n", "#"], ["id", "id"], ["sc", "score"], ["st", "status"]];
+    meta.criteria.forEach(function (c, i) { cols.push(["c" + i, c.name]); });
+    cols.push(["err", "error"]);
+    cols.forEach(function (col) {
+      var sortable = col[0] === "n" || col[0] === "id" || col[0] === "sc";
+      var th = el("th", { text: col[1], "data-col": col[0] });
+      if (sortable) {
+        th.className = "sortable";
+        th.setAttribute("role", "button");
+        th.setAttribute("title", "sort by " + col[1]);
+        th.addEventListener("click", function () {
+          state.dir = state.sort === col[0] ? -state.dir : 1;
+          state.sort = col[0];
+          refresh();
+        });
+      }
+      head.appendChild(th);
+    });
+  }
+
+  function filters() {
+    var crit = document.getElementById("criterion-filter");
+    var verdict = document.getElementById("verdict-filter");
+    meta.criteria.forEach(function (c, i) { crit.appendChild(el("option", { value: String(i), text: c.name })); });
+    crit.addEventListener("change", function () {
+      while (verdict.options.length > 1) verdict.remove(1);
+      verdict.disabled = crit.value === "";
+      if (crit.value !== "") {
+        var c = meta.criteria[Number(crit.value)];
+        var outcomes = (c.options || ["MET", "UNMET"]).concat(["CANNOT_ASSESS"]);
+        outcomes.forEach(function (o) { verdict.appendChild(el("option", { value: o, text: o })); });
+      }
+      refresh();
+    });
+    ["search", "status-filter", "verdict-filter"].forEach(function (id) {
+      document.getElementById(id).addEventListener("input", refresh);
+    });
+    document.getElementById("prev").addEventListener("click", function () { state.page--; draw(); });
+    document.getElementById("next").addEventListener("click", function () { state.page++; draw(); });
+  }
+
+  function matches(item, q, status, ci, verdict) {
+    if (status === "error" && item.st !== "error") return false;
+    if (status === "ok" && item.st !== "ok") return false;
+    if (status === "ca" && !item.c.some(function (c, i) { return isAbstain(i, c[0]); })) return false;
+    if (ci !== "" && verdict !== "" && item.c[Number(ci)][0] !== verdict) return false;
+    if (!q) return true;
+    return [item.id, item.q, item.sub, item.err].some(function (t) {
+      return t && String(t).toLowerCase().indexOf(q) >= 0;
+    });
+  }
+
+  function compare(a, b) {
+    var k = state.sort, x = a[k], y = b[k];
+    if (x === y) return a.n - b.n;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    return (x < y ? -1 : 1) * state.dir;
+  }
+
+  function refresh() {
+    var q = document.getElementById("search").value.trim().toLowerCase();
+    var status = document.getElementById("status-filter").value;
+    var ci = document.getElementById("criterion-filter").value;
+    var verdict = document.getElementById("verdict-filter").value;
+    state.view = state.items.filter(function (it) { return matches(it, q, status, ci, verdict); });
+    state.view.sort(compare);
+    state.page = 0;
+    draw();
+  }
+
+  function details(item) {
+    var box = el("div", { cls: "details" });
+    var facts = "score " + num(item.sc) + " · raw " + num(item.raw) + " · length penalty " + num(item.lp) +
+      " · cost " + (item.cost === null || item.cost === undefined ? "n/a" : "$" + Number(item.cost).toFixed(4));
+    box.appendChild(el("p", { cls: "facts", text: facts }));
+    if (item.err) box.appendChild(el("p", { cls: "fail", text: "error: " + item.err }));
+    if (item.q) box.appendChild(el("div", {}, [el("h4", { text: "Query" }), el("pre", { text: item.q })]));
+    if (item.sub !== undefined) box.appendChild(el("div", {}, [el("h4", { text: "Submission" }), el("pre", { cls: "submission", text: item.sub })]));
+    if (item.th) box.appendChild(el("details", {}, [el("summary", { text: "Thinking" }), el("pre", { text: item.th })]));
+    var table = el("table", { cls: "votes" });
+    table.appendChild(el("thead", {}, [el("tr", {}, ["criterion / judge", "sample", "outcome", "truth", "agreement", "shown option order", "reason", "error"].map(function (h) { return el("th", { text: h }); }))]));
+    var body = el("tbody");
+    item.c.forEach(function (c, ci) {
+      var truth = item.gt ? item.gt[meta.criteria[ci].name] : undefined;
+      body.appendChild(el("tr", { cls: "criterion-row" }, [
+        el("td", { text: meta.criteria[ci].name }), el("td", { text: "final" }),
+        el("td", { cls: isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] }),
+        el("td", { text: truth === undefined ? "" : truth }), el("td", { text: num(c[1], 2) }),
+        el("td", { text: "" }), el("td", { text: c[2] || "" }), el("td", { text: "" })]));
+      c[3].forEach(function (v) {
+        var judge = meta.judges[v[0]] || { id: "?" };
+        body.appendChild(el("tr", { cls: "vote-row" + (v[5] ? " fail" : "") }, [
+          el("td", { cls: "judge", text: "  " + judge.id + (judge.simulated ? " (simulated)" : "") + (v[6] ? " [cached]" : "") }),
+          el("td", { text: String(v[1]) }), el("td", { text: voteLabel(ci, v[2]) }), el("td", { text: "" }), el("td", { text: "" }),
+          el("td", { cls: "order", text: shownOrder(ci, v[3]) }), el("td", { text: v[4] || "" }), el("td", { text: v[5] || "" })]));
+      });
+    });
+    table.appendChild(body);
+    box.appendChild(table);
+    return box;
+  }
+
+  function row(item) {
+    var cells = [el("td", { text: String(item.n + 1) }), el("td", { cls: "id", text: item.id }),
+      el("td", { text: num(item.sc) }), el("td", { cls: item.st === "error" ? "fail" : "", text: item.st })];
+    item.c.forEach(function (c, ci) { cells.push(el("td", { cls: isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] })); });
+    cells.push(el("td", { cls: "err", text: item.err || "" }));
+    var tr = el("tr", { cls: "item-row", "data-id": item.id, tabindex: "0" }, cells);
+    function toggle() { state.open[item.id] = !state.open[item.id]; draw(); }
+    tr.addEventListener("click", toggle);
+    tr.addEventListener("keydown", function (e) { if (e.key === "Enter") toggle(); });
+    return tr;
+  }
+
+  function draw() {
+    var pages = Math.max(1, Math.ceil(state.view.length / PAGE_SIZE));
+    state.page = Math.min(Math.max(state.page, 0), pages - 1);
+    var body = document.getElementById("item-rows");
+    body.textContent = "";
+    var span = meta.criteria.length + 5;
+    state.view.slice(state.page * PAGE_SIZE, (state.page + 1) * PAGE_SIZE).forEach(function (item) {
+      body.appendChild(row(item));
+      if (state.open[item.id]) {
+        var td = el("td", { colspan: String(span) }, [details(item)]);
+        body.appendChild(el("tr", { cls: "detail-row", "data-detail-for": item.id }, [td]));
+      }
+    });
+    document.getElementById("count").textContent = state.view.length + " of " + state.items.length + " items";
+    document.getElementById("page").textContent = "page " + (state.page + 1) + " of " + pages;
+    document.getElementById("prev").disabled = state.page === 0;
+    document.getElementById("next").disabled = state.page >= pages - 1;
+  }
+
+  header();
+  filters();
+  decode().then(function (items) {
+    state.items = items;
+    refresh();
+    document.body.setAttribute("data-items-ready", String(items.length));
+  }).catch(function (err) {
+    document.getElementById("count").textContent = "the items could not be read: " + err;
+    throw err;
+  });
+})();

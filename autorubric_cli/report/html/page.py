@@ -1,0 +1,209 @@
+"""The self-contained HTML report (SPEC §13): Jinja2 templates (autoescaped), Bokeh plots,
+the items as a compressed payload, the page script and styles inline. No network at view time.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from autorubric_cli import __version__
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import ITEMS, write_atomic
+from autorubric_cli.report.build import Experiment
+from autorubric_cli.report.fold import ReportFold
+from autorubric_cli.report.html import plots
+from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
+from autorubric_cli.report.metrics_section import AGREEMENT_KEYS, CRITERION_COLUMNS
+from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
+
+REPORT_HTML = "report.html"
+BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def fmt_ci(ci: Any) -> str:
+    return "n/a" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def fmt_cost(value: float | None) -> str:
+    return "n/a" if value is None else f"${value:.4f}"
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("autorubric_cli.report.html", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost, script_json=script_json)
+    return env
+
+
+@cache
+def asset(name: str) -> Markup:
+    """A file of assets/, trusted (it is ours), inlined into the page."""
+    text = resources.files("autorubric_cli.report.html").joinpath("assets", name).read_text()
+    return Markup(text)
+
+
+@cache
+def bokeh_script() -> Markup:
+    """BokehJS and its JavaScript plotting API, from the installed bokeh package."""
+    js = resources.files("bokeh").joinpath("server", "static", "js")
+    return Markup("\n".join(js.joinpath(n).read_text() for n in BOKEH_FILES))
+
+
+def script_json(value: Any) -> Markup:
+    """JSON for a <script type="application/json"> element: `<`, `>`, `&` escaped, so no text
+    can close the element; NaN becomes null."""
+    text = orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def judge_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for j in report["judges"]:
+        usage = j["usage"]
+        tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        rows.append({**j, "tokens": tokens})
+    return rows
+
+
+def report_figures(
+    report: dict[str, Any], experiment: Experiment, fold: ReportFold
+) -> dict[str, Any]:
+    """name -> plot spec, for every plot that has data."""
+    rubric = experiment.rubric
+    scores = np.frombuffer(fold.item_scores)
+    figures: dict[str, Any] = {
+        "score": plots.score_histogram(scores, rubric.grader.normalize, report["score"]),
+        "met_rates": plots.met_rates(report["criteria"]),
+        "agreement": plots.agreement_heatmap(
+            report["agreement"], [j["id"] for j in report["judges"]]
+        ),
+    }
+    for criterion, summary in zip(rubric.criteria, report["criteria"], strict=True):
+        if criterion.options is not None:
+            figures[f"options:{criterion.name}"] = plots.option_shares(criterion, summary)
+    truth = report["ground_truth"]
+    if truth is not None:
+        figures["truth_score"] = plots.score_vs_truth(
+            scores, np.frombuffer(fold.truth_scores), experiment.manifest.seed
+        )
+        for block in truth["criteria"]:
+            figures[f"confusion:{block['name']}"] = plots.confusion_matrix(block, "ensemble")
+    return {name: f for name, f in figures.items() if f is not None}
+
+
+def validate_section(directory: Path) -> dict[str, Any] | None:
+    """`validate`'s result with its default settings, when the experiment has human ratings."""
+    from autorubric_cli.validate.loader import validate_experiment
+    from autorubric_cli.validate.settings import ValidateSettings
+
+    if not has_human_ratings(directory / ITEMS):
+        return None
+    try:
+        return validate_experiment(directory, ValidateSettings())
+    except InputError:
+        return None
+
+
+def items_note(embedded: EmbeddedItems, completed: int) -> str | None:
+    if embedded.shown >= completed:
+        return None
+    why = (
+        f"the page keeps at most {embedded.shown:,} items so it stays small"
+        if embedded.byte_budget_hit or embedded.count_cap_hit
+        else "some records could not be read"
+    )
+    return (
+        f"Showing a sample of {embedded.shown:,} of {completed:,} items: the worst first "
+        f"(errored, then unscored, then the lowest scores); {why}. Every item is in items.jsonl."
+    )
+
+
+def item_meta(experiment: Experiment) -> dict[str, Any]:
+    """What the page script needs to read the item rows."""
+    return {
+        "criteria": [
+            {
+                "name": c.name,
+                "kind": c.kind,
+                "weight": c.weight,
+                "options": None if c.options is None else [o.label for o in c.options],
+                "na": [o.label for o in c.options or [] if o.na],
+            }
+            for c in experiment.rubric.criteria
+        ],
+        "judges": [
+            {"id": j.judge_id, "simulated": j.model.startswith("simulated/")}
+            for j in experiment.rubric.grader.judges
+        ],
+    }
+
+
+def render_report_html(
+    report: dict[str, Any], experiment: Experiment, fold: ReportFold, **limits: int
+) -> str:
+    """The whole page for one experiment."""
+    embedded = embed_items(experiment.directory, experiment.manifest, experiment.rubric, **limits)
+    template = environment().get_template("report.html.j2")
+    return template.render(
+        r=report,
+        manifest=experiment.manifest,
+        judges=judge_rows(report),
+        plots=report_figures(report, experiment, fold),
+        bokeh_js=bokeh_script(),
+        css=asset("report.css"),
+        plots_js=asset("plots.js"),
+        page_js=asset("report.js"),
+        agreement_keys=AGREEMENT_KEYS,
+        criterion_columns=CRITERION_COLUMNS,
+        validate=validate_section(experiment.directory),
+        validate_tables=(
+            ("Forced-choice definitions", FC_COLUMNS),
+            ("Response-set definitions", RS_COLUMNS),
+            ("Downstream decisions", DOWNSTREAM_COLUMNS),
+        ),
+        items=embedded,
+        items_note=items_note(embedded, report["items"]["completed"]),
+        meta=item_meta(experiment),
+        version=__version__,
+    )
+
+
+def write_report_html(
+    report: dict[str, Any], experiment: Experiment, fold: ReportFold, path: Path | None = None
+) -> Path:
+    """Render the page and write it atomically (default: DIR/report.html)."""
+    target = path if path is not None else experiment.directory / REPORT_HTML
+    page = render_report_html(report, experiment, fold)
+    try:
+        write_atomic(target, page.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the HTML report: {exc.strerror}", path=str(target)
+        ) from None
+    return target
