@@ -36,8 +36,8 @@ from autorubric_cli.experiment.session import (
 )
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
-from autorubric_cli.grading.grader import reusable_votes
 from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.grading.reuse import reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.replies import response_format
