@@ -117,6 +117,6 @@ def parse_item_reply(content: str | None, asked: Sequence[AskedCriterion]) -> It
         except JudgeFailure as failure:
             problems[criterion.name] = failure.detail
     if not answers:
-        first = next(iter(problems.items()))
-        raise parse_failure(f"no usable entry (first: {first[0]}: {first[1]})")
+        name, problem = next(iter(problems.items()))
+        raise parse_failure(problem if len(asked) == 1 else f"no usable entry ({name}: {problem})")
     return ItemReply(answers, problems)
