@@ -25,6 +25,7 @@ def server_rubric(
     max_attempts: int = 6,
     judges: int = 1,
     gate: str = "",
+    llm_calls: str = "per_criterion",
 ) -> Path:
     judge_lines = "".join(
         f"""
@@ -55,6 +56,7 @@ grader:
   concurrency: {concurrency}
   timeout: {timeout}
   max_attempts: {max_attempts}
+  llm_calls: {llm_calls}
   retry: {{initial_wait: 0.01, max_wait: 0.05, max_retry_after: 0.3}}
 {gate}"""
     )
