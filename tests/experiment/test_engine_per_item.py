@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -102,6 +103,9 @@ def test_a_cached_per_item_rerun_sends_nothing_and_saves_each_call_once(tmp_path
     with JudgeServer(answer=scripted_answer(scripted_label)) as server:
         data = write_dataset(tmp_path / "data.jsonl", 6)
         rubric = item_rubric(tmp_path / "r.yaml", server.api_base, llm_calls="per_item")
+        bill = run_cli("run", rubric, data, "--dry-run", "--format", "json")
+        assert bill.returncode == 0, bill.stderr
+        assert json.loads(bill.stdout)["calls"] == {"total": 18, "cached": 0, "to_send": 18}
         run_ok(rubric, data, "--out", tmp_path / "first")
         first_calls = server.request_count
         run_ok(rubric, data, "--out", tmp_path / "second")
