@@ -21,6 +21,7 @@ from autorubric_cli.core.rubric import CriterionOption
 from autorubric_cli.judges.item_request import AskedCriterion
 from autorubric_cli.judges.prompts import (
     block,
+    context_sections,
     neutralise,
     options_block,
     response_set_instruction,
@@ -131,13 +132,7 @@ def item_user_message(
     reference_submission: str | None = None,
     examples: Sequence[ItemExample] = (),
 ) -> str:
-    sections = []
-    if guidelines and guidelines.strip():
-        sections.append(block("guidelines", guidelines))
-    if query and query.strip():
-        sections.append(block("query", query))
-    if reference_submission and reference_submission.strip():
-        sections.append(block("reference_submission", reference_submission))
+    sections = context_sections(guidelines, query, reference_submission)
     examples_text = item_examples_block(examples, asked)
     if examples_text:
         sections.append(examples_text)

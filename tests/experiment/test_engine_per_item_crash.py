@@ -5,22 +5,16 @@ from __future__ import annotations
 
 import json
 import random
-import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from engine_support import (
-    manifest,
+    assert_nothing_lost_nothing_rejudged,
     run_cli,
     server_rubric,
-    start_cli,
-    token,
-    valid_lines,
-    wait_for_lines,
+    sigkill_and_resume,
     write_dataset,
 )
-from test_engine_crash import scores
 
 from tests.support.judge_server import JudgeServer, default_answer, item_entries
 
@@ -53,35 +47,9 @@ def test_sigkill_resume_in_per_item_mode_loses_nothing_and_never_rejudges(tmp_pa
         server.reset()
 
         exp = tmp_path / "exp"
-        items = exp / "items.jsonl"
-        snapshots: list[tuple[set[str], int]] = []
-        proc = start_cli("run", rubric, data, "--out", exp)
-        while len(snapshots) < KILLS:
-            before = len(valid_lines(items))
-            if not wait_for_lines(items, before + 1, proc, limit=60):
-                break
-            time.sleep(rng.uniform(0.0, 0.3))
-            proc.kill()
-            proc.wait()
-            recorded = {line["id"] for line in valid_lines(items)}
-            snapshots.append((recorded, server.request_count))
-            assert manifest(exp)["status"] == "running"
-            proc = start_cli("resume", exp)
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err.decode()
+        snapshots = sigkill_and_resume([rubric, data], exp, server, rng, KILLS)
         requests = server.requests
-
-    assert len(snapshots) >= KILLS, f"only {len(snapshots)} kills before the run finished"
-    lines = valid_lines(items)
-    counts = Counter(line["id"] for line in lines)
-    assert set(counts) == {f"it{i:04d}" for i in range(N_ITEMS)}
-    assert max(counts.values()) == 1, "an item was recorded twice"
-    assert scores(exp) == scores(reference)
-    for recorded, seen in snapshots:
-        later = "\n".join(r.text() for r in requests[seen:])
-        for item_id in recorded:
-            assert token(int(item_id[2:])) not in later, f"{item_id} was judged again after a kill"
+    assert_nothing_lost_nothing_rejudged(exp, reference, snapshots, requests, N_ITEMS)
     # Calls in flight at a kill were cached once their reply parsed: at most the last attempt
     # of each killed item is sent again.
     assert len(requests) <= 2 * N_ITEMS + 2 * KILLS
-    assert manifest(exp)["status"] == "completed"
