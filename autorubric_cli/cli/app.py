@@ -37,6 +37,11 @@ class Format(StrEnum):
     html = "html"
 
 
+class LLMCalls(StrEnum):
+    per_criterion = "per_criterion"
+    per_item = "per_item"
+
+
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 FailUnder = Annotated[
     float | None, typer.Option("--fail-under", help="Gate: fail (exit 1) if score.mean < X.")
@@ -177,6 +182,10 @@ def run(
     max_drop: MaxDrop = None,
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = 0.05,
+    llm_calls: Annotated[
+        LLMCalls | None,
+        typer.Option("--llm-calls", help="per_item: one call grades every criterion (SPEC §10)."),
+    ] = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -197,6 +206,7 @@ def run(
             fields=field or [],
             no_cache=no_cache,
             cache_dir=cache_dir,
+            llm_calls=None if llm_calls is None else llm_calls.value,
         )
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_run

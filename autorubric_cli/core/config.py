@@ -178,6 +178,7 @@ class LLMConfig(Strict):
     few_shot: FewShotConfig | None = None
     system_prompt: str | None = None
     multi_choice_system_prompt: str | None = None
+    item_system_prompt: str | None = None  # per_item calls (§10): one prompt for every criterion
     llm_calls: LLMCalls = "per_criterion"  # SPEC §10
     cache: bool = True  # SPEC §9
     batch: bool = False  # SPEC §11

@@ -42,6 +42,7 @@ class Vote(Record):
     attempts: int = Field(1, ge=1)
     option_set: list[int] | None = None  # response-set elicitation: original option indices
     cached: bool = False  # served by the call cache: usage/cost are the original call's (§9)
+    billed_with: str | None = None  # per-item call (§10): the criterion whose vote carries it
 
 
 class OptionRecord(Record):

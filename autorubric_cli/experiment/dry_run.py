@@ -11,7 +11,8 @@ created or written). Calls the cache would not serve are billed:
 - cost: `litellm.cost_per_token` from litellm's bundled price map; None (`n/a`) for a model
   it does not price, 0 for simulated judges (they are free).
 
-Re-asks and retries are not in the bill: it counts first attempts.
+Re-asks and retries are not in the bill: it counts first attempts. With `llm_calls: per_item`
+it bills one call per (item, judge, sample), on the line of the first criterion it asks for.
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ from autorubric_cli.experiment.session import (
 )
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
-from autorubric_cli.grading.grader import reusable_votes
+from autorubric_cli.grading.grader import per_item_builder
 from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.grading.reuse import reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.litellm_transport import load_litellm
-from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.request import CallRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.simulated import is_simulated
 from autorubric_cli.loading.dataset import iter_items, summarize_dataset
@@ -142,28 +144,35 @@ def estimate_bill(
     by_judge = {j.judge_id: Line() for j in judges}
     by_pair = {(j.judge_id, c.name): Line() for j in judges for c in rubric.criteria}
     priors = priors or {}
+    per_item = per_item_builder(rubric, seed, base_dir)
+
+    def bill(spec: JudgeSpec, criterion: str, request: CallRequest) -> None:
+        fmt = request.response_format()
+        key = request_key(spec, request.messages, fmt, request.sample)
+        hit = cache is not None and not is_simulated(spec.model) and bool(cache.get(key))
+        prompt = 0 if hit else estimator.prompt_tokens(spec, request.messages)
+        completion = 0 if hit else estimator.completion_tokens(spec, fmt)
+        cost = 0.0 if hit else estimator.cost(spec, prompt, completion)
+        for line in (total, by_judge[spec.judge_id], by_pair[spec.judge_id, criterion]):
+            line.add(hit, prompt, completion, cost)
+
     for item in items:
         reuse = reusable_votes(priors.get(item.id))
-        for criterion in rubric.criteria:
-            for spec in judges:
-                for sample in range(spec.samples):
-                    if (criterion.name, spec.judge_id, sample) in reuse:
-                        continue
-                    request = builder.request(item, criterion, spec.judge_id, sample)
-                    fmt = response_format(request.option_count, request.elicitation)
-                    key = request_key(spec, request.messages, fmt, sample)
-                    hit = (
-                        cache is not None and not is_simulated(spec.model) and bool(cache.get(key))
+        for spec in judges:
+            for sample in range(spec.samples):
+                needed = [
+                    c for c in rubric.criteria if (c.name, spec.judge_id, sample) not in reuse
+                ]
+                if per_item is not None and needed:
+                    request = per_item.request(item, needed, judge_id=spec.judge_id, sample=sample)
+                    bill(spec, needed[0].name, request)  # billed like the records (SPEC §10)
+                    continue
+                for criterion in needed:
+                    bill(
+                        spec,
+                        criterion.name,
+                        builder.request(item, criterion, spec.judge_id, sample),
                     )
-                    prompt = 0 if hit else estimator.prompt_tokens(spec, request.messages)
-                    completion = 0 if hit else estimator.completion_tokens(spec, fmt)
-                    cost = 0.0 if hit else estimator.cost(spec, prompt, completion)
-                    for line in (
-                        total,
-                        by_judge[spec.judge_id],
-                        by_pair[spec.judge_id, criterion.name],
-                    ):
-                        line.add(hit, prompt, completion, cost)
     return {
         "calls": {
             "total": total.calls,

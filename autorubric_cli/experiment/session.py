@@ -50,6 +50,7 @@ class RunOptions:
     fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
     no_cache: bool = False
     cache_dir: Path | None = None
+    llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
@@ -65,6 +66,8 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
         update["seed"] = options.seed
     if options.no_cache:
         update["cache"] = False
+    if options.llm_calls is not None:
+        update["llm_calls"] = options.llm_calls
     config = rubric.grader.model_copy(update=update)
     if not config.judges:
         raise InputError(
@@ -240,7 +243,8 @@ def _execute(
 ) -> None:
     all_items = iter_items(dataset, rubric, manifest.dataset_fields)
     items = (i for i in limited(all_items, manifest.limit) if i.id not in done)
-    calls = len(rubric.criteria) * sum(j.samples for j in rubric.grader.judges)
+    per_item = rubric.grader.llm_calls == "per_item"
+    calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in rubric.grader.judges)
     window = items_in_flight(rubric.grader.concurrency, calls)
     started = utc_now()
     already = min(len(done), manifest.items_total)

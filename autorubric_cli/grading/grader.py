@@ -8,11 +8,9 @@ CANNOT_ASSESS / NA, so the `cannot_assess` strategy applies to the criterion).
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import TypeVar
 
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item
@@ -21,41 +19,32 @@ from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.scoring import word_counts
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading.few_shot import examples_by_criterion
+from autorubric_cli.grading.item_examples import item_examples
+from autorubric_cli.grading.per_item import ItemRequestBuilder, item_votes_by_criterion
 from autorubric_cli.grading.record import item_record
 from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.grading.reuse import gather_or_cancel, reusable_votes
 from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
 from autorubric_cli.judges.cache import CallCache
-
-T = TypeVar("T")
-VoteKey = tuple[str, str, int]  # (criterion name, judge id, sample)
-
-
-async def gather_or_cancel(awaitables: Iterable[Awaitable[T]]) -> list[T]:
-    """Run all concurrently; on the first exception cancel the rest, then re-raise it."""
-    tasks = [asyncio.ensure_future(a) for a in awaitables]
-    try:
-        return await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 async def reused(vote: Vote) -> Vote:
     return vote
 
 
-def reusable_votes(prior: ItemRecord | None) -> dict[VoteKey, Vote]:
-    """Votes of an earlier record that need no new call: every vote without an error."""
-    if prior is None:
-        return {}
-    return {
-        (record.name, vote.judge, vote.sample): vote
-        for record in prior.criteria
-        for vote in record.votes
-        if vote.error is None
-    }
+def per_item_builder(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemRequestBuilder | None:
+    """The per-item request builder when `llm_calls: per_item` (SPEC §10), else None."""
+    config = rubric.grader
+    if config.llm_calls != "per_item":
+        return None
+    for key in ("system_prompt", "multi_choice_system_prompt"):
+        if getattr(config, key) is not None:
+            raise InputError(
+                f"`{key}` is not used with `llm_calls: per_item` (one prompt grades every "
+                "criterion); set `item_system_prompt` instead",
+                key=f"grader.{key}",
+            )
+    return ItemRequestBuilder(rubric, seed, item_examples(rubric, seed, base_dir))
 
 
 class CriterionGrader:
@@ -88,7 +77,10 @@ class CriterionGrader:
         policy = retry or RetryPolicy.from_config(rubric.grader.retry)
         self.cache = cache
         self.judges = build_judges(rubric.grader, policy=policy, stats=self.stats, cache=cache)
-        self.requests = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
+        self.per_item = per_item_builder(rubric, seed, base_dir)
+        self.requests = RequestBuilder(
+            rubric, seed, {} if self.per_item else examples_by_criterion(rubric, seed, base_dir)
+        )
         self.simulated = any(judge.simulated for judge in self.judges)
 
     def word_count(self, item: Item) -> int:
@@ -112,14 +104,28 @@ class CriterionGrader:
             plan.append(row)
         return plan
 
-    async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
-        started = time.perf_counter()
+    async def criterion_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Vote]]:
+        """Per criterion, per judge, per sample (one call per vote, `llm_calls: per_criterion`)."""
         plan = self.pending_votes(item, prior)
         flat = await gather_or_cancel(vote for row in plan for vote in row)
         votes_by_criterion: list[list[Vote]] = []
         for row in plan:
             votes_by_criterion.append(flat[: len(row)])
             flat = flat[len(row) :]
+        return votes_by_criterion
+
+    async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
+        started = time.perf_counter()
+        if self.per_item is None:
+            votes_by_criterion = await self.criterion_votes(item, prior)
+        else:
+            votes_by_criterion = await item_votes_by_criterion(
+                self.judges,
+                self.per_item,
+                item,
+                reusable_votes(prior),
+                self.rubric.grader.max_attempts,
+            )
         evaluation = evaluate_votes(votes_by_criterion, self.rules, self.word_count(item))
         return item_record(
             item,

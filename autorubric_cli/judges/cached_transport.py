@@ -19,7 +19,7 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.cache import CachedAnswer, CallCache
-from autorubric_cli.judges.request import Completion, Transport, VoteRequest
+from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 
 
@@ -53,18 +53,18 @@ class CachedTransport:
         self.simulated = inner.simulated
 
     def key(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> str:
         return request_key(self.spec, messages, response_format, request.sample)
 
     def lookup(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion | None:
         answer = self.cache.get(self.key(messages, response_format, request))
         return None if answer is None else served(answer)
 
     async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
         key = self.key(messages, response_format, request)
         while True:
@@ -87,7 +87,7 @@ class CachedTransport:
         key: str,
         messages: list[dict[str, str]],
         response_format: dict[str, Any],
-        request: VoteRequest,
+        request: CallRequest,
     ) -> Completion:
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self.flights.calls[key] = future
@@ -115,7 +115,7 @@ def cached_completion(
     transport: Transport,
     messages: list[dict[str, str]],
     response_format: dict[str, Any],
-    request: VoteRequest,
+    request: CallRequest,
 ) -> Completion | None:
     """The cached answer when `transport` has a cache and the call is in it; else None."""
     if isinstance(transport, CachedTransport):

@@ -27,8 +27,8 @@ from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport, api_key_for
 from autorubric_cli.judges.prompts import reask_messages
-from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer, response_format
-from autorubric_cli.judges.request import Completion, Transport, VoteRequest
+from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
+from autorubric_cli.judges.request import CallRequest, Completion, Transport, VoteRequest
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
 from autorubric_cli.judges.stats import CallStats
@@ -143,8 +143,8 @@ class Judge:
             completion.confirm()
         return answer, completion
 
-    async def _call(self, request: VoteRequest, messages: list[dict[str, str]]) -> Completion:
-        fmt = response_format(request.option_count, request.elicitation)
+    async def _call(self, request: CallRequest, messages: list[dict[str, str]]) -> Completion:
+        fmt = request.response_format()
         hit = cached_completion(self.transport, messages, fmt, request)
         if hit is not None:
             self.stats.add_saved(hit.usage, hit.cost)

@@ -17,7 +17,7 @@ from typing import Any
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
-from autorubric_cli.judges.request import Completion, VoteRequest
+from autorubric_cli.judges.request import CallRequest, Completion
 
 
 def load_litellm() -> ModuleType:
@@ -138,7 +138,7 @@ class LiteLLMTransport:
         self.timeout = timeout
 
     async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
         litellm = load_litellm()
         key = api_key_for(self.spec)

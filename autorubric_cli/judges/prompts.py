@@ -205,6 +205,20 @@ def closing_instructions(option_count: int | None, elicitation: Elicitation) -> 
     return f"{asked} {reply}"
 
 
+def context_sections(
+    guidelines: str | None, query: str | None, reference_submission: str | None
+) -> list[str]:
+    """The blocks before the examples and the submission, each only when it has text."""
+    sections = []
+    if guidelines and guidelines.strip():
+        sections.append(block("guidelines", guidelines))
+    if query and query.strip():
+        sections.append(block("query", query))
+    if reference_submission and reference_submission.strip():
+        sections.append(block("reference_submission", reference_submission))
+    return sections
+
+
 def user_message(
     *,
     submission: Submission,
@@ -216,13 +230,7 @@ def user_message(
     examples: Sequence[PromptExample] = (),
     elicitation: Elicitation = "forced_choice",
 ) -> str:
-    sections = []
-    if guidelines and guidelines.strip():
-        sections.append(block("guidelines", guidelines))
-    if query and query.strip():
-        sections.append(block("query", query))
-    if reference_submission and reference_submission.strip():
-        sections.append(block("reference_submission", reference_submission))
+    sections = context_sections(guidelines, query, reference_submission)
     if examples:
         sections.append(examples_block(examples))
     sections.append(submission_block(submission))

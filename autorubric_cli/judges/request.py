@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from autorubric_cli.core.rubric import Criterion, Elicitation
+from autorubric_cli.judges.item_request import ItemRequest
+from autorubric_cli.judges.replies import response_format
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ class VoteRequest:
     def elicitation(self) -> Elicitation:
         return self.criterion.elicitation
 
+    def response_format(self) -> dict[str, Any]:
+        return response_format(self.option_count, self.elicitation)
+
 
 @dataclass
 class Completion:
@@ -51,11 +56,15 @@ class Completion:
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
+CallRequest = VoteRequest | ItemRequest
+"""What a transport is asked: one criterion (per_criterion) or several of one item (per_item)."""
+
+
 class Transport(Protocol):
     """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError."""
 
     simulated: bool
 
     async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion: ...

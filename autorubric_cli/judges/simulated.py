@@ -38,14 +38,28 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.item_request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import BINARY_SET_LABELS
-from autorubric_cli.judges.request import Completion, VoteRequest
+from autorubric_cli.judges.request import CallRequest, Completion, VoteRequest
 
 PREFIX = "simulated/"
 PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
 OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
 OPTION_LINE = re.compile(r"^(\d+)\. (.*)$")
+ITEM_SECTION = re.compile(
+    r"^Criterion \d+ of \d+, named .*?\n<criterion>\n.*?\n</criterion>"
+    r"(?:\n<options>\n(.*?)\n</options>)?",
+    re.DOTALL | re.MULTILINE,
+)
+ELICITED_FIELDS: dict[tuple[bool, str], set[str]] = {
+    (False, "forced_choice"): {"criterion_status"},
+    (True, "forced_choice"): {"selected_option"},
+    (False, "response_set"): {"selected_options"},
+    (True, "response_set"): {"selected_options"},
+    (False, "both"): {"criterion_status", "selected_options"},
+    (True, "both"): {"selected_option", "selected_options"},
+}
 MET, UNMET, CANNOT_ASSESS = (v.value for v in CriterionVerdict)
 
 
@@ -99,8 +113,19 @@ def shown_labels(messages: list[dict[str, str]]) -> list[str]:
             continue
         found = OPTIONS_BLOCK.findall(message.get("content", ""))
         if found:
-            return [m.group(2) for line in found[-1].split("\n") if (m := OPTION_LINE.match(line))]
+            return option_lines(found[-1])
     return []
+
+
+def option_lines(block: str) -> list[str]:
+    return [m.group(2) for line in block.split("\n") if (m := OPTION_LINE.match(line))]
+
+
+def item_sections(messages: list[dict[str, str]]) -> list[list[str]]:
+    """A per-item prompt's shown option labels per criterion section, in the order shown
+    (empty for a binary criterion)."""
+    user = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+    return [option_lines(block or "") for block in ITEM_SECTION.findall(user.get("content", ""))]
 
 
 def pseudo_truth(item_id: str, criterion: Criterion) -> str:
@@ -121,39 +146,56 @@ class SimulatedTransport:
         self.spec = spec
         self.params = simulation_params(spec)
 
-    def rng(self, request: VoteRequest, *stream: str) -> random.Random:
-        seed = digest(
-            self.params["seed"], request.item_id, request.criterion.name, request.sample, *stream
-        )
+    def rng(self, item_id: str, criterion: Criterion, sample: int, *stream: str) -> random.Random:
+        seed = digest(self.params["seed"], item_id, criterion.name, sample, *stream)
         return random.Random(int.from_bytes(seed, "big"))
 
     async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: VoteRequest
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
-        rng = self.rng(request)
-        truth = request.truth or pseudo_truth(request.item_id, request.criterion)
-        asked = schema_fields(response_format)
-        reply: dict[str, str | int | list[int]] = {
-            "explanation": f"simulated judge {self.spec.judge_id}"
-        }
-        if request.criterion.options is None:
-            status = self.binary_status(rng, truth)
-            if "criterion_status" in asked or "selected_options" not in asked:
-                reply["criterion_status"] = status
-            if "selected_options" in asked:
-                reply["selected_options"] = self.binary_set(self.rng(request, "set"), status)
+        if isinstance(request, ItemRequest):
+            sections = item_sections(messages)
+            entries = [
+                {"criterion": a.name, **self.answer(request, a, shown)}
+                for a, shown in zip(request.asked, sections, strict=False)
+            ]
+            reply: dict[str, Any] = {"criteria": entries}
         else:
-            shown = shown_labels(messages)
-            choice = self.shown_choice(rng, truth, request, shown)
-            if "selected_option" in asked or "selected_options" not in asked:
-                reply["selected_option"] = choice
-            if "selected_options" in asked:
-                set_rng = self.rng(request, "set")
-                reply["selected_options"] = self.shown_set(set_rng, choice, request, shown)
+            asked = schema_fields(response_format)
+            reply = self.answer(request, request, shown_labels(messages), asked)
         content = json.dumps(reply)
         words = sum(len(m.get("content", "").split()) for m in messages)
         usage = {"prompt_tokens": words, "completion_tokens": len(content.split())}
         return Completion(content=content, usage=usage, cost=0.0)
+
+    def answer(
+        self,
+        request: CallRequest,
+        asked: VoteRequest | AskedCriterion,
+        shown: list[str],
+        fields: set[str] | None = None,
+    ) -> dict[str, Any]:
+        """One criterion's reply fields; the same in both modes (same seeded streams)."""
+        criterion, sample = asked.criterion, request.sample
+        rng = self.rng(request.item_id, criterion, sample)
+        set_rng = self.rng(request.item_id, criterion, sample, "set")
+        truth = asked.truth or pseudo_truth(request.item_id, criterion)
+        if fields is None:
+            fields = ELICITED_FIELDS[(criterion.options is not None, asked.elicitation)]
+        reply: dict[str, Any] = {"explanation": f"simulated judge {self.spec.judge_id}"}
+        if criterion.options is None:
+            status = self.binary_status(rng, truth)
+            if "criterion_status" in fields or "selected_options" not in fields:
+                reply["criterion_status"] = status
+            if "selected_options" in fields:
+                reply["selected_options"] = self.binary_set(set_rng, status)
+        else:
+            choice = self.shown_choice(rng, truth, criterion, shown)
+            if "selected_option" in fields or "selected_options" not in fields:
+                reply["selected_option"] = choice
+            if "selected_options" in fields:
+                reply["selected_options"] = self.shown_set(set_rng, choice, criterion, shown)
+        return reply
 
     def binary_status(self, rng: random.Random, truth: str) -> str:
         p = self.params
@@ -168,11 +210,10 @@ class SimulatedTransport:
         return UNMET if truth == MET else MET
 
     def shown_choice(
-        self, rng: random.Random, truth: str, request: VoteRequest, shown: list[str]
+        self, rng: random.Random, truth: str, criterion: Criterion, shown: list[str]
     ) -> int:
         """A 1-based position in the options as shown."""
         p = self.params
-        criterion = request.criterion
         na_index = criterion.na_option_index()
         if rng.random() < p["abstain_rate"] and na_index is not None:
             return self.position_of(shown, criterion.option_list()[na_index].label)
@@ -193,14 +234,14 @@ class SimulatedTransport:
         return sorted({chosen, other}) if rng.random() < self.params["set_rate"] else [chosen]
 
     def shown_set(
-        self, rng: random.Random, choice: int, request: VoteRequest, shown: list[str]
+        self, rng: random.Random, choice: int, criterion: Criterion, shown: list[str]
     ) -> list[int]:
         """Shown positions: the forced choice plus each other non-NA option at `set_rate`.
 
         The other options are drawn in rubric order, so they do not depend on the shuffle.
         """
         positions = {choice}
-        for option in request.criterion.option_list():
+        for option in criterion.option_list():
             if not option.na and rng.random() < self.params["set_rate"]:
                 positions.add(self.position_of(shown, option.label))
         return sorted(positions)

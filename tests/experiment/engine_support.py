@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ def server_rubric(
     max_attempts: int = 6,
     judges: int = 1,
     gate: str = "",
+    llm_calls: str = "per_criterion",
 ) -> Path:
     judge_lines = "".join(
         f"""
@@ -55,6 +57,7 @@ grader:
   concurrency: {concurrency}
   timeout: {timeout}
   max_attempts: {max_attempts}
+  llm_calls: {llm_calls}
   retry: {{initial_wait: 0.01, max_wait: 0.05, max_retry_after: 0.3}}
 {gate}"""
     )
@@ -131,3 +134,54 @@ def wait_for_lines(items: Path, at_least: int, proc: subprocess.Popen[bytes], li
 
 def manifest(directory: Path) -> dict[str, Any]:
     return json.loads((directory / "manifest.json").read_text())
+
+
+def sigkill_and_resume(
+    run_args: list[Any], exp: Path, server: Any, rng: Any, kills: int
+) -> list[tuple[set[str], int]]:
+    """Start `run`, SIGKILL it at random moments after progress and resume, `kills` times;
+    then let the last resume finish. Returns (ids recorded, requests seen) at each kill."""
+    items = exp / "items.jsonl"
+    snapshots: list[tuple[set[str], int]] = []
+    proc = start_cli("run", *run_args, "--out", exp)
+    while len(snapshots) < kills:
+        before = len(valid_lines(items))
+        if not wait_for_lines(items, before + 1, proc, limit=60):
+            break
+        time.sleep(rng.uniform(0.0, 0.3))
+        proc.kill()
+        proc.wait()
+        recorded = {line["id"] for line in valid_lines(items)}
+        snapshots.append((recorded, server.request_count))
+        assert manifest(exp)["status"] == "running"  # a SIGKILL leaves no chance to update it
+        proc = start_cli("resume", exp)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    assert len(snapshots) >= kills, f"only {len(snapshots)} kills before the run finished"
+    return snapshots
+
+
+def vote_summary(directory: Path) -> dict[str, tuple[float | None, list[object]]]:
+    out = {}
+    for line in valid_lines(directory / "items.jsonl"):
+        votes = [
+            (v["judge"], v["verdict"], v["option_index"], v["shuffle_order"])
+            for c in line["criteria"]
+            for v in c["votes"]
+        ]
+        out[line["id"]] = (line["score"], votes)
+    return out
+
+
+def assert_nothing_lost_nothing_rejudged(
+    exp: Path, reference: Path, snapshots: list[tuple[set[str], int]], requests: list[Any], n: int
+) -> None:
+    counts = Counter(line["id"] for line in valid_lines(exp / "items.jsonl"))
+    assert set(counts) == {f"it{i:04d}" for i in range(n)}
+    assert max(counts.values()) == 1, "an item was recorded twice"
+    assert vote_summary(exp) == vote_summary(reference)
+    for recorded, seen in snapshots:
+        later = "\n".join(r.text() for r in requests[seen:])
+        for item_id in recorded:
+            assert token(int(item_id[2:])) not in later, f"{item_id} was judged again after a kill"
+    assert manifest(exp)["status"] == "completed"

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import random
-import time
-from collections import Counter
 from pathlib import Path
 
 from engine_support import (
-    manifest,
+    assert_nothing_lost_nothing_rejudged,
     run_cli,
     server_rubric,
-    start_cli,
-    token,
-    valid_lines,
-    wait_for_lines,
+    sigkill_and_resume,
     write_dataset,
 )
 
@@ -22,18 +17,6 @@ from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 50
 KILLS = 10
-
-
-def scores(directory: Path) -> dict[str, tuple[float | None, list[object]]]:
-    out = {}
-    for line in valid_lines(directory / "items.jsonl"):
-        votes = [
-            (v["judge"], v["verdict"], v["option_index"], v["shuffle_order"])
-            for c in line["criteria"]
-            for v in c["votes"]
-        ]
-        out[line["id"]] = (line["score"], votes)
-    return out
 
 
 def test_sigkill_resume_loses_nothing_and_never_rejudges(tmp_path: Path) -> None:
@@ -48,32 +31,6 @@ def test_sigkill_resume_loses_nothing_and_never_rejudges(tmp_path: Path) -> None
         server.reset()
 
         exp = tmp_path / "exp"
-        items = exp / "items.jsonl"
-        snapshots: list[tuple[set[str], int]] = []
-        proc = start_cli("run", rubric, data, "--out", exp)
-        while len(snapshots) < KILLS:
-            before = len(valid_lines(items))
-            if not wait_for_lines(items, before + 1, proc, limit=60):
-                break
-            time.sleep(rng.uniform(0.0, 0.3))
-            proc.kill()
-            proc.wait()
-            recorded = {line["id"] for line in valid_lines(items)}
-            snapshots.append((recorded, server.request_count))
-            assert manifest(exp)["status"] == "running"  # a SIGKILL leaves no chance to update it
-            proc = start_cli("resume", exp)
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err.decode()
-
-    assert len(snapshots) >= KILLS, f"only {len(snapshots)} kills before the run finished"
-    lines = valid_lines(items)
-    counts = Counter(line["id"] for line in lines)
-    assert set(counts) == {f"it{i:04d}" for i in range(N_ITEMS)}
-    assert max(counts.values()) == 1, "an item was recorded twice"
-    assert scores(exp) == scores(reference)
-    requests = server.requests
-    for recorded, seen in snapshots:
-        later = "\n".join(r.text() for r in requests[seen:])
-        for item_id in recorded:
-            assert token(int(item_id[2:])) not in later, f"{item_id} was judged again after a kill"
-    assert manifest(exp)["status"] == "completed"
+        snapshots = sigkill_and_resume([rubric, data], exp, server, rng, KILLS)
+        requests = server.requests
+    assert_nothing_lost_nothing_rejudged(exp, reference, snapshots, requests, N_ITEMS)

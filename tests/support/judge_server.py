@@ -52,6 +52,7 @@ class RecordedRequest:
     body: dict[str, Any]
     received_at: float
     fault: str | None = None
+    usage: dict[str, int] | None = None  # the usage sent back with a completion
 
     def text(self) -> str:
         """Every message's content joined, to look for a token in the submission."""
@@ -112,18 +113,136 @@ def default_answer(body: dict[str, Any]) -> str:
 
     A response-set schema (`selected_options`) gets a non-empty subset by hash, beside the
     forced choice when the schema asks for one too (the set then holds that choice; a binary
-    set, numbered 1. MET, 2. UNMET, holds the status unless it is CANNOT_ASSESS).
+    set, numbered 1. MET, 2. UNMET, holds the status unless it is CANNOT_ASSESS). A per-item
+    request (SPEC §10) gets one entry per criterion, each hashed from (messages, name).
     """
-    h = content_hash(body.get("messages"))
+    entries = item_entries(body)
+    if entries is not None:
+        return json.dumps(
+            {
+                "criteria": [
+                    {"criterion": name, **hashed_answer(sub, content_hash(body["messages"], name))}
+                    for name, sub in entries
+                ]
+            }
+        )
+    return json.dumps(hashed_answer(body, content_hash(body.get("messages"))))
+
+
+def hashed_answer(body: dict[str, Any], h: int) -> dict[str, Any]:
     n = option_count(body)
     size = set_size(body)
     if size is not None:
-        return json.dumps(response_set_answer(body, h, n, size))
+        return response_set_answer(body, h, n, size)
     if n is not None:
-        return json.dumps(
-            {"explanation": f"option by hash {h % 997}", "selected_option": 1 + h % n}
+        return {"explanation": f"option by hash {h % 997}", "selected_option": 1 + h % n}
+    return {"explanation": f"verdict by hash {h % 997}", "criterion_status": status(h)}
+
+
+# -- per-item requests (SPEC §10) ------------------------------------------------------------
+
+ITEM_SECTION = re.compile(
+    r"^Criterion \d+ of \d+, named .*?\n<criterion>\n(.*?)\n</criterion>"
+    r"(?:\n<options>\n(.*?)\n</options>)?",
+    re.DOTALL | re.MULTILINE,
+)
+CRITERION_BLOCK = re.compile(r"<criterion>\n(.*?)\n</criterion>", re.DOTALL)
+OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
+
+
+def item_entries(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """A per-item request's (criterion name, sub-body with that entry's schema), in order;
+    None for a per-criterion request."""
+    wanted = schema_properties(body).get("criteria")
+    if wanted is None:
+        return None
+    items = wanted.get("items") or {}
+    schemas = items.get("anyOf") or [items]
+    return [
+        (
+            schema["properties"]["criterion"]["enum"][0],
+            {**body, "response_format": {"json_schema": {"schema": schema}}},
         )
-    return json.dumps({"explanation": f"verdict by hash {h % 997}", "criterion_status": status(h)})
+        for schema in schemas
+    ]
+
+
+def first_user_text(body: dict[str, Any]) -> str:
+    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    return str(users[0].get("content", "")) if users else ""
+
+
+def shown_options(block: str | None) -> list[str] | None:
+    if block is None:
+        return None
+    return [line.split(". ", 1)[1] for line in block.split("\n") if ". " in line]
+
+
+def asked_criteria(body: dict[str, Any]) -> list[tuple[str, str, list[str] | None]]:
+    """(name or "", requirement, shown option labels or None) of every criterion asked."""
+    text = first_user_text(body)
+    entries = item_entries(body)
+    if entries is None:
+        requirement = CRITERION_BLOCK.findall(text)
+        options = OPTIONS_BLOCK.findall(text)
+        return [
+            (
+                "",
+                requirement[-1] if requirement else "",
+                shown_options(options[-1] if options else None),
+            )
+        ]
+    sections = ITEM_SECTION.findall(text)
+    return [
+        (name, requirement, shown_options(block or None))
+        for (name, _), (requirement, block) in zip(entries, sections, strict=True)
+    ]
+
+
+LabelFor = Callable[[str, str, str], "str | None"]
+
+
+def scripted_fields(
+    body: dict[str, Any], label: str, shown: list[str] | None, explanation: str
+) -> dict[str, Any]:
+    """The reply fields for a scripted label (a status or an option label, as shown)."""
+    answer: dict[str, Any] = {"explanation": explanation}
+    properties = schema_properties(body)
+    if shown is None:
+        positions = {"MET": [1], "UNMET": [2]}.get(label, [1, 2])
+        if "criterion_status" in properties or "selected_options" not in properties:
+            answer["criterion_status"] = label
+    else:
+        positions = [shown.index(label) + 1]
+        if "selected_option" in properties or "selected_options" not in properties:
+            answer["selected_option"] = positions[0]
+    if "selected_options" in properties:
+        answer["selected_options"] = positions
+    return answer
+
+
+def scripted_answer(label_for: LabelFor) -> Answerer:
+    """Answers both per-criterion and per-item requests with the same per-criterion labels:
+    `label_for(model, prompt text, requirement)` gives a status or an option label (None: the
+    default hashed answer). The explanation depends only on (requirement, label), so records
+    of both modes are identical."""
+
+    def answer(body: dict[str, Any]) -> str:
+        text = first_user_text(body)
+        entries = item_entries(body) or [("", body)]
+        replies = []
+        for (name, sub), (_, requirement, shown) in zip(entries, asked_criteria(body), strict=True):
+            label = label_for(str(body.get("model")), text, requirement)
+            if label is None:
+                fields = hashed_answer(sub, content_hash(body["messages"], name))
+            else:
+                fields = scripted_fields(sub, label, shown, f"scripted {label} for {requirement}")
+            replies.append({"criterion": name, **fields} if name else fields)
+        if item_entries(body) is None:
+            return json.dumps(replies[0])
+        return json.dumps({"criteria": replies})
+
+    return answer
 
 
 def scripted_verdicts(
@@ -311,12 +430,18 @@ class JudgeServer:
         try:
             if self.latency > 0:
                 await asyncio.sleep(self.latency)
-            return await self._respond(body, fault, request.headers.get("Authorization", ""))
+            return await self._respond(
+                body, fault, request.headers.get("Authorization", ""), record
+            )
         finally:
             self._leave()
 
     async def _respond(
-        self, body: dict[str, Any], fault: Fault | None, authorization: str
+        self,
+        body: dict[str, Any],
+        fault: Fault | None,
+        authorization: str,
+        record: RecordedRequest | None = None,
     ) -> web.StreamResponse:
         model = str(body.get("model"))
         prompt_tokens = sum(word_tokens(str(m.get("content", ""))) for m in body["messages"])
@@ -329,7 +454,10 @@ class JudgeServer:
             if fault.kind == "out_of_range":
                 content = out_of_range_answer(body, content)
         reasoning = self.reasoning if _asks_reasoning(body) else None
-        return web.json_response(completion_body(model, content, prompt_tokens, reasoning))
+        reply = completion_body(model, content, prompt_tokens, reasoning)
+        if record is not None:
+            record.usage = {k: reply["usage"][k] for k in ("prompt_tokens", "completion_tokens")}
+        return web.json_response(reply)
 
     async def _fault_response(self, fault: Fault, authorization: str) -> web.Response | None:
         # A 401 echoes the key, as some real providers do; with `echo_key` every error does,

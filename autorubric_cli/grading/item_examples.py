@@ -1,0 +1,70 @@
+"""Few-shot examples for per-item calls (SPEC §10): whole graded items, chosen with a seed.
+
+The examples file is read exactly as in per-criterion mode (`few_shot.load_examples`). An
+example qualifies when it has a label for at least one criterion of the rubric; the same
+examples are shown for every item. With `balance_verdicts`, examples are picked greedily so
+that each adds as many (criterion, label) pairs not yet shown as possible (ties: a seeded
+order), which spreads the verdicts over every criterion at once; otherwise a seeded sample.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+from autorubric_cli.core.config import FewShotConfig
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.grading.few_shot import LabelledExample, load_examples
+from autorubric_cli.judges.item_prompts import ItemExample
+
+
+def item_rng(seed: int) -> random.Random:
+    key = hashlib.sha256(f"few-shot-item\x1f{seed}".encode()).digest()
+    return random.Random(int.from_bytes(key, "big"))
+
+
+def covering(
+    labelled: list[LabelledExample], names: list[str], n: int, rng: random.Random
+) -> list[LabelledExample]:
+    """Up to n examples, each adding the most (criterion, label) pairs not yet shown."""
+    pool = list(labelled)
+    rng.shuffle(pool)
+    shown: set[tuple[str, str]] = set()
+    chosen: list[LabelledExample] = []
+    while pool and len(chosen) < n:
+        gains = [len({(k, e.labels[k]) for k in names if k in e.labels} - shown) for e in pool]
+        best = pool.pop(gains.index(max(gains)))
+        chosen.append(best)
+        shown |= {(k, best.labels[k]) for k in names if k in best.labels}
+    return chosen
+
+
+def select_item_examples(
+    examples: list[LabelledExample], names: list[str], config: FewShotConfig, seed: int
+) -> list[ItemExample]:
+    rng = item_rng(seed)
+    labelled = [e for e in examples if any(k in e.labels for k in names)]
+    n = min(config.n_examples, len(labelled))
+    chosen = (
+        covering(labelled, names, n, rng) if config.balance_verdicts else rng.sample(labelled, n)
+    )
+    rng.shuffle(chosen)
+    return [
+        ItemExample(
+            submission=e.submission,
+            labels={k: e.labels[k] for k in names if k in e.labels},
+            reasons={k: e.reasons[k] for k in names if k in e.reasons}
+            if config.include_reason
+            else {},
+        )
+        for e in chosen
+    ]
+
+
+def item_examples(rubric: Rubric, seed: int, base_dir: Path | None) -> list[ItemExample]:
+    config = rubric.grader.few_shot
+    if config is None:
+        return []
+    examples = load_examples(config, rubric, base_dir)
+    return select_item_examples(examples, [c.name for c in rubric.criteria], config, seed)

@@ -1,0 +1,218 @@
+"""Per-item grading (SPEC §10, `llm_calls: per_item`): one call per (item, judge, sample) asks
+for every criterion that needs a vote; its reply is split into per-criterion votes stored
+exactly as per-criterion votes are (SPEC §5), with the same option shuffles (SPEC §4).
+
+Follow-ups: criteria whose entry is missing, repeated or invalid are asked again in ONE new
+call listing only them (the same prompt restricted to those criteria, so it is exactly the
+call `resume --retry-errors` would make for them). Every call that lists a criterion counts
+as an attempt of that criterion's vote (`attempts`), within `max_attempts`; when they are spent
+the criterion gets an error vote and the others keep their answers. A reply with no usable
+entry is retried like any failed call (`judges.item_judge`).
+
+Accounting: a call's usage and cost (and reasoning trace) are recorded once, on the vote of
+the FIRST criterion it asked for, in rubric order. The other votes of that call carry
+`usage: {}`, `cost: 0.0` (null when the call was unpriced) and `billed_with: <that criterion>`,
+so every total over votes (item, report, judges, `cost_saved`) counts each call once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import Vote
+from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.grading.requests import shown_order
+from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
+from autorubric_cli.judges.item_judge import ItemRound, ask_item
+from autorubric_cli.judges.item_prompts import ItemExample, item_system_prompt, item_user_message
+from autorubric_cli.judges.item_request import AskedCriterion, ItemRequest
+from autorubric_cli.judges.judge import Judge, VoteState, original_set
+from autorubric_cli.judges.replies import Answer
+
+logger = logging.getLogger("autorubric_cli.judges")
+
+
+@dataclass(frozen=True)
+class ItemRequestBuilder:
+    rubric: Rubric
+    seed: int
+    examples: list[ItemExample]
+
+    def request(
+        self, item: Item, criteria: Sequence[Criterion], *, judge_id: str, sample: int
+    ) -> ItemRequest:
+        config = self.rubric.grader
+        asked = [
+            AskedCriterion(
+                criterion=c,
+                shuffle_order=shown_order(config, self.seed, item, judge_id, c, sample),
+                truth=item.ground_truth.get(c.name),
+            )
+            for c in criteria
+        ]
+        user = item_user_message(
+            submission=item.submission,
+            asked=asked,
+            guidelines=self.rubric.guidelines,
+            query=item.query,
+            reference_submission=item.reference_submission,
+            examples=self.examples,
+        )
+        messages = [
+            {"role": "system", "content": item_system_prompt(config.item_system_prompt)},
+            {"role": "user", "content": user},
+        ]
+        return ItemRequest(item_id=item.id, sample=sample, asked=asked, messages=messages)
+
+
+@dataclass
+class Ledger:
+    """What one criterion's vote accumulates over the calls that listed it."""
+
+    carried: VoteState = field(default_factory=lambda: VoteState(messages=[]))
+    attempts: int = 0
+    paid_calls: int = 0
+    served_calls: int = 0
+    first_carrier: str | None = None
+    answer: Answer | None = None
+    problem: str | None = None
+    thinking: str | None = None
+
+    @property
+    def cached(self) -> bool:
+        return self.paid_calls == 0 and self.served_calls > 0
+
+    @property
+    def carries(self) -> bool:
+        return self.carried.paid.calls + self.carried.saved.calls > 0
+
+
+def record_round(ledgers: dict[str, Ledger], request: ItemRequest, state: ItemRound) -> None:
+    names = [a.name for a in request.asked]
+    carrier = ledgers[names[0]]
+    for completion in state.completions:
+        carrier.carried.add(completion)
+    carrier.thinking = carrier.thinking or state.reasoning
+    paid = sum(not c.cached for c in state.completions)
+    for name in names:
+        ledger = ledgers[name]
+        ledger.attempts += state.attempts
+        ledger.paid_calls += paid
+        ledger.served_calls += len(state.completions) - paid
+        ledger.first_carrier = ledger.first_carrier or names[0]
+        if state.failure is not None:
+            ledger.problem = state.failure.describe()
+        elif state.reply is not None and name in state.reply.answers:
+            ledger.answer = state.reply.answers[name]
+        elif state.reply is not None:
+            ledger.problem = f"parse: {state.reply.problems[name]}"
+
+
+async def judge_item_votes(
+    judge: Judge,
+    build: Callable[[Sequence[Criterion]], ItemRequest],
+    criteria: Sequence[Criterion],
+    *,
+    sample: int,
+    max_attempts: int,
+) -> dict[str, Vote]:
+    """One judge's votes (one sample) for `criteria`: one call, then follow-ups as needed."""
+    ledgers = {c.name: Ledger() for c in criteria}
+    asked: dict[str, AskedCriterion] = {}
+    pending = list(criteria)
+    request: ItemRequest | None = None
+    while pending:
+        if request is not None:
+            judge.stats.retries += 1  # a follow-up call for the criteria left unanswered
+        request = build(pending)
+        asked.update((a.name, a) for a in request.asked)
+        state = await ask_item(judge, request, max_attempts - ledgers[pending[0].name].attempts)
+        record_round(ledgers, request, state)
+        if state.failure is not None:
+            break
+        pending = [
+            c
+            for c in pending
+            if ledgers[c.name].answer is None and ledgers[c.name].attempts < max_attempts
+        ]
+    return {c.name: ledger_vote(judge, sample, asked[c.name], ledgers) for c in criteria}
+
+
+def ledger_vote(
+    judge: Judge, sample: int, asked: AskedCriterion, ledgers: dict[str, Ledger]
+) -> Vote:
+    ledger = ledgers[asked.name]
+    bill = ledger.carried.saved if ledger.cached else ledger.carried.paid
+    billed_with = None if ledger.carries else ledger.first_carrier
+    cost = bill.cost
+    if billed_with is not None:
+        carrier = ledgers[billed_with].carried
+        cost = 0.0 if (carrier.saved if carrier.cached else carrier.paid).cost is not None else None
+    judge.stats.votes += 1
+    common = {
+        "judge": judge.id,
+        "sample": sample,
+        "shuffle_order": asked.shuffle_order,
+        "usage": bill.usage,
+        "cost": cost,
+        "cached": ledger.cached,
+        "attempts": max(ledger.attempts, 1),
+        "billed_with": billed_with,
+    }
+    answer = ledger.answer
+    if answer is None:
+        judge.stats.error_votes += 1
+        logger.info(
+            "judge %s: %s sample %d failed after %d attempt(s): %s",
+            judge.id,
+            asked.name,
+            sample,
+            ledger.attempts,
+            ledger.problem,
+        )
+        return Vote(error=ledger.problem or "error: no answer", **common)
+    option_index = None
+    if asked.shuffle_order is not None and answer.shown_position is not None:
+        option_index = original_index(asked.shuffle_order, answer.shown_position)
+    return Vote(
+        verdict=answer.verdict,
+        option_index=option_index,
+        reason=answer.explanation,
+        thinking=ledger.thinking,
+        option_set=original_set(asked.shuffle_order, answer.shown_set),
+        **common,
+    )
+
+
+async def item_votes_by_criterion(
+    judges: Sequence[Judge],
+    builder: ItemRequestBuilder,
+    item: Item,
+    reuse: dict[VoteKey, Vote],
+    max_attempts: int,
+) -> list[list[Vote]]:
+    """Per criterion (rubric order), per judge, per sample: a reused vote or a per-item call's."""
+    criteria = builder.rubric.criteria
+    keys: list[tuple[str, int]] = []
+    calls = []
+    for judge in judges:
+        for sample in range(judge.spec.samples):
+            needed = [c for c in criteria if (c.name, judge.id, sample) not in reuse]
+            if needed:
+                build = partial(builder.request, item, judge_id=judge.id, sample=sample)
+                keys.append((judge.id, sample))
+                calls.append(
+                    judge_item_votes(judge, build, needed, sample=sample, max_attempts=max_attempts)
+                )
+    fresh: dict[VoteKey, Vote] = {}
+    for (judge_id, sample), votes in zip(keys, await gather_or_cancel(calls), strict=True):
+        fresh.update(((name, judge_id, sample), vote) for name, vote in votes.items())
+    both = {**fresh, **reuse}
+    return [
+        [both[(c.name, j.id, s)] for j in judges for s in range(j.spec.samples)] for c in criteria
+    ]
