@@ -157,6 +157,12 @@ def run(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     dry_run: DryRun = False,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard", help="K/N: grade only shard K of N (by a hash of `id`); see `merge`."
+        ),
+    ] = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -177,6 +183,7 @@ def run(
             fields=field or [],
             no_cache=no_cache,
             cache_dir=cache_dir,
+            shard=shard,
         )
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_run
@@ -231,6 +238,34 @@ def resume(
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
         return finish(directory, format.value, fail_under, junit)
+
+    guarded(body)
+
+
+@app.command()
+def merge(
+    out: Annotated[Path, typer.Argument(help="New experiment directory for the merged result.")],
+    sources: Annotated[list[Path], typer.Argument(help="Shard directories (run --shard K/N).")],
+    allow_partial: Annotated[
+        bool, typer.Option("--allow-partial", help="Merge even if shards are missing (warns).")
+    ] = False,
+    fail_under: FailUnder = None,
+    format: FormatOpt = Format.table,
+    junit: Junit = None,
+) -> None:
+    """Merge the shards of one run into one experiment (SPEC §11), then report on it."""
+
+    def body() -> int:
+        from autorubric_cli.cli.merge_cmd import run_merge
+
+        return run_merge(
+            out,
+            sources,
+            allow_partial=allow_partial,
+            fmt=format.value,
+            fail_under=fail_under,
+            junit=junit,
+        )
 
     guarded(body)
 
