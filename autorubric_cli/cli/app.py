@@ -59,8 +59,6 @@ def _err(message: str) -> None:
 
 def guarded(body: Callable[[], int]) -> None:
     """Run a command body, mapping failures to one-line messages and SPEC exit codes."""
-    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
-
     try:
         code = body()
     except InputError as exc:
@@ -68,21 +66,29 @@ def guarded(body: Callable[[], int]) -> None:
             raise
         _err(exc.one_line())
         code = EXIT_INPUT
-    except JudgeRunStopped as exc:
-        _err(f"run stopped: {exc}")
-        code = EXIT_INPUT
-    except RunInterrupted as exc:
-        print(f"autorubric: {exc}", file=sys.stderr)
-        code = EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print("autorubric: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
     except Exception as exc:
-        if _state["debug"]:
-            raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
-        code = EXIT_INTERNAL
+        code = _run_failure(exc)
     raise typer.Exit(code)
+
+
+def _run_failure(exc: Exception) -> int:
+    """Exit code of an exception that is not bad input; the session module is imported only
+    here, so a command that fails early (a busy directory) does not pay for its import."""
+    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
+
+    if isinstance(exc, JudgeRunStopped):
+        _err(f"run stopped: {exc}")
+        return EXIT_INPUT
+    if isinstance(exc, RunInterrupted):
+        print(f"autorubric: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if _state["debug"]:
+        raise exc
+    _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
+    return EXIT_INTERNAL
 
 
 @app.callback()
@@ -217,13 +223,18 @@ def resume(
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
     def body() -> int:
-        from autorubric_cli.cli.finish import finish
-        from autorubric_cli.experiment.session import RunInterrupted, resume_run
-
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_resume
 
             return dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
+        from autorubric_cli.experiment.lock import lock_early
+
+        with lock_early(directory):
+            return resume_body()
+
+    def resume_body() -> int:
+        from autorubric_cli.experiment.session import RunInterrupted, resume_run
+
         try:
             warnings = resume_run(
                 directory,
@@ -233,8 +244,12 @@ def resume(
                 cache_dir=cache_dir,
             )
         except RunInterrupted:
+            from autorubric_cli.cli.finish import finish
+
             finish(directory, format.value, fail_under, junit, quiet=True)
             raise
+        from autorubric_cli.cli.finish import finish
+
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
         return finish(directory, format.value, fail_under, junit)

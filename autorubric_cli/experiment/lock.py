@@ -27,9 +27,23 @@ class DirectoryInUse(InputError):
     """Another process holds the directory's lock."""
 
 
+_held: dict[Path, int] = {}  # directories this process holds the lock of -> nesting depth
+
+
 @contextlib.contextmanager
 def writer_lock(directory: Path) -> Iterator[None]:
-    """Hold the directory's exclusive lock, or raise DirectoryInUse at once (no waiting)."""
+    """Hold the directory's exclusive lock, or raise DirectoryInUse at once (no waiting).
+
+    Re-entrant within a process, so the CLI can lock before its slow imports and the code it
+    then calls locks again for free."""
+    key = directory.resolve()
+    if key in _held:
+        _held[key] += 1
+        try:
+            yield
+        finally:
+            _held[key] -= 1
+        return
     path = directory / LOCK_FILE
     with writing(path):
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
@@ -38,13 +52,26 @@ def writer_lock(directory: Path) -> Iterator[None]:
         with writing(path):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _held[key] = 1
         try:
             yield
         finally:
+            del _held[key]
             with contextlib.suppress(OSError):  # a released lock names nobody
                 os.ftruncate(fd, 0)
     finally:
         os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def lock_early(directory: Path) -> Iterator[None]:
+    """`resume`'s lock, taken before the command's slow imports so that a second writer exits
+    at once; only on an experiment directory (else the command reports what is wrong)."""
+    if (directory / "manifest.json").is_file():
+        with writer_lock(directory):
+            yield
+    else:
+        yield
 
 
 @contextlib.contextmanager
@@ -99,12 +126,23 @@ def _lock_or_raise(fd: int, mode: int, directory: Path) -> None:
 
 
 def holder_pid(fd: int) -> int | None:
-    """The pid the holder wrote; it writes it just after locking, so allow it a moment."""
+    """The pid the holder wrote; it writes it just after locking, so allow it a moment. A pid
+    left by a killed writer names no live process (then readers hold it): None."""
     deadline = time.monotonic() + PID_WAIT_S
     while True:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        if text.isdigit():
+        if text.isdigit() and _alive(int(text)):
             return int(text)
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.01)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by another user
+        return True
+    return True
