@@ -86,7 +86,8 @@ def merge_shards(out: Path, sources: list[Path], *, allow_partial: bool) -> Merg
         rubric = load_rubric(shards[0].directory / RUBRIC_COPY)
         located = locate_records(shards, warnings)
         with _undo_on_failure(out):
-            shutil.copyfile(shards[0].directory / RUBRIC_COPY, out / RUBRIC_COPY)
+            with writing(out / RUBRIC_COPY):
+                shutil.copyfile(shards[0].directory / RUBRIC_COPY, out / RUBRIC_COPY)
             written = write_items(out / ITEMS, shards, located, rubric.criteria, warnings)
             manifest = merged_manifest(out, shards, written, warnings)
             save_manifest(out, manifest)

@@ -18,7 +18,7 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.errors import InputError, StorageError
+from autorubric_cli.errors import InputError, StorageError, writing
 from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.manifest import (
     ITEMS,
@@ -149,7 +149,8 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
             shard=shard,
         )
         with _fresh_until_saved(directory):
-            shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
+            with writing(directory / RUBRIC_COPY):
+                shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
             save_manifest(directory, manifest)
         with _resumable(directory):
             _execute(directory, manifest, rubric, grader, set(), {}, dataset_path, options.grace_s)

@@ -57,27 +57,35 @@ def test_the_lock_is_exclusive_reentrant_in_its_process_and_released_on_exit(
         with writer_lock(tmp_path):  # the same process locks again for free
             pass
         started = time.monotonic()
-        with pytest.raises(DirectoryInUse, match=f"in use by process {os.getpid()} "):
-            with no_writer(tmp_path):  # a reader is refused while a writer holds it
-                pass
+        # a reader is refused while a writer holds it
+        with (
+            pytest.raises(DirectoryInUse, match=f"in use by process {os.getpid()} "),
+            no_writer(tmp_path),
+        ):
+            pass
         assert time.monotonic() - started < 0.5
         assert (tmp_path / LOCK_FILE).read_text() == f"{os.getpid()}\n"
     assert (tmp_path / LOCK_FILE).read_text() == ""  # released: names nobody
     holder = hold_lock(tmp_path)  # another process can take it now
     holder.kill()
     holder.wait()
-    with no_writer(tmp_path), no_writer(tmp_path):  # readers share
-        with pytest.raises(DirectoryInUse, match="another process"):
-            with writer_lock(tmp_path):
-                pass
+    with (  # readers share; a writer is refused
+        no_writer(tmp_path),
+        no_writer(tmp_path),
+        pytest.raises(DirectoryInUse, match="another process"),
+        writer_lock(tmp_path),
+    ):
+        pass
 
 
 def test_the_kernel_releases_the_lock_when_the_holder_is_killed(tmp_path: Path) -> None:
     holder = hold_lock(tmp_path)
     try:
-        with pytest.raises(DirectoryInUse, match=f"in use by process {holder.pid} "):
-            with writer_lock(tmp_path):
-                pass
+        with (
+            pytest.raises(DirectoryInUse, match=f"in use by process {holder.pid} "),
+            writer_lock(tmp_path),
+        ):
+            pass
     finally:
         holder.kill()
         holder.wait()
@@ -93,9 +101,8 @@ def test_no_writer_needs_no_lock_file_and_creates_none(tmp_path: Path) -> None:
 
 def test_claiming_a_used_directory_writes_nothing_into_it(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
-    with pytest.raises(Exception, match="not yours"):
-        with claim_new_directory(tmp_path, "not yours"):
-            pass
+    with pytest.raises(Exception, match="not yours"), claim_new_directory(tmp_path, "not yours"):
+        pass
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
