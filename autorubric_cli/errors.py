@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 
 
 def unknown_name_message(what: str, name: str, allowed: Iterable[str]) -> str:
@@ -35,3 +37,23 @@ class InputError(Exception):
         prefix = ": ".join(parts)
         text = " ".join(self.message.split())
         return f"{prefix}: {text}" if prefix else text
+
+
+class StorageError(InputError, OSError):
+    """A write to disk failed: a full disk, a file-size limit, an unwritable directory.
+
+    An InputError (one line, exit 2: the user frees space or fixes permissions and resumes) and
+    an OSError (what the failed call raised), so callers that handle either keep working.
+    """
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Turn an OSError raised while writing `path` into a one-line StorageError."""
+    try:
+        yield
+    except StorageError:
+        raise
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise StorageError(f"cannot write: {reason}", path=str(path)) from None

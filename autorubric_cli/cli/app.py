@@ -80,8 +80,6 @@ def _err(message: str) -> None:
 
 def guarded(body: Callable[[], int]) -> None:
     """Run a command body, mapping failures to one-line messages and SPEC exit codes."""
-    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
-
     try:
         code = body()
     except InputError as exc:
@@ -89,21 +87,29 @@ def guarded(body: Callable[[], int]) -> None:
             raise
         _err(exc.one_line())
         code = EXIT_INPUT
-    except JudgeRunStopped as exc:
-        _err(f"run stopped: {exc}")
-        code = EXIT_INPUT
-    except RunInterrupted as exc:
-        print(f"autorubric: {exc}", file=sys.stderr)
-        code = EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print("autorubric: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
     except Exception as exc:
-        if _state["debug"]:
-            raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
-        code = EXIT_INTERNAL
+        code = _run_failure(exc)
     raise typer.Exit(code)
+
+
+def _run_failure(exc: Exception) -> int:
+    """Exit code of an exception that is not bad input; the session module is imported only
+    here, so a command that fails early (a busy directory) does not pay for its import."""
+    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
+
+    if isinstance(exc, JudgeRunStopped):
+        _err(f"run stopped: {exc}")
+        return EXIT_INPUT
+    if isinstance(exc, RunInterrupted):
+        print(f"autorubric: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if _state["debug"]:
+        raise exc
+    _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
+    return EXIT_INTERNAL
 
 
 @app.callback()
@@ -186,6 +192,12 @@ def run(
         LLMCalls | None,
         typer.Option("--llm-calls", help="per_item: one call grades every criterion (SPEC §10)."),
     ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard", help="K/N: grade only shard K of N (by a hash of `id`); see `merge`."
+        ),
+    ] = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -207,6 +219,7 @@ def run(
             no_cache=no_cache,
             cache_dir=cache_dir,
             llm_calls=None if llm_calls is None else llm_calls.value,
+            shard=shard,
         )
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_run
@@ -248,14 +261,19 @@ def resume(
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
     def body() -> int:
-        from autorubric_cli.cli.finish import finish
-        from autorubric_cli.experiment.session import RunInterrupted, resume_run
-
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_resume
 
             return dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
+        from autorubric_cli.experiment.lock import lock_early
+
+        with lock_early(directory):
+            return resume_body()
+
+    def resume_body() -> int:
         from autorubric_cli.cli.compare_cmd import baseline_options, then_compare
+        from autorubric_cli.cli.finish import finish
+        from autorubric_cli.experiment.session import RunInterrupted, resume_run
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
         try:
@@ -273,6 +291,34 @@ def resume(
             print(f"autorubric: warning: {warning}", file=sys.stderr)
         code = finish(directory, format.value, fail_under, junit, compact=True)
         return then_compare(baseline, directory, compare, format.value, junit, code)
+
+    guarded(body)
+
+
+@app.command()
+def merge(
+    out: Annotated[Path, typer.Argument(help="New experiment directory for the merged result.")],
+    sources: Annotated[list[Path], typer.Argument(help="Shard directories (run --shard K/N).")],
+    allow_partial: Annotated[
+        bool, typer.Option("--allow-partial", help="Merge even if shards are missing (warns).")
+    ] = False,
+    fail_under: FailUnder = None,
+    format: FormatOpt = Format.table,
+    junit: Junit = None,
+) -> None:
+    """Merge the shards of one run into one experiment (SPEC §11), then report on it."""
+
+    def body() -> int:
+        from autorubric_cli.cli.merge_cmd import run_merge
+
+        return run_merge(
+            out,
+            sources,
+            allow_partial=allow_partial,
+            fmt=format.value,
+            fail_under=fail_under,
+            junit=junit,
+        )
 
     guarded(body)
 

@@ -35,6 +35,7 @@ from autorubric_cli.experiment.session import (
     recorded,
     with_session_flags,
 )
+from autorubric_cli.experiment.shard import in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.grader import per_item_builder
@@ -197,7 +198,8 @@ def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) ->
     """The bill of `run` with these options; validates like `run`, creates nothing."""
     rubric, fields = prepare_run(rubric_path, options)
     summarize_dataset(dataset_path, rubric, fields)
-    items = limited(iter_items(dataset_path, rubric, fields), options.limit)
+    shard = parse_shard(options.shard) if options.shard is not None else None
+    items = in_shard(limited(iter_items(dataset_path, rubric, fields), options.limit), shard)
     cache = open_readonly_cache(rubric, options.cache_dir)
     try:
         return estimate_bill(
@@ -221,7 +223,8 @@ def dry_run_resume(
     done, priors = recorded(directory, retry_errors, ReadIssues(), rubric.criteria)
     dataset = Path(manifest.dataset.path)
     all_items = iter_items(dataset, rubric, manifest.dataset_fields)
-    items = (i for i in limited(all_items, manifest.limit) if i.id not in done)
+    planned = in_shard(limited(all_items, manifest.limit), manifest.shard)
+    items = (i for i in planned if i.id not in done)
     cache = open_readonly_cache(rubric, cache_dir)
     try:
         return estimate_bill(

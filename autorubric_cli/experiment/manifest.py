@@ -12,7 +12,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, writing
+from autorubric_cli.experiment.shard import Shard
 from autorubric_cli.loading.fields import check_fields
 
 FORMAT_VERSION = 1
@@ -49,6 +50,7 @@ class Manifest(BaseModel):
     items_total: int = Field(ge=0, le=MAX_INT)
     limit: int | None = Field(None, ge=1, le=MAX_INT)
     simulated: bool = False
+    shard: Shard | None = None  # SPEC §11: run --shard K/N
     error: str | None = None
     runs: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -66,7 +68,13 @@ def sha256_file(path: Path) -> str:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write a temp file in the same directory, fsync it, rename it over `path`."""
+    """Write a temp file in the same directory, fsync it, rename it over `path`: readers see the
+    old file or the new one, never half of one. A failed write is a StorageError (exit 2)."""
+    with writing(path):
+        _write_atomic(path, data)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())

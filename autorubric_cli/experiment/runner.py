@@ -11,13 +11,14 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.scoring import word_counts
+from autorubric_cli.errors import StorageError
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.store import FSYNC_INTERVAL_S, RecordWriter
 
@@ -112,6 +113,11 @@ async def run_items(
     tasks: set[asyncio.Task[None]] = set()
     priors = priors or {}
 
+    def stop_writing(exc: StorageError) -> None:
+        """A record could not be written (full disk): stop at once; resume grades it again."""
+        outcome.fatal = exc
+        stop.forced.set()
+
     async def grade_one(item: Item) -> None:
         started = time.monotonic()
         try:
@@ -122,12 +128,16 @@ async def run_items(
             return
         except Exception as exc:  # a bug must not lose the run: record it, retry later
             record = internal_error_record(item, exc, time.monotonic() - started)
-        writer.append(record)
+        try:
+            writer.append(record)
+        except StorageError as exc:
+            stop_writing(exc)
+            return
         outcome.graded += 1
         outcome.errored += record.status == "error"
         progress.item_finished(record.status == "error")
 
-    ticker = asyncio.create_task(_every_second(writer, progress))
+    ticker = asyncio.create_task(_every_second(writer, progress, stop_writing))
     try:
         for item in items:
             if not await _acquire_unless(slots, stop.graceful):
@@ -145,11 +155,17 @@ async def run_items(
     return outcome
 
 
-async def _every_second(writer: RecordWriter, progress: Progress) -> None:
+async def _every_second(
+    writer: RecordWriter, progress: Progress, on_error: Callable[[StorageError], None]
+) -> None:
     """fsync finished records within a second, and keep the status line alive between items."""
     while True:
         await asyncio.sleep(FSYNC_INTERVAL_S)
-        writer.sync_if_due()
+        try:
+            writer.sync_if_due()
+        except StorageError as exc:
+            on_error(exc)
+            return
         progress.refresh()
 
 

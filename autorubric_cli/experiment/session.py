@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import shutil
 import sys
@@ -17,20 +18,23 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, StorageError, writing
+from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.manifest import (
     ITEMS,
     RUBRIC_COPY,
     InputFile,
     Manifest,
+    load_manifest,
     save_manifest,
     sha256_file,
     utc_now,
 )
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
+from autorubric_cli.experiment.shard import count_items, in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
-from autorubric_cli.loading.dataset import iter_items, summarize_dataset
+from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
 
@@ -51,6 +55,7 @@ class RunOptions:
     no_cache: bool = False
     cache_dir: Path | None = None
     llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
+    shard: str | None = None  # --shard K/N (SPEC §11)
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
@@ -117,39 +122,67 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     """Validate everything, then create the directory and grade. Returns the directory."""
     rubric, fields = prepare_run(rubric_path, options)
     config = rubric.grader
-    total = summarize_dataset(dataset_path, rubric, fields).items
-    if options.limit is not None:
-        total = min(total, options.limit)
+    shard = parse_shard(options.shard) if options.shard is not None else None
+    covered, total = count_items(dataset_path, rubric, fields, options.limit, shard)
+    if shard is not None:
+        shard.dataset_items = covered
     directory = experiment_directory(rubric_path, options)
     grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir)
-    if directory.exists() and any(directory.iterdir()):
-        raise InputError(
-            f"experiment directory already exists; use `autorubric resume {directory}` "
-            "or choose another --name/--out",
-            path=str(directory),
-        )
-    directory.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
-    now = utc_now()
-    manifest = Manifest(
-        autorubric_version=__version__,
-        name=directory.name,
-        command=sys.argv,
-        created=now,
-        updated=now,
-        status="running",
-        seed=config.seed,
-        config=config.model_dump(mode="json"),
-        rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
-        dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
-        dataset_fields=fields,
-        items_total=total,
-        limit=options.limit,
-        simulated=is_simulated(config),
+    in_use = (
+        f"experiment directory already exists; use `autorubric resume {directory}` "
+        "or choose another --name/--out"
     )
-    save_manifest(directory, manifest)
-    _execute(directory, manifest, rubric, grader, set(), {}, dataset_path, options.grace_s)
+    with claim_new_directory(directory, in_use):
+        now = utc_now()
+        manifest = Manifest(
+            autorubric_version=__version__,
+            name=directory.name,
+            command=sys.argv,
+            created=now,
+            updated=now,
+            status="running",
+            seed=config.seed,
+            config=config.model_dump(mode="json"),
+            rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
+            dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
+            dataset_fields=fields,
+            items_total=total,
+            limit=options.limit,
+            simulated=is_simulated(config),
+            shard=shard,
+        )
+        with _fresh_until_saved(directory):
+            with writing(directory / RUBRIC_COPY):
+                shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
+            save_manifest(directory, manifest)
+        with _resumable(directory):
+            _execute(directory, manifest, rubric, grader, set(), {}, dataset_path, options.grace_s)
     return directory
+
+
+@contextlib.contextmanager
+def _fresh_until_saved(directory: Path) -> Iterator[None]:
+    """Before the first manifest is saved there is nothing to resume: on a failed write, undo
+    the rubric copy so the same `run` can simply be started again."""
+    try:
+        yield
+    except StorageError as exc:
+        (directory / RUBRIC_COPY).unlink(missing_ok=True)
+        raise StorageError(
+            f"{exc.message}; free space or fix permissions, then run again", path=exc.path
+        ) from None
+
+
+@contextlib.contextmanager
+def _resumable(directory: Path) -> Iterator[None]:
+    """A failed write once the run exists: every record already written is kept."""
+    try:
+        yield
+    except StorageError as exc:
+        raise StorageError(
+            f"{exc.message}; free space or fix permissions, then: autorubric resume {directory}",
+            path=exc.path,
+        ) from None
 
 
 def check_unchanged(manifest: Manifest, directory: Path) -> None:
@@ -212,7 +245,23 @@ def resume_run(
     no_cache: bool = False,
     cache_dir: Path | None = None,
 ) -> list[str]:
-    """Grade what is missing (and errored, with retry_errors). Returns read warnings."""
+    """Grade what is missing (and errored, with retry_errors). Returns read warnings.
+
+    The writer lock is taken first, before anything is read: a second `resume` exits 2 at once
+    and never sees (or grades) the items the first is grading."""
+    load_manifest(directory)  # not an experiment: say so before making a lock file in it
+    with writer_lock(directory), _resumable(directory):
+        return _resume_locked(directory, retry_errors, concurrency, grace_s, no_cache, cache_dir)
+
+
+def _resume_locked(
+    directory: Path,
+    retry_errors: bool,
+    concurrency: int | None,
+    grace_s: float,
+    no_cache: bool,
+    cache_dir: Path | None,
+) -> list[str]:
     from autorubric_cli.report.build import open_experiment
 
     experiment = open_experiment(directory)
@@ -242,7 +291,8 @@ def _execute(
     grace_s: float,
 ) -> None:
     all_items = iter_items(dataset, rubric, manifest.dataset_fields)
-    items = (i for i in limited(all_items, manifest.limit) if i.id not in done)
+    planned = in_shard(limited(all_items, manifest.limit), manifest.shard)
+    items = (i for i in planned if i.id not in done)
     per_item = rubric.grader.llm_calls == "per_item"
     calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in rubric.grader.judges)
     window = items_in_flight(rubric.grader.concurrency, calls)
@@ -254,6 +304,12 @@ def _execute(
         outcome = asyncio.run(
             _run_async(grader, items, directory, progress, window, grace_s, priors)
         )
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+        raise
+    except BaseException as exc:  # the manifest must not say `completed` after a failure
+        outcome.fatal = exc
+        raise
     finally:
         manifest.runs.append(
             {
@@ -271,6 +327,8 @@ def _execute(
         elif manifest.status == "running":
             manifest.status = "completed"
         save_manifest(directory, manifest)
+    if isinstance(outcome.fatal, StorageError):
+        raise outcome.fatal
     if outcome.fatal is not None:
         raise JudgeRunStopped(str(outcome.fatal))
     if outcome.interrupted:
@@ -306,8 +364,10 @@ async def _run_async(
                 fatal_errors=_fatal_errors(),
             )
     finally:
-        writer.close()
-        await grader.aclose()
+        try:
+            writer.close()
+        finally:
+            await grader.aclose()
 
 
 class RunInterrupted(Exception):

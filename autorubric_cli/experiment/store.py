@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -14,31 +15,51 @@ from pydantic import ValidationError
 
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, StorageError, writing
 from autorubric_cli.experiment.record_fit import misfit
 
 FSYNC_INTERVAL_S = 1.0
 
 
 class RecordWriter:
-    """One record per line: flushed per record; fsynced within a second (`sync_if_due` runs
-    once a second during a run) and at close."""
+    """One record per line: written whole or not at all; fsynced within a second (`sync_if_due`
+    runs once a second during a run) and at close.
+
+    Writes go straight to the file descriptor (no user-space buffer), so a write that fails
+    (full disk, file-size limit) leaves no bytes behind to be flushed later: what did reach the
+    file is cut off again, and a StorageError stops the run. A record is counted only once its
+    whole line is in the file.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._handle = path.open("ab")
+        with writing(path):
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        self._size = os.fstat(self._fd).st_size
         self._last_sync = time.monotonic()
         self._dirty = False
-        if self._handle.tell() > 0 and not _ends_with_newline(path):
+        if self._size > 0 and not _ends_with_newline(path):
             # A crash left a torn last line: close it off so new records start on their own line.
-            self._handle.write(b"\n")
+            self._write(b"\n")
             self._sync()
 
     def append(self, record: ItemRecord) -> None:
-        self._handle.write(orjson.dumps(record.model_dump(mode="json")) + b"\n")
-        self._handle.flush()
+        self._write(orjson.dumps(record.model_dump(mode="json")) + b"\n")
         self._dirty = True
         self.sync_if_due()
+
+    def _write(self, data: bytes) -> None:
+        start = self._size
+        view = memoryview(data)
+        try:
+            with writing(self.path):
+                while view:
+                    view = view[os.write(self._fd, view) :]
+        except StorageError:
+            with contextlib.suppress(OSError):  # truncating frees space; if not, readers skip it
+                os.ftruncate(self._fd, start)
+            raise
+        self._size += len(data)
 
     def sync_if_due(self) -> None:
         """fsync when records were appended since the last fsync, at most once a second."""
@@ -46,15 +67,19 @@ class RecordWriter:
             self._sync()
 
     def _sync(self) -> None:
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        with writing(self.path):
+            os.fsync(self._fd)
         self._last_sync = time.monotonic()
         self._dirty = False
 
     def close(self) -> None:
-        if not self._handle.closed:
+        if self._fd < 0:
+            return
+        try:
             self._sync()
-            self._handle.close()
+        finally:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -1,0 +1,30 @@
+"""`autorubric merge OUT DIR...`: merge shards, then report on the result like `run` does."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from autorubric_cli.cli.finish import finish
+from autorubric_cli.experiment.merge import merge_shards
+
+
+def run_merge(
+    out: Path,
+    sources: list[Path],
+    *,
+    allow_partial: bool,
+    fmt: str,
+    fail_under: float | None,
+    junit: Path | None,
+) -> int:
+    """Exit code as for `run`: the gate and errored items of the merged experiment decide."""
+    result = merge_shards(out, sources, allow_partial=allow_partial)
+    for warning in result.warnings:
+        print(f"autorubric: warning: {warning}", file=sys.stderr)
+    print(
+        f"autorubric: merged {result.shards} shard(s), {result.items} item(s) into {out} "
+        f"({result.status})",
+        file=sys.stderr,
+    )
+    return finish(out, fmt, fail_under, junit)
