@@ -157,6 +157,9 @@ def run(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     dry_run: DryRun = False,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Submit through the provider's batch API (SPEC §11).")
+    ] = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -177,6 +180,7 @@ def run(
             fields=field or [],
             no_cache=no_cache,
             cache_dir=cache_dir,
+            batch=batch,
         )
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_run
@@ -206,6 +210,10 @@ def resume(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     dry_run: DryRun = False,
+    no_batch: Annotated[
+        bool,
+        typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
+    ] = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
@@ -224,6 +232,7 @@ def resume(
                 concurrency=concurrency,
                 no_cache=no_cache,
                 cache_dir=cache_dir,
+                no_batch=no_batch,
             )
         except RunInterrupted:
             finish(directory, format.value, fail_under, junit, quiet=True)

@@ -18,6 +18,7 @@ from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.batches import batch_coordinator, batch_window, without_batches
 from autorubric_cli.experiment.manifest import (
     ITEMS,
     RUBRIC_COPY,
@@ -50,6 +51,7 @@ class RunOptions:
     fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
     no_cache: bool = False
     cache_dir: Path | None = None
+    batch: bool = False  # run --batch (SPEC §11)
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
@@ -65,6 +67,8 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
         update["seed"] = options.seed
     if options.no_cache:
         update["cache"] = False
+    if options.batch:
+        update["batch"] = True
     config = rubric.grader.model_copy(update=update)
     if not config.judges:
         raise InputError(
@@ -89,12 +93,15 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
     return items if limit is None else itertools.islice(items, limit)
 
 
-def _make_grader(rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None) -> Any:
+def _make_grader(
+    rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
+) -> Any:
     from autorubric_cli.grading.grader import CriterionGrader
     from autorubric_cli.judges.cache import CallCache, cache_path
 
     cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache)
+    batches = batch_coordinator(directory, rubric.grader)
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache, batches=batches)
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
@@ -118,7 +125,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     if options.limit is not None:
         total = min(total, options.limit)
     directory = experiment_directory(rubric_path, options)
-    grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir)
+    grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir, directory)
     if directory.exists() and any(directory.iterdir()):
         raise InputError(
             f"experiment directory already exists; use `autorubric resume {directory}` "
@@ -190,14 +197,19 @@ def recorded(
     return done, priors
 
 
-def with_session_flags(rubric: Rubric, concurrency: int | None, no_cache: bool) -> Rubric:
-    """`resume`'s flags that may differ from the run's: concurrency and --no-cache."""
+def with_session_flags(
+    rubric: Rubric, concurrency: int | None, no_cache: bool, no_batch: bool = False
+) -> Rubric:
+    """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch."""
     update: dict[str, Any] = {}
     if concurrency is not None:
         update["concurrency"] = concurrency
     if no_cache:
         update["cache"] = False
-    return rubric.model_copy(update={"grader": rubric.grader.model_copy(update=update)})
+    grader = rubric.grader.model_copy(update=update)
+    if no_batch:
+        grader = without_batches(grader)
+    return rubric.model_copy(update={"grader": grader})
 
 
 def resume_run(
@@ -208,6 +220,7 @@ def resume_run(
     grace_s: float = GRACE_S,
     no_cache: bool = False,
     cache_dir: Path | None = None,
+    no_batch: bool = False,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings."""
     from autorubric_cli.report.build import open_experiment
@@ -216,10 +229,11 @@ def resume_run(
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
     rubric = experiment.rubric
-    rubric = with_session_flags(rubric, concurrency, no_cache)
+    rubric = with_session_flags(rubric, concurrency, no_cache, no_batch)
     issues = ReadIssues()
     done, priors = recorded(directory, retry_errors, issues, rubric.criteria)
-    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent, cache_dir)
+    base_dir = Path(manifest.rubric.path).parent
+    grader = _make_grader(rubric, manifest.seed, base_dir, cache_dir, directory)
     manifest.status = "running"
     manifest.error = None
     save_manifest(directory, manifest)
@@ -241,7 +255,7 @@ def _execute(
     all_items = iter_items(dataset, rubric, manifest.dataset_fields)
     items = (i for i in limited(all_items, manifest.limit) if i.id not in done)
     calls = len(rubric.criteria) * sum(j.samples for j in rubric.grader.judges)
-    window = items_in_flight(rubric.grader.concurrency, calls)
+    window = batch_window(rubric.grader, calls, items_in_flight(rubric.grader.concurrency, calls))
     started = utc_now()
     already = min(len(done), manifest.items_total)
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
