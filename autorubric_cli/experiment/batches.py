@@ -140,13 +140,16 @@ def batch_coordinator(directory: Path, config: LLMConfig) -> BatchCoordinator | 
     return BatchCoordinator(BatchLedgerFile(directory), BatchSettings.from_env(), directory.name)
 
 
-def batch_window(config: LLMConfig, calls_per_item: int, window: int) -> int:
-    """Items in flight: in batch mode enough to fill a whole batch, not just the call slots."""
-    if not uses_batches(config):
-        return window
-    from autorubric_cli.judges.batch_transport import BatchSettings
+def batch_window(config: LLMConfig, criteria: int, window: int) -> int:
+    """Items in flight: in batch mode enough for each batched judge to fill a whole batch, not
+    just the call slots."""
+    from autorubric_cli.judges.batch_transport import BatchSettings, batch_enabled
 
-    return max(window, BatchSettings.from_env().max_requests // max(calls_per_item, 1))
+    batched = [j for j in config.judges if batch_enabled(config, j)]
+    if not batched:
+        return window
+    per_batch = BatchSettings.from_env().max_requests
+    return max(window, *(-(-per_batch // max(criteria * j.samples, 1)) for j in batched))
 
 
 def without_batches(config: LLMConfig) -> LLMConfig:

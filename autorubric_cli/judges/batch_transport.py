@@ -5,8 +5,10 @@ as new calls and go into follow-up batches, within the Judge's `max_attempts`.
 
 Crash safety (the invariant): a batch's request keys reach `batches.jsonl` before its file is
 uploaded, and its batch id as soon as the provider returns it. On a later run, a call whose key
-is in a recorded batch is answered from that batch (re-attach), in recorded order (attempt 1
-from the first batch that holds the key, a retry from the next), and is never submitted again.
+is in a recorded batch is answered from that batch (re-attach) and never submitted again. A
+recorded answer that is a failure (an error line, an expired request) is not replayed: the next
+recorded batch holding the key is tried, and when none is left the call is asked again, as a
+retry would have asked it.
 A batch recorded without an id (a crash between upload and the id's recording) is looked up at
 the provider by the metadata we set (`autorubric_local`) before anything of that judge is sent;
 only if the provider has no such batch are its requests sent again.
@@ -135,6 +137,7 @@ class BatchCoordinator:
         self.sending: set[asyncio.Task[Any]] = set()
         self.orphans_checked: set[str] = set()
         self.orphan_lock: asyncio.Lock | None = None
+        self.transports: list[BatchTransport] = []
 
     def wrap(
         self,
@@ -150,7 +153,9 @@ class BatchCoordinator:
         if not submit and (direct.simulated or not self._has_recorded(spec.judge_id)):
             return direct, False
         api = BatchAPI(spec, config.timeout, policy, config.max_attempts)
-        return BatchTransport(self, spec, api, direct, submit=submit), submit
+        transport = BatchTransport(self, spec, api, direct, submit=submit)
+        self.transports.append(transport)
+        return transport, submit
 
     def _has_recorded(self, judge: str) -> bool:
         return any(s.record.judge == judge for s in self.recorded)
@@ -328,7 +333,10 @@ class BatchCoordinator:
 
     async def aclose(self) -> None:
         """Stop polling (the batches keep running at the provider); let a batch being created
-        get its id recorded first, within `close_grace_s`."""
+        get its id recorded first, within `close_grace_s`. Calls still queued are dropped: they
+        were never recorded, so a later run asks them again."""
+        for transport in self.transports:
+            transport.drop_queue()
         if self.sending:
             await asyncio.wait(set(self.sending), timeout=self.settings.close_grace_s)
         for task in list(self.tasks):
@@ -371,9 +379,13 @@ class BatchTransport:
         key = request_key(self.spec, messages, response_format, request.sample)
         coordinator = self.coordinator
         await coordinator.check_orphans(self.spec.judge_id, self.api)
-        recorded = coordinator.take(self.spec.judge_id, key)
-        if recorded is not None and (self.submit or await coordinator.finished(recorded, self.api)):
-            return await coordinator.attach(recorded, key, self.api)
+        while (recorded := coordinator.take(self.spec.judge_id, key)) is not None:
+            if not self.submit and not await coordinator.finished(recorded, self.api):
+                break
+            try:
+                return await coordinator.attach(recorded, key, self.api)
+            except JudgeFailure:
+                continue  # a recorded failure is not replayed: the call is asked again
         if not self.submit:
             return await self.direct.complete(messages, response_format, request)
         body = request_body(self.spec, self.api.model, messages, response_format)
@@ -398,6 +410,12 @@ class BatchTransport:
         elif self.timer is None:
             self.timer = loop.call_later(settings.send_delay_s, self.flush)
         return future
+
+    def drop_queue(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.queue, self.queue_bytes, self.pending = [], 0, {}
 
     def flush(self) -> None:
         if self.timer is not None:

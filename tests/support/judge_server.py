@@ -15,7 +15,8 @@ The OpenAI files and batches endpoints are served too (SPEC §11): upload, creat
 files), cancel, list (with metadata). Each batch line is answered exactly as the chat endpoint
 would answer its body (faults included), once, when the batch completes; processed lines are
 recorded in `stats.requests` with their `batch_id`. `expire_batches=N` makes the next N batches
-expire with only their first half processed.
+expire with only their first half processed; `create_delay` holds the reply to a create after the
+batch exists (a client killed meanwhile leaves an orphan).
 """
 
 from __future__ import annotations
@@ -199,6 +200,7 @@ class JudgeServer:
         echo_key: bool = False,
         batch_delay: float = 0.3,
         expire_batches: int = 0,
+        create_delay: float = 0.0,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -214,6 +216,7 @@ class JudgeServer:
         self.echo_key = echo_key
         self.batch_delay = batch_delay
         self.expire_batches = expire_batches
+        self.create_delay = create_delay
         self.files: dict[str, StoredFile] = {}
         self.batch_jobs: dict[str, BatchJob] = {}
         self.stats = ServerStats()
@@ -235,8 +238,11 @@ class JudgeServer:
             self._script.extend(f if isinstance(f, Fault) else Fault(f) for f in faults)
 
     def reset(self) -> None:
-        """Forget recorded requests, the in-flight maximum, the script and rate counters."""
+        """Forget recorded requests, the in-flight maximum, the script and rate counters, and
+        the files and batches."""
         with self._lock:
+            self.files.clear()
+            self.batch_jobs.clear()
             self.stats = ServerStats()
             self._script.clear()
             self._seen.clear()
@@ -414,6 +420,8 @@ class JudgeServer:
                 expire=expire,
             )
             self.batch_jobs[job.id] = job
+        if self.create_delay > 0:  # the batch exists before the client hears of it
+            await asyncio.sleep(self.create_delay)
         return web.json_response(job.json())
 
     def _job(self, batch_id: str) -> BatchJob | None:
