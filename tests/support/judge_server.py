@@ -354,7 +354,7 @@ class JudgeServer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def _app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=256 * 1024 * 1024)  # batch files: up to 200 MB
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
         for prefix in ("/v1", ""):
