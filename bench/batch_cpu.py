@@ -43,7 +43,7 @@ PER_FILE = 50_000
 def prepare(n: int, spec: JudgeSpec) -> tuple[list[bytes], float]:
     rubric = Rubric.model_validate(
         {
-            "criteria": [BINARY, MULTI_CHOICE, {"name": "harm", "requirement": "Gives harmful advice"}],
+            "criteria": [BINARY, MULTI_CHOICE, {"name": "harm", "requirement": "Harmful advice"}],
             "grader": {"judges": [spec.model_dump()]},
         }
     )

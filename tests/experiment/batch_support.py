@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 from cache_support import PAID_FIELDS
-from engine_support import valid_lines
+from engine_support import server_rubric, valid_lines, write_dataset
 
 from tests.support.judge_server import JudgeServer
 
@@ -58,3 +58,11 @@ def comparable(directory: Path) -> dict[str, dict[str, Any]]:
 def processed(server: JudgeServer) -> Counter[str]:
     """How many times the server answered each distinct request (model + messages)."""
     return Counter(json.dumps([r.model, r.messages], sort_keys=True) for r in server.batch_requests)
+
+
+def rubric_and_data(
+    tmp_path: Path, server: JudgeServer, items: int, judges: int = 2
+) -> tuple[Path, Path]:
+    """The engine tests' rubric on this server and a dataset of `items` items."""
+    rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base, judges=judges)
+    return rubric, write_dataset(tmp_path / "data.jsonl", items)

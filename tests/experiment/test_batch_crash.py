@@ -11,8 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from batch_support import comparable, fast_batches, ledger_events, processed
-from engine_support import manifest, run_cli, server_rubric, start_cli, valid_lines, write_dataset
+from batch_support import (
+    comparable,
+    fast_batches,
+    ledger_events,
+    processed,
+    rubric_and_data,
+)
+from engine_support import manifest, run_cli, start_cli, valid_lines
 
 from tests.support.judge_server import JudgeServer
 
@@ -77,8 +83,7 @@ def test_sigkill_in_every_batch_phase_then_resume(
     rng = random.Random(15)
     fast_batches(monkeypatch, SEND_DELAY_S=0.3, MAX_REQUESTS=50)
     with JudgeServer(batch_delay=0.8, create_delay=0.5) as server:
-        rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base, judges=2)
-        data = write_dataset(tmp_path / "data.jsonl", N_ITEMS)
+        rubric, data = rubric_and_data(tmp_path, server, N_ITEMS, judges=2)
         direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
         assert direct.returncode == 0, direct.stderr
         server.reset()
@@ -129,8 +134,7 @@ def test_stop_leaves_batches_running_and_resume_collects_them(
 ) -> None:
     fast_batches(monkeypatch)
     with JudgeServer(batch_delay=60.0) as server:
-        rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base, judges=2)
-        data = write_dataset(tmp_path / "data.jsonl", 6)
+        rubric, data = rubric_and_data(tmp_path, server, 6, judges=2)
         exp = tmp_path / "exp"
         proc = start_cli("run", rubric, data, "--out", exp, "--batch")
         assert wait_until(lambda: len(server.batch_jobs) == 2, proc, limit=60)
@@ -160,8 +164,7 @@ def test_resume_no_batch_uses_finished_batches_and_calls_the_rest_directly(
 ) -> None:
     fast_batches(monkeypatch)
     with JudgeServer(batch_delay=0.5) as server:
-        rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base, judges=2)
-        data = write_dataset(tmp_path / "data.jsonl", 6)
+        rubric, data = rubric_and_data(tmp_path, server, 6, judges=2)
         direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
         assert direct.returncode == 0, direct.stderr
 
