@@ -198,6 +198,9 @@ def run(
             "--shard", help="K/N: grade only shard K of N (by a hash of `id`); see `merge`."
         ),
     ] = None,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Submit through the provider's batch API (SPEC §11).")
+    ] = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -220,6 +223,7 @@ def run(
             cache_dir=cache_dir,
             llm_calls=None if llm_calls is None else llm_calls.value,
             shard=shard,
+            batch=batch,
         )
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_run
@@ -257,6 +261,10 @@ def resume(
     max_drop: MaxDrop = None,
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = 0.05,
+    no_batch: Annotated[
+        bool,
+        typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
+    ] = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
@@ -283,6 +291,7 @@ def resume(
                 concurrency=concurrency,
                 no_cache=no_cache,
                 cache_dir=cache_dir,
+                no_batch=no_batch,
             )
         except RunInterrupted:
             finish(directory, format.value, fail_under, junit, quiet=True, compact=True)

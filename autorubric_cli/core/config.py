@@ -118,6 +118,7 @@ class JudgeSpec(Strict):
     timeout: float | None = Field(None, gt=0)
     thinking: str | int | None = None
     params: dict[str, Any] = Field(default_factory=dict)
+    batch: bool | None = None  # SPEC §11: this judge through the batch API; None: grader's
 
     @field_validator("weight")
     @classmethod

@@ -71,6 +71,7 @@ class Progress:
             f"tokens {tokens:,}",
             f"cost ${s.cost:.4f}",
             f"cached {s.cached} (saved ${s.cost_saved:.4f})",
+            *batch_parts(s),
             f"ETA {self._eta()}",
         ]
         prefix = "[simulated judges] " if self.simulated else ""
@@ -97,3 +98,15 @@ class Progress:
 
     def say(self, message: str) -> None:
         self.console.print(message)
+
+
+def batch_parts(stats: Any) -> list[str]:
+    """Provider batches (SPEC §11), once there are any."""
+    submitted = getattr(stats, "batches_submitted", 0)
+    if not submitted:
+        return []
+    return [
+        f"batches {submitted} submitted / {stats.batches_running} in progress / "
+        f"{stats.batches_done} done",
+        f"batch requests done {stats.batch_requests_done:,}",
+    ]

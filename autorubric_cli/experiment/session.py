@@ -19,6 +19,7 @@ from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError, StorageError, writing
+from autorubric_cli.experiment.batches import batch_coordinator, batch_window, without_batches
 from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.manifest import (
     ITEMS,
@@ -56,6 +57,7 @@ class RunOptions:
     cache_dir: Path | None = None
     llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
     shard: str | None = None  # --shard K/N (SPEC §11)
+    batch: bool = False  # run --batch (SPEC §11)
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
@@ -73,6 +75,8 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
         update["cache"] = False
     if options.llm_calls is not None:
         update["llm_calls"] = options.llm_calls
+    if options.batch:
+        update["batch"] = True
     config = rubric.grader.model_copy(update=update)
     if not config.judges:
         raise InputError(
@@ -97,12 +101,15 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
     return items if limit is None else itertools.islice(items, limit)
 
 
-def _make_grader(rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None) -> Any:
+def _make_grader(
+    rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
+) -> Any:
     from autorubric_cli.grading.grader import CriterionGrader
     from autorubric_cli.judges.cache import CallCache, cache_path
 
     cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache)
+    batches = batch_coordinator(directory, rubric.grader)
+    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache, batches=batches)
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
@@ -127,7 +134,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     if shard is not None:
         shard.dataset_items = covered
     directory = experiment_directory(rubric_path, options)
-    grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir)
+    grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir, directory)
     in_use = (
         f"experiment directory already exists; use `autorubric resume {directory}` "
         "or choose another --name/--out"
@@ -226,14 +233,19 @@ def recorded(
     return done, priors
 
 
-def with_session_flags(rubric: Rubric, concurrency: int | None, no_cache: bool) -> Rubric:
-    """`resume`'s flags that may differ from the run's: concurrency and --no-cache."""
+def with_session_flags(
+    rubric: Rubric, concurrency: int | None, no_cache: bool, no_batch: bool = False
+) -> Rubric:
+    """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch."""
     update: dict[str, Any] = {}
     if concurrency is not None:
         update["concurrency"] = concurrency
     if no_cache:
         update["cache"] = False
-    return rubric.model_copy(update={"grader": rubric.grader.model_copy(update=update)})
+    grader = rubric.grader.model_copy(update=update)
+    if no_batch:
+        grader = without_batches(grader)
+    return rubric.model_copy(update={"grader": grader})
 
 
 def resume_run(
@@ -244,6 +256,7 @@ def resume_run(
     grace_s: float = GRACE_S,
     no_cache: bool = False,
     cache_dir: Path | None = None,
+    no_batch: bool = False,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings.
 
@@ -251,7 +264,9 @@ def resume_run(
     and never sees (or grades) the items the first is grading."""
     load_manifest(directory)  # not an experiment: say so before making a lock file in it
     with writer_lock(directory), _resumable(directory):
-        return _resume_locked(directory, retry_errors, concurrency, grace_s, no_cache, cache_dir)
+        return _resume_locked(
+            directory, retry_errors, concurrency, grace_s, no_cache, cache_dir, no_batch
+        )
 
 
 def _resume_locked(
@@ -261,6 +276,7 @@ def _resume_locked(
     grace_s: float,
     no_cache: bool,
     cache_dir: Path | None,
+    no_batch: bool,
 ) -> list[str]:
     from autorubric_cli.report.build import open_experiment
 
@@ -268,10 +284,12 @@ def _resume_locked(
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
     rubric = experiment.rubric
-    rubric = with_session_flags(rubric, concurrency, no_cache)
+    rubric = with_session_flags(rubric, concurrency, no_cache, no_batch)
     issues = ReadIssues()
     done, priors = recorded(directory, retry_errors, issues, rubric.criteria)
-    grader = _make_grader(rubric, manifest.seed, Path(manifest.rubric.path).parent, cache_dir)
+    grader = _make_grader(
+        rubric, manifest.seed, Path(manifest.rubric.path).parent, cache_dir, directory
+    )
     manifest.status = "running"
     manifest.error = None
     save_manifest(directory, manifest)
@@ -296,6 +314,7 @@ def _execute(
     per_item = rubric.grader.llm_calls == "per_item"
     calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in rubric.grader.judges)
     window = items_in_flight(rubric.grader.concurrency, calls)
+    window = batch_window(rubric.grader, len(rubric.criteria), window)
     started = utc_now()
     already = min(len(done), manifest.items_total)
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)

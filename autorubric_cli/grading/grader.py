@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item
@@ -26,6 +27,9 @@ from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import gather_or_cancel, reusable_votes
 from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
 from autorubric_cli.judges.cache import CallCache
+
+if TYPE_CHECKING:
+    from autorubric_cli.judges.batch_transport import BatchCoordinator
 
 
 async def reused(vote: Vote) -> Vote:
@@ -52,7 +56,8 @@ class CriterionGrader:
 
     `seed` drives option shuffles and few-shot selection; `base_dir` resolves the few-shot
     examples path; `retry` sets backoff timing (default: `rubric.grader.retry`); `cache` is
-    the call cache (SPEC §9), None for none; it is closed by `aclose`. Judge
+    the call cache (SPEC §9), None for none; it is closed by `aclose`; `batches` routes the
+    judges that batch through provider batch APIs (SPEC §11), None for none. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
 
@@ -64,6 +69,7 @@ class CriterionGrader:
         base_dir: Path | None = None,
         retry: RetryPolicy | None = None,
         cache: CallCache | None = None,
+        batches: BatchCoordinator | None = None,
     ) -> None:
         if not rubric.grader.judges:
             raise InputError(
@@ -76,7 +82,10 @@ class CriterionGrader:
         self.rules = ScoringRules.from_rubric(rubric)
         policy = retry or RetryPolicy.from_config(rubric.grader.retry)
         self.cache = cache
-        self.judges = build_judges(rubric.grader, policy=policy, stats=self.stats, cache=cache)
+        self.batches = batches
+        self.judges = build_judges(
+            rubric.grader, policy=policy, stats=self.stats, cache=cache, batches=batches
+        )
         self.per_item = per_item_builder(rubric, seed, base_dir)
         self.requests = RequestBuilder(
             rubric, seed, {} if self.per_item else examples_by_criterion(rubric, seed, base_dir)
@@ -137,7 +146,10 @@ class CriterionGrader:
         )
 
     async def aclose(self) -> None:
-        """Close litellm's HTTP clients (call before the event loop ends) and the call cache."""
+        """Close litellm's HTTP clients (call before the event loop ends) and the call cache;
+        stop polling batches (they keep running at the provider, SPEC §11)."""
+        if self.batches is not None:
+            await self.batches.aclose()
         await close_clients()
         if self.cache is not None:
             self.cache.close()

@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.judges.batch_lines import UNLIMITED
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
 from autorubric_cli.judges.failures import JudgeFailure
@@ -32,6 +34,9 @@ from autorubric_cli.judges.request import CallRequest, Completion, Transport, Vo
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
 from autorubric_cli.judges.stats import CallStats
+
+if TYPE_CHECKING:
+    from autorubric_cli.judges.batch_transport import BatchCoordinator
 
 logger = logging.getLogger("autorubric_cli.judges")
 
@@ -250,24 +255,37 @@ def cached(
 
 
 def build_judges(
-    config: LLMConfig, *, policy: RetryPolicy, stats: CallStats, cache: CallCache | None = None
+    config: LLMConfig,
+    *,
+    policy: RetryPolicy,
+    stats: CallStats,
+    cache: CallCache | None = None,
+    batches: BatchCoordinator | None = None,
 ) -> list[Judge]:
-    """Judges for a grader; a missing key variable or a bad param is an InputError now."""
+    """Judges for a grader; a missing key variable or a bad param is an InputError now, and so
+    is a judge to batch whose provider litellm cannot batch (SPEC §11)."""
     global_slots = asyncio.Semaphore(config.concurrency)
     flights = SingleFlight()
     judges = []
     for spec in config.judges:
-        transport = cached(transport_for(spec, config.timeout), spec, cache, flights)
+        transport = transport_for(spec, config.timeout)
+        limits, slots = spec, global_slots
+        if batches is not None:
+            transport, unlimited = batches.wrap(spec, transport, config, policy, stats)
+            if unlimited:  # batched calls wait on batches, never on concurrency slots
+                limits = spec.model_copy(update={"max_concurrency": UNLIMITED, "rpm": None})
+                slots = asyncio.Semaphore(UNLIMITED)
+        transport = cached(transport, spec, cache, flights)
         if not transport.simulated:
             api_key_for(spec)
         judges.append(
             Judge(
-                spec,
+                limits,
                 transport,
                 max_attempts=config.max_attempts,
                 policy=policy,
                 stats=stats,
-                global_slots=global_slots,
+                global_slots=slots,
             )
         )
     return judges

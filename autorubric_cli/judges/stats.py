@@ -20,6 +20,10 @@ class CallStats:
     cached: int = 0  # calls served by the call cache (SPEC §9), not counted above
     tokens_saved: int = 0
     cost_saved: float = 0.0
+    batches_submitted: int = 0  # provider batches (SPEC §11): sent or re-attached by this run
+    batches_running: int = 0
+    batches_done: int = 0
+    batch_requests_done: int = 0
 
     def add_usage(self, usage: dict[str, int], cost: float | None) -> None:
         self.prompt_tokens += usage.get("prompt_tokens", 0)

@@ -9,6 +9,14 @@ resumed run gets the same answers whatever the request order. Faults come from a
 script (`script(...)`, consumed in arrival order) or by rate: the k-th request with a given
 content faults iff hash(fault_seed, content, k) falls under `fault_rate`, which is again
 independent of request order. Response-set schemas (`selected_options`) are answered too.
+
+The OpenAI files and batches endpoints are served too (SPEC §11): upload, create, retrieve
+(`in_progress` until `batch_delay` seconds after creation, then `completed` with output and error
+files), cancel, list (with metadata). Each batch line is answered exactly as the chat endpoint
+would answer its body (faults included), once, when the batch completes; processed lines are
+recorded in `stats.requests` with their `batch_id`. `expire_batches=N` makes the next N batches
+expire with only their first half processed; `create_delay` holds the reply to a create after the
+batch exists (a client killed meanwhile leaves an orphan).
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ class RecordedRequest:
     received_at: float
     fault: str | None = None
     usage: dict[str, int] | None = None  # the usage sent back with a completion
+    batch_id: str | None = None
 
     def text(self) -> str:
         """Every message's content joined, to look for a token in the submission."""
@@ -329,6 +338,9 @@ class JudgeServer:
         answer: Answerer | None = None,
         reasoning: str | None = None,
         echo_key: bool = False,
+        batch_delay: float = 0.3,
+        expire_batches: int = 0,
+        create_delay: float = 0.0,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -342,6 +354,11 @@ class JudgeServer:
         self.answer: Answerer = answer or default_answer
         self.reasoning = reasoning
         self.echo_key = echo_key
+        self.batch_delay = batch_delay
+        self.expire_batches = expire_batches
+        self.create_delay = create_delay
+        self.files: dict[str, StoredFile] = {}
+        self.batch_jobs: dict[str, BatchJob] = {}
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
@@ -361,8 +378,11 @@ class JudgeServer:
             self._script.extend(f if isinstance(f, Fault) else Fault(f) for f in faults)
 
     def reset(self) -> None:
-        """Forget recorded requests, the in-flight maximum, the script and rate counters."""
+        """Forget recorded requests, the in-flight maximum, the script and rate counters, and
+        the files and batches."""
         with self._lock:
+            self.files.clear()
+            self.batch_jobs.clear()
             self.stats = ServerStats()
             self._script.clear()
             self._seen.clear()
@@ -483,10 +503,174 @@ class JudgeServer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def _app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=256 * 1024 * 1024)  # batch files: up to 200 MB
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
+        for prefix in ("/v1", ""):
+            app.router.add_post(f"{prefix}/files", self._upload_file)
+            app.router.add_get(f"{prefix}/files/{{file_id}}", self._get_file)
+            app.router.add_get(f"{prefix}/files/{{file_id}}/content", self._file_content)
+            app.router.add_post(f"{prefix}/batches", self._create_batch)
+            app.router.add_get(f"{prefix}/batches", self._list_batches)
+            app.router.add_get(f"{prefix}/batches/{{batch_id}}", self._retrieve_batch)
+            app.router.add_post(f"{prefix}/batches/{{batch_id}}/cancel", self._cancel_batch)
         return app
+
+    # -- files and batches (OpenAI format) ---------------------------------------------------
+
+    @property
+    def batch_requests(self) -> list[RecordedRequest]:
+        """The batch lines processed so far (each once, when its batch completed)."""
+        return [r for r in self.requests if r.batch_id is not None]
+
+    def _store_file(self, data: bytes, purpose: str, filename: str) -> StoredFile:
+        with self._lock:
+            stored = StoredFile(f"file-{len(self.files) + 1:06d}", data, purpose, filename)
+            self.files[stored.id] = stored
+        return stored
+
+    async def _upload_file(self, request: web.Request) -> web.Response:
+        purpose, data, filename = "batch", b"", "upload.jsonl"
+        reader = await request.multipart()
+        async for part in reader:
+            if part.name == "purpose":
+                purpose = (await part.read()).decode()  # type: ignore[union-attr]
+            elif part.name == "file":
+                filename = part.filename or filename  # type: ignore[union-attr]
+                data = bytes(await part.read())  # type: ignore[union-attr]
+        return web.json_response(self._store_file(data, purpose, filename).json())
+
+    async def _get_file(self, request: web.Request) -> web.Response:
+        stored = self.files.get(request.match_info["file_id"])
+        if stored is None:
+            return error_response(404, "no such file")
+        return web.json_response(stored.json())
+
+    async def _file_content(self, request: web.Request) -> web.Response:
+        stored = self.files.get(request.match_info["file_id"])
+        if stored is None:
+            return error_response(404, "no such file")
+        return web.Response(body=stored.data, content_type="application/octet-stream")
+
+    async def _create_batch(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        if body.get("input_file_id") not in self.files:
+            return error_response(400, "input file not found")
+        with self._lock:
+            expire = self.expire_batches > 0
+            self.expire_batches -= expire
+            job = BatchJob(
+                id=f"batch_{len(self.batch_jobs) + 1:06d}",
+                input_file_id=body["input_file_id"],
+                endpoint=body.get("endpoint", "/v1/chat/completions"),
+                metadata=body.get("metadata") or {},
+                created_at=int(time.time()),
+                ready_at=time.monotonic() + self.batch_delay,
+                expire=expire,
+            )
+            self.batch_jobs[job.id] = job
+        if self.create_delay > 0:  # the batch exists before the client hears of it
+            await asyncio.sleep(self.create_delay)
+        return web.json_response(job.json())
+
+    def _job(self, batch_id: str) -> BatchJob | None:
+        job = self.batch_jobs.get(batch_id)
+        running = job is not None and job.status in ("in_progress", "cancelling")
+        if running and time.monotonic() >= job.ready_at:  # type: ignore[union-attr]
+            self._finish(job)  # type: ignore[arg-type]
+        return job
+
+    async def _retrieve_batch(self, request: web.Request) -> web.Response:
+        job = self._job(request.match_info["batch_id"])
+        if job is None:
+            return error_response(404, "no such batch")
+        return web.json_response(job.json())
+
+    async def _cancel_batch(self, request: web.Request) -> web.Response:
+        job = self._job(request.match_info["batch_id"])
+        if job is None:
+            return error_response(404, "no such batch")
+        if job.status == "in_progress":
+            job.status = "cancelling"
+        return web.json_response(job.json())
+
+    async def _list_batches(self, request: web.Request) -> web.Response:
+        jobs = [self._job(i) for i in reversed(list(self.batch_jobs))]  # newest first
+        after = request.query.get("after")
+        if after is not None:
+            ids = [j.id for j in jobs if j is not None]
+            jobs = jobs[ids.index(after) + 1 :] if after in ids else []
+        limit = int(request.query.get("limit", "20"))
+        page = [j.json() for j in jobs[:limit] if j is not None]
+        return web.json_response(
+            {
+                "object": "list",
+                "data": page,
+                "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None,
+                "has_more": len(jobs) > limit,
+            }
+        )
+
+    def _finish(self, job: BatchJob) -> None:
+        """Answer the batch's lines once: answers to the output file, failures to the error one."""
+        with self._lock:
+            if job.status not in ("in_progress", "cancelling"):
+                return
+            cancelled = job.status == "cancelling"
+            lines = [json.loads(raw) for raw in self.files[job.input_file_id].data.splitlines()]
+            job.status = "finalizing"
+        processed = 0 if cancelled else (len(lines) + 1) // 2 if job.expire else len(lines)
+        outputs, errors = [], []
+        for number, line in enumerate(lines):
+            if number >= processed:
+                code = "batch_cancelled" if cancelled else "batch_expired"
+                if not cancelled:
+                    errors.append(expired_line(line["custom_id"], code))
+                continue
+            status, body = self._batch_answer(job.id, line["body"])
+            result = {
+                "id": f"batch_req_{job.id}_{number}",
+                "custom_id": line["custom_id"],
+                "response": {"status_code": status, "request_id": f"req_{number}", "body": body},
+                "error": None,
+            }
+            (outputs if status == 200 else errors).append(result)
+        job.counts = {"total": len(lines), "completed": len(outputs), "failed": len(errors)}
+        if outputs:
+            job.output_file_id = self._store_file(jsonl(outputs), "batch_output", "out.jsonl").id
+        if errors:
+            job.error_file_id = self._store_file(jsonl(errors), "batch_output", "err.jsonl").id
+        job.status = "cancelled" if cancelled else "expired" if job.expire else "completed"
+
+    def _batch_answer(self, batch_id: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """(status code, body) for one batch line, as the chat endpoint would answer it."""
+        fault = self._next_fault(body)
+        with self._lock:
+            self.stats.requests.append(
+                RecordedRequest(
+                    model=str(body.get("model")),
+                    messages=list(body.get("messages") or []),
+                    body=body,
+                    received_at=time.monotonic(),
+                    fault=fault.kind if fault else None,
+                    batch_id=batch_id,
+                )
+            )
+        statuses = {"rate_limit": 429, "server_error": 500, "unauthorized": 401}
+        statuses.update({"bad_request": 400, "hang": 504})
+        if fault is not None and fault.kind in statuses:
+            status = fault.status or statuses[fault.kind]
+            return status, {"error": {"message": f"{fault.kind}", "type": "server_error"}}
+        model = str(body.get("model"))
+        prompt_tokens = sum(word_tokens(str(m.get("content", ""))) for m in body["messages"])
+        content = self.answer(body)
+        if fault is not None and fault.kind == "malformed":
+            content = "this is not json {"
+        if fault is not None and fault.kind == "out_of_range":
+            content = out_of_range_answer(body, content)
+        reasoning = self.reasoning if _asks_reasoning(body) else None
+        return 200, completion_body(model, content, prompt_tokens, reasoning)
 
     async def _start_site(self) -> None:
         self._stopping = asyncio.Event()
@@ -542,6 +726,75 @@ class JudgeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+@dataclass
+class StoredFile:
+    id: str
+    data: bytes
+    purpose: str
+    filename: str
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "file",
+            "bytes": len(self.data),
+            "created_at": int(time.time()),
+            "filename": self.filename,
+            "purpose": self.purpose,
+            "status": "processed",
+        }
+
+
+@dataclass
+class BatchJob:
+    id: str
+    input_file_id: str
+    endpoint: str
+    metadata: dict[str, str]
+    created_at: int
+    ready_at: float
+    expire: bool = False
+    status: str = "in_progress"
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"total": 0, "completed": 0, "failed": 0}
+    )
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "batch",
+            "endpoint": self.endpoint,
+            "errors": None,
+            "input_file_id": self.input_file_id,
+            "completion_window": "24h",
+            "status": self.status,
+            "output_file_id": self.output_file_id,
+            "error_file_id": self.error_file_id,
+            "created_at": self.created_at,
+            "expires_at": self.created_at + 86400,
+            "request_counts": self.counts,
+            "metadata": self.metadata,
+        }
+
+
+def jsonl(lines: list[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def expired_line(custom_id: str, code: str) -> dict[str, Any]:
+    return {
+        "id": f"batch_req_{custom_id}",
+        "custom_id": custom_id,
+        "response": None,
+        "error": {
+            "code": code,
+            "message": "This request could not be executed before the completion window expired.",
+        },
+    }
 
 
 def out_of_range_answer(body: dict[str, Any], content: str) -> str:

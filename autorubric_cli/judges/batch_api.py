@@ -1,0 +1,220 @@
+"""A judge's provider batch API through litellm's files and batches functions (SPEC §11).
+
+Which providers: litellm 1.106.2 uploads files and creates batches for `openai` (and any
+OpenAI-compatible base through `api_base`), `azure`, `hosted_vllm` and `litellm_proxy` with
+one call shape; Anthropic message batches it does not submit (its issue #17265). Anything else
+is an InputError before any call. Control calls are retried by our own policy (litellm's and the
+openai SDK's retries are off) and classified like chat calls: 401/403 stop the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import InputError
+from autorubric_cli.judges.batch_lines import ENDPOINT, BatchPrice
+from autorubric_cli.judges.failures import classify
+from autorubric_cli.judges.litellm_transport import api_key_for, load_litellm
+from autorubric_cli.judges.retry import RetryPolicy, is_retryable
+from autorubric_cli.judges.simulated import is_simulated
+
+BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
+FILE_TIMEOUT_S = 600.0  # uploads and downloads of up to 200 MB
+LIST_PAGE = 100
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BatchInfo:
+    id: str
+    status: str
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    created_at: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def batch_provider(spec: JudgeSpec) -> tuple[str, str]:
+    """(litellm provider, the provider's model name); InputError when litellm cannot batch it."""
+    where = "grader.batch"
+    if is_simulated(spec.model):
+        raise InputError(
+            f"judge {spec.judge_id!r}: provider `simulated` has no batch API; "
+            "set `batch: false` for this judge or run without --batch",
+            key=where,
+        )
+    litellm = load_litellm()
+    try:
+        model, provider, _, _ = litellm.get_llm_provider(spec.model)
+    except Exception:
+        raise InputError(
+            f"judge {spec.judge_id!r}: litellm cannot tell the provider of {spec.model!r}, "
+            "so it cannot batch it",
+            key=where,
+        ) from None
+    if provider not in BATCH_PROVIDERS:
+        raise InputError(
+            f"judge {spec.judge_id!r}: litellm cannot submit batches to provider `{provider}` "
+            f"(it can for {', '.join(BATCH_PROVIDERS)}); set `batch: false` for this judge "
+            "or run without --batch",
+            key=where,
+        )
+    if "extra_headers" in spec.params:
+        raise InputError(
+            f"judge {spec.judge_id!r}: `params.extra_headers` cannot be sent per batch line; "
+            "remove it or set `batch: false` for this judge",
+            key="grader.judges.params.extra_headers",
+        )
+    return provider, model
+
+
+def info_of(batch: Any) -> BatchInfo:
+    counts = getattr(batch, "request_counts", None)
+    return BatchInfo(
+        id=str(batch.id),
+        status=str(batch.status),
+        output_file_id=getattr(batch, "output_file_id", None),
+        error_file_id=getattr(batch, "error_file_id", None),
+        metadata=dict(getattr(batch, "metadata", None) or {}),
+        created_at=int(getattr(batch, "created_at", 0) or 0),
+        counts={} if counts is None else {k: int(v) for k, v in dict(counts).items()},
+    )
+
+
+class BatchAPI:
+    """One judge's files and batches endpoints."""
+
+    def __init__(self, spec: JudgeSpec, timeout: float, policy: RetryPolicy, attempts: int):
+        self.spec = spec
+        self.provider, self.model = batch_provider(spec)
+        self.timeout = spec.timeout or timeout
+        self.policy = policy
+        self.attempts = attempts
+        self._price: BatchPrice | None | bool = False  # False: not looked up yet
+
+    @property
+    def secret(self) -> str | None:
+        return api_key_for(self.spec)
+
+    def _kwargs(self, timeout: float | None = None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "custom_llm_provider": self.provider,
+            "max_retries": 0,
+            "timeout": timeout or self.timeout,
+        }
+        if self.spec.api_base is not None:
+            kwargs["api_base"] = self.spec.api_base
+        key = self.secret
+        if key is not None:
+            kwargs["api_key"] = key
+        return kwargs
+
+    async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
+        async def once() -> T:
+            failure: Exception | None = None
+            try:
+                return await call()
+            except Exception as exc:
+                failure = classify(
+                    exc,
+                    judge_id=self.spec.judge_id,
+                    secret=self.secret,
+                    key_env=self.spec.api_key_env,
+                )
+            raise failure  # outside `except`: the provider's text is not chained
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.attempts),
+            wait=self.policy.tenacity_wait,
+            retry=retry_if_exception(is_retryable),
+            reraise=True,
+        )
+        return await retrying(once)
+
+    async def upload(self, data: bytes) -> str:
+        litellm = load_litellm()
+        kwargs = self._kwargs(FILE_TIMEOUT_S)
+        created = await self._call(
+            lambda: litellm.acreate_file(
+                file=("autorubric-batch.jsonl", data), purpose="batch", **kwargs
+            )
+        )
+        return str(created.id)
+
+    async def create(self, input_file_id: str, metadata: dict[str, str]) -> BatchInfo:
+        litellm = load_litellm()
+        kwargs = self._kwargs()
+        batch = await self._call(
+            lambda: litellm.acreate_batch(
+                completion_window="24h",
+                endpoint=ENDPOINT,
+                input_file_id=input_file_id,
+                metadata=metadata,
+                **kwargs,
+            )
+        )
+        return info_of(batch)
+
+    async def retrieve(self, batch_id: str) -> BatchInfo:
+        litellm = load_litellm()
+        kwargs = self._kwargs()
+        return info_of(await self._call(lambda: litellm.aretrieve_batch(batch_id, **kwargs)))
+
+    async def content(self, file_id: str) -> bytes:
+        litellm = load_litellm()
+        kwargs = self._kwargs(FILE_TIMEOUT_S)
+        response = await self._call(lambda: litellm.afile_content(file_id=file_id, **kwargs))
+        return bytes(response.content)
+
+    async def find(self, locals_: set[str], since: float) -> dict[str, BatchInfo]:
+        """Batches whose metadata names one of `locals_`, listed newest first back to `since`."""
+        litellm = load_litellm()
+        kwargs = self._kwargs()
+        found: dict[str, BatchInfo] = {}
+        after: str | None = None
+        while len(found) < len(locals_):
+            page = await self._call(
+                partial(litellm.alist_batches, after=after, limit=LIST_PAGE, **kwargs)
+            )
+            infos = [info_of(b) for b in page.data]
+            for info in infos:
+                local = info.metadata.get("autorubric_local")
+                if local in locals_:
+                    found[local] = info
+            if not infos or not page.has_more or infos[-1].created_at < since:
+                break
+            after = infos[-1].id
+        return found
+
+    def price(self) -> BatchPrice | None:
+        """litellm's batch price for the model; half the list price where it has only that
+        (litellm's own rule); None for a model it does not price."""
+        if self._price is False:
+            self._price = batch_price(self.model, self.provider)
+        return self._price  # type: ignore[return-value]
+
+
+def batch_price(model: str, provider: str) -> BatchPrice | None:
+    litellm = load_litellm()
+    try:
+        info = litellm.get_model_info(model=model, custom_llm_provider=provider)
+    except Exception:
+        return None
+    prompt, completion = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    prompt_batch = info.get("input_cost_per_token_batches")
+    completion_batch = info.get("output_cost_per_token_batches")
+    if prompt_batch is None and prompt is None:
+        return None
+    return BatchPrice(
+        prompt=float(prompt_batch if prompt_batch is not None else (prompt or 0.0) / 2),
+        completion=float(
+            completion_batch if completion_batch is not None else (completion or 0.0) / 2
+        ),
+    )

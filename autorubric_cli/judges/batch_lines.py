@@ -1,0 +1,126 @@
+"""The OpenAI batch file format: one request per input line, one result per output line.
+
+Pure functions, no I/O: what `bench/batch_cpu.py` measures per request. The request body is what
+`litellm.acompletion` sends to an OpenAI-compatible endpoint for our call shape (model, messages,
+response_format, temperature, max_tokens, thinking, pass-through params), so a batch line gets
+the answer the direct call would. `custom_id` is the call's request key (SPEC §9): the ledger,
+the cache and the result lines all speak of a request by it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.failures import JudgeFailure, classify
+from autorubric_cli.judges.litellm_transport import thinking_kwargs
+from autorubric_cli.judges.request import Completion
+
+ENDPOINT = "/v1/chat/completions"
+UNLIMITED = 1_000_000  # a batched judge's calls wait on batches, not on concurrency slots
+
+
+@dataclass(frozen=True)
+class BatchPrice:
+    """USD per token at the batch price."""
+
+    prompt: float
+    completion: float
+
+    def cost(self, usage: dict[str, int]) -> float:
+        return (
+            usage.get("prompt_tokens", 0) * self.prompt
+            + usage.get("completion_tokens", 0) * self.completion
+        )
+
+
+def request_body(
+    spec: JudgeSpec,
+    provider_model: str,
+    messages: list[dict[str, str]],
+    response_format: dict[str, Any],
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": provider_model,
+        "messages": messages,
+        "response_format": response_format,
+    }
+    if spec.temperature is not None:
+        body["temperature"] = spec.temperature
+    if spec.max_tokens is not None:
+        body["max_tokens"] = spec.max_tokens
+    body.update(thinking_kwargs(spec.thinking))
+    params = dict(spec.params)
+    body.update(params.pop("extra_body", None) or {})
+    body.update(params)
+    return body
+
+
+def batch_line(custom_id: str, body: dict[str, Any]) -> bytes:
+    """One input line, newline included."""
+    line = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}
+    return orjson.dumps(line) + b"\n"
+
+
+class LineError(Exception):
+    """A failed batch line, shaped like a provider exception so `classify` can read it."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        self.status_code = status_code
+        super().__init__(message)
+
+
+Result = Completion | Exception
+
+
+def parse_results(
+    content: bytes, price: BatchPrice | None, judge_id: str, secret: str | None
+) -> dict[str, Result]:
+    """custom_id -> a Completion, or the exception the Judge's retry loop judges (output and
+    error files alike). Unreadable lines are skipped: their requests count as unanswered."""
+    results: dict[str, Result] = {}
+    for raw in content.splitlines():
+        try:
+            line = orjson.loads(raw)
+            custom_id = str(line["custom_id"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            continue
+        results[custom_id] = line_result(line, price, judge_id, secret)
+    return results
+
+
+def line_result(
+    line: dict[str, Any], price: BatchPrice | None, judge_id: str, secret: str | None
+) -> Result:
+    response = line.get("response") or {}
+    status = response.get("status_code")
+    body = response.get("body") or {}
+    if status == 200:
+        return completion_of(body, price)
+    if isinstance(status, int):
+        error = body.get("error") or {}
+        message = str(error.get("message") or body or "failed")
+        return classify(LineError(status, message), judge_id=judge_id, secret=secret)
+    error = line.get("error") or {}
+    detail = f"{error.get('code') or 'error'}: {error.get('message') or 'no result'}"
+    return JudgeFailure("batch", detail, retryable=True)
+
+
+def completion_of(body: dict[str, Any], price: BatchPrice | None) -> Completion:
+    choices = body.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    reasoning = message.get("reasoning_content")
+    raw_usage = body.get("usage") or {}
+    usage = {
+        "prompt_tokens": int(raw_usage.get("prompt_tokens") or 0),
+        "completion_tokens": int(raw_usage.get("completion_tokens") or 0),
+    }
+    return Completion(
+        content=message.get("content"),
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        usage=usage,
+        cost=None if price is None else price.cost(usage),
+    )

@@ -1,0 +1,436 @@
+"""The batch transport (SPEC §11): collects calls, submits them as provider batches, hands the
+answers back as batches complete. The Judge above awaits `complete` exactly as it awaits a direct
+call, so the grader does not know which transport answered; retries and re-asks come back here
+as new calls and go into follow-up batches, within the Judge's `max_attempts`.
+
+Crash safety (the invariant): a batch's request keys reach `batches.jsonl` before its file is
+uploaded, and its batch id as soon as the provider returns it. On a later run, a call whose key
+is in a recorded batch is answered from that batch (re-attach) and never submitted again. A
+recorded answer that is a failure (an error line, an expired request) is not replayed: the next
+recorded batch holding the key is tried, and when none is left the call is asked again, as a
+retry would have asked it.
+A batch recorded without an id (a crash between upload and the id's recording) is looked up at
+the provider by the metadata we set (`autorubric_local`) before anything of that judge is sent;
+only if the provider has no such batch are its requests sent again.
+
+`submit=False` (resume --no-batch) sends nothing new as a batch: a call whose recorded batch has
+finished is answered from it (already paid), every other call goes to the direct transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.judges.batch_api import BatchAPI, BatchInfo
+from autorubric_cli.judges.batch_ledger import BatchLedger, RecordedBatch
+from autorubric_cli.judges.batch_lines import Result, batch_line, parse_results, request_body
+from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.request import CallRequest, Completion, Transport
+from autorubric_cli.judges.request_key import request_key
+from autorubric_cli.judges.retry import RetryPolicy
+from autorubric_cli.judges.stats import CallStats
+
+TERMINAL = frozenset({"completed", "expired", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """Batch limits and timing. Defaults suit OpenAI (50,000 requests, 200 MB per batch);
+    `AUTORUBRIC_BATCH_*` environment variables override them (tests use short delays)."""
+
+    max_requests: int = 50_000
+    max_bytes: int = 190 * 1024 * 1024  # a margin under 200 MB
+    send_delay_s: float = 5.0  # collect for this long after the first queued call
+    poll_s: float = 15.0
+    close_grace_s: float = 10.0  # on stop, let an upload/create in progress get its id recorded
+
+    @classmethod
+    def from_env(cls) -> BatchSettings:
+        def number(name: str, default: float) -> float:
+            raw = os.environ.get(f"AUTORUBRIC_BATCH_{name}")
+            return float(raw) if raw else default
+
+        base = cls()
+        return cls(
+            max_requests=int(number("MAX_REQUESTS", base.max_requests)),
+            max_bytes=int(number("MAX_BYTES", base.max_bytes)),
+            send_delay_s=number("SEND_DELAY_S", base.send_delay_s),
+            poll_s=number("POLL_S", base.poll_s),
+        )
+
+
+def batch_enabled(config: LLMConfig, spec: JudgeSpec) -> bool:
+    """A judge's own `batch` wins over the grader's."""
+    return config.batch if spec.batch is None else spec.batch
+
+
+class Submission:
+    """One batch: recorded in the ledger by an earlier run, or sent by this one."""
+
+    def __init__(self, record: RecordedBatch) -> None:
+        self.record = record
+        self.waiters: dict[str, list[asyncio.Future[Completion]]] = {}
+        self.results: dict[str, Result] | None = None
+        self.watching = False
+        self.checked: asyncio.Future[BatchInfo] | None = None
+        self.warned = False
+
+    def missing(self) -> JudgeFailure:
+        status = self.record.status
+        return JudgeFailure(
+            "batch",
+            f"batch {self.record.batch_id} ended {status} without an answer for this request",
+            retryable=status != "cancelled",
+        )
+
+    def resolve(self) -> None:
+        """Hand every waiter its answer (identical calls queued together: the first one pays,
+        the others are marked cached, as single flight does)."""
+        results = self.results or {}
+        for key, futures in self.waiters.items():
+            result = results.get(key) or self.missing()
+            for n, future in enumerate(futures):
+                if future.done():
+                    continue
+                if isinstance(result, Exception):
+                    future.set_exception(result)
+                else:
+                    future.set_result(
+                        result if n == 0 else replace(result, usage=dict(result.usage), cached=True)
+                    )
+        self.waiters.clear()
+
+    def fail(self, exc: Exception) -> None:
+        for futures in self.waiters.values():
+            for future in futures:
+                if not future.done():
+                    future.set_exception(exc)
+        self.waiters.clear()
+
+
+class BatchCoordinator:
+    """Every batch of one experiment: the ledger, submission, polling, re-attachment."""
+
+    def __init__(self, ledger: BatchLedger, settings: BatchSettings, tag: str) -> None:
+        self.ledger = ledger
+        self.settings = settings
+        self.tag = tag[:200]
+        self.stats = CallStats()
+        self.recorded: list[Submission] = []
+        self.index: dict[tuple[str, str], deque[Submission]] = {}
+        for record in ledger.recorded():
+            if record.status == "abandoned":
+                continue
+            submission = Submission(record)
+            self.recorded.append(submission)
+            for key in record.keys:
+                self.index.setdefault((record.judge, key), deque()).append(submission)
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.sending: set[asyncio.Task[Any]] = set()
+        self.orphans_checked: set[str] = set()
+        self.orphan_lock: asyncio.Lock | None = None
+        self.transports: list[BatchTransport] = []
+
+    def wrap(
+        self,
+        spec: JudgeSpec,
+        direct: Transport,
+        config: LLMConfig,
+        policy: RetryPolicy,
+        stats: CallStats,
+    ) -> tuple[Transport, bool]:
+        """The transport for a judge, and whether its calls skip concurrency limits."""
+        self.stats = stats
+        submit = batch_enabled(config, spec)
+        if not submit and (direct.simulated or not self._has_recorded(spec.judge_id)):
+            return direct, False
+        api = BatchAPI(spec, config.timeout, policy, config.max_attempts)
+        transport = BatchTransport(self, spec, api, direct, submit=submit)
+        self.transports.append(transport)
+        return transport, submit
+
+    def _has_recorded(self, judge: str) -> bool:
+        return any(s.record.judge == judge for s in self.recorded)
+
+    # -- recorded batches ------------------------------------------------------------------
+
+    def take(self, judge: str, key: str) -> Submission | None:
+        """The oldest recorded batch holding this call not yet used by this run."""
+        queue = self.index.get((judge, key))
+        while queue:
+            submission = queue.popleft()
+            if not queue:
+                del self.index[(judge, key)]
+            if submission.record.status != "abandoned":
+                return submission
+        return None
+
+    async def check_orphans(self, judge: str, api: BatchAPI) -> None:
+        """Once per judge: find at the provider the recorded batches that have no id."""
+        if judge in self.orphans_checked:
+            return
+        if self.orphan_lock is None:
+            self.orphan_lock = asyncio.Lock()
+        async with self.orphan_lock:
+            if judge in self.orphans_checked:
+                return
+            pending = [
+                s
+                for s in self.recorded
+                if s.record.judge == judge
+                and s.record.batch_id is None
+                and s.record.status != "abandoned"
+            ]
+            if pending:
+                since = min(s.record.prepared_at for s in pending) - 300.0  # clock skew
+                found = await api.find({s.record.local for s in pending}, since)
+                for submission in pending:
+                    info = found.get(submission.record.local)
+                    if info is None:
+                        self._abandon(submission, "not found at the provider")
+                    else:
+                        self._record_id(submission, info.id, "metadata")
+            self.orphans_checked.add(judge)
+
+    async def finished(self, submission: Submission, api: BatchAPI) -> bool:
+        """Whether a recorded batch has ended (one retrieve per batch per run)."""
+        if submission.results is not None or submission.record.status in TERMINAL:
+            return True
+        batch_id = submission.record.batch_id
+        if batch_id is None:
+            return False
+        if submission.checked is None:
+            submission.checked = asyncio.ensure_future(api.retrieve(batch_id))
+        try:
+            info = await asyncio.shield(submission.checked)
+        except JudgeFailure:
+            return False
+        if info.status not in TERMINAL and not submission.warned:
+            submission.warned = True
+            print(
+                f"autorubric: warning: batch {batch_id} is still {info.status}; "
+                "its requests are sent directly (--no-batch)",
+                file=sys.stderr,
+            )
+        return info.status in TERMINAL
+
+    def attach(self, submission: Submission, key: str, api: BatchAPI) -> asyncio.Future[Completion]:
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        submission.waiters.setdefault(key, []).append(future)
+        if submission.results is not None:
+            submission.resolve()
+        elif not submission.watching:
+            submission.watching = True
+            self.stats.batches_submitted += 1
+            self._spawn(self._watch(submission, api))
+        return future
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def send(self, submission: Submission, data: bytes, api: BatchAPI) -> None:
+        submission.watching = True
+        task = self._spawn(self._submit(submission, data, api))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
+
+    async def _submit(self, submission: Submission, data: bytes, api: BatchAPI) -> None:
+        record = submission.record
+        self.ledger.prepared(record)  # BEFORE the upload: the invariant of this module
+        self.stats.batches_submitted += 1
+        metadata = {"autorubric_local": record.local, "autorubric_experiment": self.tag}
+        found_by = None
+        try:
+            record.input_file_id = await api.upload(data)
+            self.ledger.uploaded(record.local, record.input_file_id)
+            info = await api.create(record.input_file_id, metadata)
+        except JudgeAuthError as exc:
+            self._abandon(submission, str(exc))
+            submission.fail(exc)
+            return
+        except JudgeFailure as failure:
+            found = await self._look_up(api, record) if record.input_file_id else None
+            if found is None:
+                self._abandon(submission, failure.describe())
+                submission.fail(failure)
+                return
+            info, found_by = found, "metadata"
+        self._record_id(submission, info.id, found_by)
+        self.sending.discard(asyncio.current_task())
+        await self._watch(submission, api)
+
+    async def _look_up(self, api: BatchAPI, record: RecordedBatch) -> BatchInfo | None:
+        """After a failed create: did the provider create it anyway?"""
+        try:
+            return (await api.find({record.local}, record.prepared_at - 300.0)).get(record.local)
+        except (JudgeFailure, JudgeAuthError):
+            return None
+
+    def _record_id(self, submission: Submission, batch_id: str, found_by: str | None) -> None:
+        submission.record.batch_id = batch_id
+        submission.record.status = "submitted"
+        self.ledger.submitted(submission.record.local, batch_id, found_by)
+
+    def _abandon(self, submission: Submission, reason: str) -> None:
+        submission.record.status = "abandoned"
+        self.ledger.abandoned(submission.record.local, reason)
+
+    # -- polling ---------------------------------------------------------------------------
+
+    async def _watch(self, submission: Submission, api: BatchAPI) -> None:
+        """Poll until the batch ends, then download its answers and hand them out."""
+        record = submission.record
+        assert record.batch_id is not None
+        self.stats.batches_running += 1
+        try:
+            info = await self._poll(submission, api)
+            results: dict[str, Result] = {}
+            for file_id in (info.error_file_id, info.output_file_id):  # an answer wins
+                if file_id:
+                    content = await api.content(file_id)
+                    results.update(parse_results(content, api.price(), api.spec.judge_id, None))
+        except (JudgeFailure, JudgeAuthError) as exc:
+            submission.watching = False
+            submission.fail(exc)
+            return
+        finally:
+            self.stats.batches_running -= 1
+        submission.results = results
+        self.stats.batches_done += 1
+        self.stats.batch_requests_done += len(results)
+        submission.resolve()
+
+    async def _poll(self, submission: Submission, api: BatchAPI) -> BatchInfo:
+        record = submission.record
+        assert record.batch_id is not None
+        while True:
+            try:
+                info = await api.retrieve(record.batch_id)
+            except JudgeFailure as failure:
+                if not failure.retryable:
+                    raise
+                await asyncio.sleep(self.settings.poll_s)  # the batch exists: keep waiting
+                continue
+            if info.status != record.status or info.counts != record.counts:
+                record.status, record.counts = info.status, info.counts
+                self.ledger.status(record.local, info.status, info.counts)
+            if info.status in TERMINAL:
+                return info
+            await asyncio.sleep(self.settings.poll_s)
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    async def aclose(self) -> None:
+        """Stop polling (the batches keep running at the provider); let a batch being created
+        get its id recorded first, within `close_grace_s`. Calls still queued are dropped: they
+        were never recorded, so a later run asks them again."""
+        for transport in self.transports:
+            transport.drop_queue()
+        if self.sending:
+            await asyncio.wait(set(self.sending), timeout=self.settings.close_grace_s)
+        for task in list(self.tasks):
+            task.cancel()
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+        close = getattr(self.ledger, "close", None)
+        if close is not None:
+            close()
+
+
+class BatchTransport:
+    """One judge's calls: re-attached to a recorded batch, queued for a new one, or (with
+    `submit=False`) sent directly."""
+
+    simulated = False
+
+    def __init__(
+        self,
+        coordinator: BatchCoordinator,
+        spec: JudgeSpec,
+        api: BatchAPI,
+        direct: Transport,
+        *,
+        submit: bool,
+    ) -> None:
+        self.coordinator = coordinator
+        self.spec = spec
+        self.api = api
+        self.direct = direct
+        self.submit = submit
+        self.queue: list[bytes] = []
+        self.queue_bytes = 0
+        self.pending: dict[str, list[asyncio.Future[Completion]]] = {}
+        self.timer: asyncio.TimerHandle | None = None
+
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
+    ) -> Completion:
+        key = request_key(self.spec, messages, response_format, request.sample)
+        coordinator = self.coordinator
+        await coordinator.check_orphans(self.spec.judge_id, self.api)
+        while (recorded := coordinator.take(self.spec.judge_id, key)) is not None:
+            if not self.submit and not await coordinator.finished(recorded, self.api):
+                break
+            try:
+                return await coordinator.attach(recorded, key, self.api)
+            except JudgeFailure:
+                continue  # a recorded failure is not replayed: the call is asked again
+        if not self.submit:
+            return await self.direct.complete(messages, response_format, request)
+        body = request_body(self.spec, self.api.model, messages, response_format)
+        return await self.enqueue(key, batch_line(key, body))
+
+    def enqueue(self, key: str, line: bytes) -> asyncio.Future[Completion]:
+        """Queue one call; a full queue (requests or bytes) is sent at once, the first call of
+        a new queue starts the send delay."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Completion] = loop.create_future()
+        if key in self.pending:
+            self.pending[key].append(future)
+            return future
+        settings = self.coordinator.settings
+        if self.queue and self.queue_bytes + len(line) > settings.max_bytes:
+            self.flush()
+        self.queue.append(line)
+        self.queue_bytes += len(line)
+        self.pending[key] = [future]
+        if len(self.queue) >= settings.max_requests:
+            self.flush()
+        elif self.timer is None:
+            self.timer = loop.call_later(settings.send_delay_s, self.flush)
+        return future
+
+    def drop_queue(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.queue, self.queue_bytes, self.pending = [], 0, {}
+
+    def flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if not self.queue:
+            return
+        record = RecordedBatch(
+            local=uuid.uuid4().hex,
+            judge=self.spec.judge_id,
+            keys=list(self.pending),
+            prepared_at=time.time(),
+        )
+        submission = Submission(record)
+        submission.waiters = self.pending
+        data = b"".join(self.queue)
+        self.queue, self.queue_bytes, self.pending = [], 0, {}
+        self.coordinator.send(submission, data, self.api)
