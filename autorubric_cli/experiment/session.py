@@ -98,9 +98,9 @@ def _make_grader(rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | No
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
-    from autorubric_cli.judges import JudgeAuthError
+    from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable
 
-    return (JudgeAuthError,)
+    return (JudgeAuthError, JudgeUnavailable)
 
 
 def prepare_run(rubric_path: Path, options: RunOptions) -> tuple[Rubric, dict[str, str]]:
@@ -268,7 +268,7 @@ def _execute(
             manifest.status = "completed"
         save_manifest(directory, manifest)
     if outcome.fatal is not None:
-        raise JudgeRunStopped(str(outcome.fatal))
+        raise JudgeRunStopped(f"{outcome.fatal}; fix it, then: autorubric resume {directory}")
     if outcome.interrupted:
         raise RunInterrupted(directory)
 

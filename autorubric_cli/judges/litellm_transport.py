@@ -150,7 +150,11 @@ class LiteLLMTransport:
             response = await litellm.acompletion(**kwargs)
         except Exception as exc:
             failure = classify(
-                exc, judge_id=self.spec.judge_id, secret=key, key_env=self.spec.api_key_env
+                exc,
+                judge_id=self.spec.judge_id,
+                secret=key,
+                key_env=self.spec.api_key_env,
+                api_base=self.spec.api_base,
             )
         if failure is not None:
             raise failure  # raised outside `except` so the provider's text is not chained

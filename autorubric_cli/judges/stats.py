@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -20,6 +20,7 @@ class CallStats:
     cached: int = 0  # calls served by the call cache (SPEC §9), not counted above
     tokens_saved: int = 0
     cost_saved: float = 0.0
+    concurrency: dict[str, tuple[int, int]] = field(default_factory=dict)  # judge: (now, max)
 
     def add_usage(self, usage: dict[str, int], cost: float | None) -> None:
         self.prompt_tokens += usage.get("prompt_tokens", 0)

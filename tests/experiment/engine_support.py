@@ -25,6 +25,7 @@ def server_rubric(
     max_attempts: int = 6,
     judges: int = 1,
     gate: str = "",
+    grader_extra: str = "",
 ) -> Path:
     judge_lines = "".join(
         f"""
@@ -56,7 +57,7 @@ grader:
   timeout: {timeout}
   max_attempts: {max_attempts}
   retry: {{initial_wait: 0.01, max_wait: 0.05, max_retry_after: 0.3}}
-{gate}"""
+{grader_extra}{gate}"""
     )
     return path
 

@@ -9,6 +9,10 @@ resumed run gets the same answers whatever the request order. Faults come from a
 script (`script(...)`, consumed in arrival order) or by rate: the k-th request with a given
 content faults iff hash(fault_seed, content, k) falls under `fault_rate`, which is again
 independent of request order. Response-set schemas (`selected_options`) are answered too.
+
+`concurrency_limit=N` answers 429 (with `Retry-After: retry_after`) to a request that arrives
+while N are in flight, as a provider's rate limit does; `port` binds a fixed port, so a test can
+stop the server and start it again where the client expects it.
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ from typing import Any, Literal
 from aiohttp import web
 
 FaultKind = Literal[
-    "rate_limit", "server_error", "hang", "malformed", "out_of_range", "unauthorized", "bad_request"
+    "rate_limit",
+    "server_error",
+    "hang",
+    "malformed",
+    "out_of_range",
+    "unauthorized",
+    "bad_request",
+    "not_found",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 Answerer = Callable[[dict[str, Any]], str]
@@ -63,6 +74,7 @@ class ServerStats:
     requests: list[RecordedRequest] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
+    rejected: int = 0  # 429s sent by `concurrency_limit`
 
 
 def content_hash(*parts: Any) -> int:
@@ -189,6 +201,8 @@ class JudgeServer:
         answer: Answerer | None = None,
         reasoning: str | None = None,
         echo_key: bool = False,
+        concurrency_limit: int | None = None,
+        port: int = 0,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -202,6 +216,7 @@ class JudgeServer:
         self.answer: Answerer = answer or default_answer
         self.reasoning = reasoning
         self.echo_key = echo_key
+        self.concurrency_limit = concurrency_limit
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
@@ -210,7 +225,7 @@ class JudgeServer:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._stopping: asyncio.Event | None = None
-        self.port = 0
+        self.port = port
         self.script(*script)
 
     # -- scripting and inspection (thread-safe) ---------------------------------------------
@@ -266,11 +281,18 @@ class JudgeServer:
             return None
         return Fault(self.fault_kinds[draw % len(self.fault_kinds)])
 
-    def _enter(self, record: RecordedRequest) -> None:
+    def _enter(self, record: RecordedRequest) -> bool:
+        """Record the request; False when `concurrency_limit` refuses it (it is not in flight)."""
         with self._lock:
             self.stats.requests.append(record)
+            limit = self.concurrency_limit
+            if limit is not None and self.stats.in_flight >= limit:
+                self.stats.rejected += 1
+                record.fault = "rate_limit"
+                return False
             self.stats.in_flight += 1
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+            return True
 
     def _leave(self) -> None:
         with self._lock:
@@ -286,7 +308,10 @@ class JudgeServer:
             received_at=time.monotonic(),
             fault=fault.kind if fault else None,
         )
-        self._enter(record)
+        if not self._enter(record):
+            return error_response(
+                429, "too many requests", {"Retry-After": _seconds(self.retry_after)}
+            )
         try:
             if self.latency > 0:
                 await asyncio.sleep(self.latency)
@@ -324,6 +349,8 @@ class JudgeServer:
             return error_response(fault.status or 401, f"Incorrect API key provided: {key}")
         if fault.kind == "bad_request":
             return error_response(400, "bad request" + echo)
+        if fault.kind == "not_found":
+            return error_response(404, "The model `x` does not exist" + echo)
         if fault.kind == "hang":
             assert self._stopping is not None
             with contextlib.suppress(TimeoutError):
@@ -343,7 +370,7 @@ class JudgeServer:
         self._stopping = asyncio.Event()
         self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024, reuse_address=True)
         await site.start()
         server = site._server
         assert server is not None
