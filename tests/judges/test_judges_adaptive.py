@@ -38,6 +38,7 @@ async def drive(adaptive: AdaptiveLimit, provider: Provider, calls: int) -> list
                 if provider.in_flight >= provider.limit:
                     provider.refused += 1
                     adaptive.overloaded(epoch)
+                    await asyncio.sleep(0.002)  # Retry-After
                     continue
                 provider.in_flight += 1
                 provider.peak = max(provider.peak, provider.in_flight)
@@ -111,5 +112,5 @@ async def test_a_run_set_to_64_against_a_limit_of_8_records_everything(
     assert server.max_in_flight <= 8
     assert stats.retries == server.stats.rejected > 0  # it did find the limit by hitting it
     assert stats.retries <= 0.15 * stats.calls_started
-    now, cap = stats.concurrency["loopback"]
+    now, cap = stats.concurrency["openai/loopback"]
     assert cap == 64 and now <= 9
