@@ -146,7 +146,8 @@ def category_for(status: int | None, exc: BaseException) -> tuple[str, bool]:
         return "rate_limit", True
     if status == 408 or is_timeout(exc):
         return "timeout", True
-    if status is not None and (status >= 500 or status in RETRYABLE_STATUS):
+    if status is not None and (status >= 500 or status < 300 or status in RETRYABLE_STATUS):
+        # < 300: litellm's fast HTTP handler raises APIError with status 200 on a garbled body
         return "server", True
     if status is not None and 400 <= status < 500:
         return "request", False

@@ -161,3 +161,14 @@ def test_chained_causes_decide_over_the_status() -> None:
     assert failure.describe() == "connection: unknown host to the provider"
     plain = classify(Wrapped("boom"), judge_id="j", secret=None)
     assert isinstance(plain, JudgeFailure) and not plain.hopeless and plain.category == "server"
+
+
+def test_a_garbled_200_body_is_a_retryable_server_failure() -> None:
+    """litellm's fast handler (which we switch on) raises APIError with status 200 for it."""
+
+    class Garbled(Exception):
+        status_code = 200
+
+    failure = classify(Garbled("bad body"), judge_id="j", secret=None)
+    assert isinstance(failure, JudgeFailure)
+    assert (failure.category, failure.retryable, failure.hopeless) == ("server", True, False)
