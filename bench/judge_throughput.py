@@ -11,6 +11,9 @@ from run to run, more than our overhead. So a second pass replaces `litellm.acom
 stub that returns a canned response: there "raw" costs nothing and "ours" is our overhead
 alone, measured without the network's and litellm's noise.
 
+A third pass measures the ceiling: a server with 0 ms latency, concurrency 64 (`--ceiling-*`),
+calls/s for ours and for bare `acompletion` in a loop (targets: ours <= 3.5 ms CPU/call).
+
     /work/venv/bin/python bench/judge_throughput.py [--calls 600] [--latency 0.05]
 """
 
@@ -137,6 +140,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--ceiling-concurrency", type=int, default=64)
+    parser.add_argument("--ceiling-calls", type=int, default=600)
     args = parser.parse_args()
     os.environ[TEST_KEY_ENV] = KEY
     ideal = args.concurrency / args.latency
@@ -153,6 +158,17 @@ def main() -> None:
     report("ours", ours, ideal)
     overhead = ours.cpu_ms_per_call - raw.cpu_ms_per_call
     print(f"overhead: {overhead:+.2f} ms CPU/call (ours - raw over HTTP; target < 1 ms)")
+    ceiling_args = argparse.Namespace(
+        calls=args.ceiling_calls, concurrency=args.ceiling_concurrency, runs=args.runs
+    )
+    with JudgeServerProcess(latency=0.0) as server:
+        raw0, ours0 = compare(server.api_base, ceiling_args)
+    print(
+        f"ceiling (0 ms latency, concurrency {args.ceiling_concurrency}, one process): "
+        f"raw acompletion {raw0.calls_per_s:.0f} calls/s ({raw0.cpu_ms_per_call:.2f} ms CPU/call), "
+        f"ours {ours0.calls_per_s:.0f} calls/s ({ours0.cpu_ms_per_call:.2f} ms CPU/call; "
+        f"target <= 3.5)"
+    )
     real = litellm.acompletion
     litellm.acompletion = canned_completion(litellm)
     try:

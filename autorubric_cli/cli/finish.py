@@ -20,6 +20,7 @@ from autorubric_cli.core.config import (
     GateCheck,
 )
 from autorubric_cli.core.evaluate import ScoringRules
+from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
@@ -78,11 +79,8 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
 
 
 def exit_code(report: dict[str, Any]) -> int:
-    """1 when the gate failed; else 3 when items errored; else 0 (SPEC §8)."""
-    gate = report["gate"]
-    if gate is not None and not gate["passed"]:
-        return 1
-    return 3 if report["items"]["errored"] else 0
+    """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8)."""
+    return gate_exit_code(report)
 
 
 def finish(

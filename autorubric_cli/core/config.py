@@ -158,6 +158,18 @@ class RetryConfig(Strict):
     max_retry_after: float = Field(60.0, ge=0)
 
 
+class BreakerConfig(Strict):
+    """When a judge is declared broken and the run stops (exit 2; README: Judge layer at scale).
+
+    `consecutive_failures`: calls in a row that failed in a way retries cannot fix (connection
+    refused, unknown host, HTTP 404 or 400) with no answer in between. `failed_votes`: votes in
+    a row whose every attempt failed, whatever the cause.
+    """
+
+    consecutive_failures: int = Field(5, ge=1, le=1_000_000)
+    failed_votes: int = Field(10, ge=1, le=1_000_000)
+
+
 class LLMConfig(Strict):
     """The resolved grader configuration (rubric `grader:` section, then CLI flags)."""
 
@@ -176,6 +188,8 @@ class LLMConfig(Strict):
     timeout: float = Field(60.0, gt=0)
     max_attempts: int = Field(6, ge=1, le=1000)
     retry: RetryConfig = Field(default_factory=RetryConfig)
+    breaker: BreakerConfig = Field(default_factory=BreakerConfig)
+    adaptive_concurrency: bool = True  # AIMD under each judge's max_concurrency (429s)
     few_shot: FewShotConfig | None = None
     system_prompt: str | None = None
     multi_choice_system_prompt: str | None = None

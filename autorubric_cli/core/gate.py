@@ -45,9 +45,28 @@ def evaluate_check(report: dict[str, Any], check: GateCheck) -> dict[str, Any]:
     except KeyError:
         return {**result, "value": None, "passed": False, "reason": "metric not found"}
     if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-        return {**result, "value": None, "passed": False, "reason": "metric is undefined"}
+        result.update(value=None, passed=False, reason="metric is undefined")
+        if (report.get("items") or {}).get("errored"):
+            result["undefined_by_errors"] = True  # a broken run, not a bad model (SPEC §8)
+        return result
     passed = (check.min is None or value >= check.min) and (check.max is None or value <= check.max)
     return {**result, "value": value, "passed": passed}
+
+
+def undefined_by_errors(check: dict[str, Any]) -> bool:
+    """A failed check whose metric is undefined while items errored: the run is broken."""
+    return not check["passed"] and bool(check.get("undefined_by_errors"))
+
+
+def gate_exit_code(report: dict[str, Any]) -> int:
+    """SPEC §8: 1 when a gate check failed on a defined value (or an undefined one with no
+    errored item to blame); else 3 when items errored (a check left undefined by them
+    included); else 0."""
+    gate = report["gate"]
+    failed = [c for c in gate["checks"] if not c["passed"]] if gate is not None else []
+    if any(not undefined_by_errors(c) for c in failed):
+        return 1
+    return 3 if report["items"]["errored"] else 0
 
 
 def evaluate_gate(report: dict[str, Any], checks: Sequence[GateCheck]) -> dict[str, Any] | None:

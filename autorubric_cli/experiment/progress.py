@@ -22,6 +22,16 @@ class Stats(Protocol):
     cost: float
 
 
+def concurrency_parts(limits: dict[str, tuple[int, int]]) -> list[str]:
+    """`concurrency gpt 12/64` per judge whose adaptive limit is below its cap (shown while
+    it is finding the provider's limit), or every judge's when they are few."""
+    return [
+        f"concurrency {judge} {now}/{cap}"
+        for judge, (now, cap) in limits.items()
+        if now < cap or len(limits) <= 2
+    ]
+
+
 class Progress:
     def __init__(self, total: int, already: int, stats: Any, simulated: bool) -> None:
         self.total, self.done, self.errored = total, already, 0
@@ -66,6 +76,7 @@ class Progress:
             f"items {self.done}/{self.total}",
             f"errored {self.errored}",
             f"in flight {s.in_flight}",
+            *concurrency_parts(getattr(s, "concurrency", {})),
             f"retries {s.retries}",
             f"error votes {s.error_votes}",
             f"tokens {tokens:,}",

@@ -113,9 +113,9 @@ def _make_grader(
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
-    from autorubric_cli.judges import JudgeAuthError
+    from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable
 
-    return (JudgeAuthError,)
+    return (JudgeAuthError, JudgeUnavailable)
 
 
 def prepare_run(rubric_path: Path, options: RunOptions) -> tuple[Rubric, dict[str, str]]:
@@ -349,7 +349,7 @@ def _execute(
     if isinstance(outcome.fatal, StorageError):
         raise outcome.fatal
     if outcome.fatal is not None:
-        raise JudgeRunStopped(str(outcome.fatal))
+        raise JudgeRunStopped(f"{outcome.fatal}; fix it, then: autorubric resume {directory}")
     if outcome.interrupted:
         raise RunInterrupted(directory)
 

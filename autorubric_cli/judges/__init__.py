@@ -3,6 +3,7 @@
 Nothing here imports litellm at module import time; it is loaded on the first real call.
 """
 
+from autorubric_cli.judges.breaker import JudgeUnavailable
 from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.judge import Judge, build_judges
 from autorubric_cli.judges.litellm_transport import close_clients
@@ -16,6 +17,7 @@ __all__ = [
     "Judge",
     "JudgeAuthError",
     "JudgeFailure",
+    "JudgeUnavailable",
     "RetryPolicy",
     "VoteRequest",
     "build_judges",

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import email.utils
 import re
+import socket
 import time
 from collections.abc import Mapping
 from typing import Any
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 AUTH_STATUS = frozenset({401, 403})
+HOPELESS_STATUS = frozenset({400, 404})  # wrong model, path or request shape: retries won't fix
+PER_REQUEST_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
 KEY_LIKE = re.compile(r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{8,}|(Bearer\s+)[^\s\"']+")
 MAX_DETAIL = 300
 
@@ -23,15 +26,26 @@ class JudgeAuthError(Exception):
 
 
 class JudgeFailure(Exception):
-    """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`)."""
+    """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`).
+
+    `hopeless`: the judge itself looks broken (unreachable, unknown host, 404, 400), not this
+    call; the circuit breaker (`breaker.py`) counts these.
+    """
 
     def __init__(
-        self, category: str, detail: str, *, retryable: bool, retry_after: float | None = None
+        self,
+        category: str,
+        detail: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        hopeless: bool = False,
     ) -> None:
         self.category = category
         self.detail = detail
         self.retryable = retryable
         self.retry_after = retry_after
+        self.hopeless = hopeless
         super().__init__(self.describe())
 
     def describe(self) -> str:
@@ -98,13 +112,42 @@ def retry_after_s(exc: BaseException) -> float | None:
     return None
 
 
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and every exception it was raised from or while handling, outermost first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def unreachable_cause(exc: BaseException) -> str | None:
+    """ "connection refused" / "unknown host" / "cannot connect" when the endpoint could not be
+    reached at all, else None.
+
+    litellm reports a refused connection as InternalServerError, status 500, "Connection
+    error.", so the status says nothing: the cause is read from the chain beneath (aiohttp's
+    ClientConnectorError over ConnectionRefusedError or socket.gaierror; httpx.ConnectError).
+    """
+    chain = exception_chain(exc)
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        return "connection refused"
+    if any(isinstance(e, socket.gaierror) or "DNSError" in type(e).__name__ for e in chain):
+        return "unknown host"
+    if any(type(e).__name__ in ("ClientConnectorError", "ConnectError") for e in chain):
+        return "cannot connect"
+    return None
+
+
 def category_for(status: int | None, exc: BaseException) -> tuple[str, bool]:
     """(category, retryable), decided by the status code first."""
     if status == 429:
         return "rate_limit", True
     if status == 408 or is_timeout(exc):
         return "timeout", True
-    if status is not None and (status >= 500 or status in RETRYABLE_STATUS):
+    if status is not None and (status >= 500 or status < 300 or status in RETRYABLE_STATUS):
+        # < 300: litellm's fast HTTP handler raises APIError with status 200 on a garbled body
         return "server", True
     if status is not None and 400 <= status < 500:
         return "request", False
@@ -114,9 +157,23 @@ def category_for(status: int | None, exc: BaseException) -> tuple[str, bool]:
 
 
 def classify(
-    exc: BaseException, *, judge_id: str, secret: str | None, key_env: str | None = None
+    exc: BaseException,
+    *,
+    judge_id: str,
+    secret: str | None,
+    key_env: str | None = None,
+    api_base: str | None = None,
 ) -> Exception:
-    """A `JudgeFailure` for the retry loop, or a `JudgeAuthError` that stops the run."""
+    """A `JudgeFailure` for the retry loop, or a `JudgeAuthError` that stops the run.
+
+    Texts name the real cause: "connection refused to http://...", not "HTTP 500".
+    """
+    unreachable = unreachable_cause(exc)
+    if unreachable is not None:
+        where = api_base or "the provider"
+        return JudgeFailure(
+            "connection", f"{unreachable} to {where}", retryable=True, hopeless=True
+        )
     status = status_of(exc)
     message = short(redact(str(exc) or type(exc).__name__, secret))
     if status in AUTH_STATUS:
@@ -127,4 +184,9 @@ def classify(
         )
     category, retryable = category_for(status, exc)
     detail = f"HTTP {status}: {message}" if status is not None else message
-    return JudgeFailure(category, detail, retryable=retryable, retry_after=retry_after_s(exc))
+    hopeless = status in HOPELESS_STATUS and not any(
+        type(e).__name__ in PER_REQUEST_ERRORS for e in exception_chain(exc)
+    )
+    return JudgeFailure(
+        category, detail, retryable=retryable, retry_after=retry_after_s(exc), hopeless=hopeless
+    )

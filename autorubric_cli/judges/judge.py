@@ -2,7 +2,11 @@
 
 An attempt is one call plus the parsing of its reply. Transient failures (by status code) and
 unusable replies are retried by tenacity until `max_attempts` attempts (the first included)
-are spent; the vote is then an error vote, which abstains. Only `JudgeAuthError` escapes.
+are spent; the vote is then an error vote, which abstains. Only `JudgeAuthError` and
+`JudgeUnavailable` (the circuit breaker tripped, breaker.py) escape.
+
+Every call goes through the judge's adaptive concurrency limit (adaptive.py) and reports to
+its circuit breaker, whatever the transport.
 
 With response-set elicitation the vote also carries `option_set`: the ORIGINAL option indices
 of the judge's set (mapped back through the shuffle shown), sorted and unique; for a binary
@@ -22,7 +26,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.judges.adaptive import AdaptiveLimit
 from autorubric_cli.judges.batch_lines import UNLIMITED
+from autorubric_cli.judges.breaker import CircuitBreaker
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
 from autorubric_cli.judges.failures import JudgeFailure
@@ -98,6 +104,8 @@ class Judge:
         policy: RetryPolicy,
         stats: CallStats,
         global_slots: asyncio.Semaphore,
+        breaker: CircuitBreaker | None = None,
+        adaptive: bool = True,
     ) -> None:
         self.spec = spec
         self.transport = transport
@@ -105,8 +113,10 @@ class Judge:
         self.policy = policy
         self.stats = stats
         self.global_slots = global_slots
-        self.slots = asyncio.Semaphore(spec.max_concurrency)
+        self.slots = AdaptiveLimit(spec.max_concurrency, adaptive=adaptive)
         self.limiter = RequestRateLimiter(spec.rpm) if spec.rpm else None
+        self.breaker = breaker or CircuitBreaker(spec.judge_id)
+        self._show_concurrency()
 
     @property
     def id(self) -> str:
@@ -118,6 +128,7 @@ class Judge:
 
     async def vote(self, request: VoteRequest) -> Vote:
         """The judge's vote; an error vote when every attempt failed."""
+        self.breaker.check()
         state = VoteState(messages=list(request.messages))
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts),
@@ -128,14 +139,21 @@ class Judge:
         )
         answer: Answer
         completion: Completion
+        self.breaker.vote_started()
         try:
-            answer, completion = await retrying(self._attempt, request, state)
-        except JudgeFailure as failure:
-            return self._error_vote(request, state, failure)
+            try:
+                answer, completion = await retrying(self._attempt, request, state)
+            except JudgeFailure as failure:
+                await self.breaker.vote_failed(failure)
+                return self._error_vote(request, state, failure)
+            self.breaker.vote_succeeded()
+        finally:
+            self.breaker.vote_ended()
         self.stats.votes += 1
         return self._answer_vote(request, state, answer, completion)
 
     async def _attempt(self, request: VoteRequest, state: VoteState) -> tuple[Answer, Completion]:
+        self.breaker.check()
         state.attempts += 1
         completion = await self._call(request, state.messages)
         state.add(completion)
@@ -155,17 +173,34 @@ class Judge:
             self.stats.add_saved(hit.usage, hit.cost)
             return hit
         async with call_slot(self.slots, self.global_slots, self.limiter):
+            self.breaker.check()  # tripped while this call waited for its slot
+            epoch = self.slots.epoch
             self.stats.calls_started += 1
             self.stats.in_flight += 1
             try:
                 completion = await self.transport.complete(messages, fmt, request)
+            except JudgeFailure as failure:
+                self._call_failed(failure, epoch)
+                raise
             finally:
                 self.stats.in_flight -= 1
+            self.breaker.call_answered()
+            self.slots.answered()
+            self._show_concurrency()
         if completion.cached:
             self.stats.add_saved(completion.usage, completion.cost)
         else:
             self.stats.add_usage(completion.usage, completion.cost)
         return completion
+
+    def _call_failed(self, failure: JudgeFailure, epoch: int) -> None:
+        if failure.category == "rate_limit":
+            self.slots.overloaded(epoch)
+            self._show_concurrency()
+        self.breaker.call_failed(failure)
+
+    def _show_concurrency(self) -> None:
+        self.stats.concurrency[self.id] = (self.slots.current, self.slots.maximum)
 
     def _count_retry(self, state: RetryCallState) -> None:
         self.stats.retries += 1
@@ -269,7 +304,7 @@ def build_judges(
     judges = []
     for spec in config.judges:
         transport = transport_for(spec, config.timeout)
-        limits, slots = spec, global_slots
+        limits, slots, unlimited = spec, global_slots, False
         if batches is not None:
             transport, unlimited = batches.wrap(spec, transport, config, policy, stats)
             if unlimited:  # batched calls wait on batches, never on concurrency slots
@@ -286,6 +321,8 @@ def build_judges(
                 policy=policy,
                 stats=stats,
                 global_slots=slots,
+                breaker=CircuitBreaker(spec.judge_id, config.breaker),
+                adaptive=config.adaptive_concurrency and not unlimited,
             )
         )
     return judges

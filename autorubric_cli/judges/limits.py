@@ -1,10 +1,15 @@
-"""Concurrency slots and the per-judge requests-per-minute limiter."""
+"""Concurrency slots and the per-judge requests-per-minute limiter.
+
+A judge's own slots are an `AdaptiveLimit` (adaptive.py) or a plain semaphore: anything held
+with `async with`. Every transport path takes its calls through `call_slot`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 
 class RequestRateLimiter:
@@ -24,7 +29,7 @@ class RequestRateLimiter:
 
 @asynccontextmanager
 async def call_slot(
-    judge_slots: asyncio.Semaphore,
+    judge_slots: AbstractAsyncContextManager[Any],
     global_slots: asyncio.Semaphore,
     limiter: RequestRateLimiter | None,
 ) -> AsyncIterator[None]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -24,6 +24,7 @@ class CallStats:
     batches_running: int = 0
     batches_done: int = 0
     batch_requests_done: int = 0
+    concurrency: dict[str, tuple[int, int]] = field(default_factory=dict)  # judge: (now, max)
 
     def add_usage(self, usage: dict[str, int], cost: float | None) -> None:
         self.prompt_tokens += usage.get("prompt_tokens", 0)

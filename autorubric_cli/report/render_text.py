@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from autorubric_cli.core.gate import undefined_by_errors
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.report.render_table import cost_line, fmt, fmt_ci
 
@@ -128,23 +129,40 @@ def _cell(value: float | None) -> str:
 
 
 def render_junit(report: dict[str, Any]) -> str:
-    """One test case per gate check and one per errored item."""
+    """One test case per gate check and one per errored item.
+
+    A check that failed on its value is a `<failure>` (the model is not good enough); an errored
+    item, and a check left undefined by errored items, is an `<error>` (the run is broken).
+    """
     suite = ET.Element("testsuite", name=f"autorubric.{report['experiment']}")
-    failures = 0
+    counts = {"failure": 0, "error": 0}
+
+    def add(classname: str, name: str, outcome: str | None, message: str = "") -> None:
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+        if outcome is not None:
+            counts[outcome] += 1
+            ET.SubElement(case, outcome, message=message.strip(), type=f"autorubric.{outcome}")
+
     gate = report["gate"]
     for check in gate["checks"] if gate else []:
-        case = ET.SubElement(suite, "testcase", classname="autorubric.gate", name=check["metric"])
+        outcome = None
         if not check["passed"]:
-            failures += 1
-            bounds = f"min={check.get('min')} max={check.get('max')}"
-            message = f"{check['metric']} = {check['value']} ({bounds}) {check.get('reason', '')}"
-            ET.SubElement(case, "failure", message=message.strip())
+            outcome = "error" if undefined_by_errors(check) else "failure"
+        bounds = f"min={check.get('min')} max={check.get('max')}"
+        reason = check.get("reason", "")
+        if outcome == "error":
+            reason += f" because {report['items']['errored']} item(s) errored"
+        add(
+            "autorubric.gate",
+            check["metric"],
+            outcome,
+            f"{check['metric']} = {check['value']} ({bounds}) {reason}",
+        )
     for item in report["errored_items"]:
-        case = ET.SubElement(suite, "testcase", classname="autorubric.items", name=item["id"])
-        failures += 1
-        ET.SubElement(case, "failure", message=item["error"])
+        add("autorubric.items", item["id"], "error", item["error"])
     if len(suite) == 0:
-        ET.SubElement(suite, "testcase", classname="autorubric", name="run")
+        add("autorubric", "run", None)
     suite.set("tests", str(len(suite)))
-    suite.set("failures", str(failures))
+    suite.set("failures", str(counts["failure"]))
+    suite.set("errors", str(counts["error"]))
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -27,6 +27,7 @@ def server_rubric(
     judges: int = 1,
     gate: str = "",
     llm_calls: str = "per_criterion",
+    grader_extra: str = "",
 ) -> Path:
     judge_lines = "".join(
         f"""
@@ -59,7 +60,7 @@ grader:
   max_attempts: {max_attempts}
   llm_calls: {llm_calls}
   retry: {{initial_wait: 0.01, max_wait: 0.05, max_retry_after: 0.3}}
-{gate}"""
+{grader_extra}{gate}"""
     )
     return path
 

@@ -17,6 +17,9 @@ would answer its body (faults included), once, when the batch completes; process
 recorded in `stats.requests` with their `batch_id`. `expire_batches=N` makes the next N batches
 expire with only their first half processed; `create_delay` holds the reply to a create after the
 batch exists (a client killed meanwhile leaves an orphan).
+`concurrency_limit=N` answers 429 (with `Retry-After: retry_after`) to a request that arrives
+while N are in flight, as a provider's rate limit does; `port` binds a fixed port, so a test can
+stop the server and start it again where the client expects it.
 """
 
 from __future__ import annotations
@@ -37,7 +40,14 @@ from typing import Any, Literal
 from aiohttp import web
 
 FaultKind = Literal[
-    "rate_limit", "server_error", "hang", "malformed", "out_of_range", "unauthorized", "bad_request"
+    "rate_limit",
+    "server_error",
+    "hang",
+    "malformed",
+    "out_of_range",
+    "unauthorized",
+    "bad_request",
+    "not_found",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 Answerer = Callable[[dict[str, Any]], str]
@@ -73,6 +83,7 @@ class ServerStats:
     requests: list[RecordedRequest] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
+    rejected: int = 0  # 429s sent by `concurrency_limit`
 
 
 def content_hash(*parts: Any) -> int:
@@ -341,6 +352,8 @@ class JudgeServer:
         batch_delay: float = 0.3,
         expire_batches: int = 0,
         create_delay: float = 0.0,
+        concurrency_limit: int | None = None,
+        port: int = 0,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -359,6 +372,7 @@ class JudgeServer:
         self.create_delay = create_delay
         self.files: dict[str, StoredFile] = {}
         self.batch_jobs: dict[str, BatchJob] = {}
+        self.concurrency_limit = concurrency_limit
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
@@ -367,7 +381,7 @@ class JudgeServer:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._stopping: asyncio.Event | None = None
-        self.port = 0
+        self.port = port
         self.script(*script)
 
     # -- scripting and inspection (thread-safe) ---------------------------------------------
@@ -426,11 +440,18 @@ class JudgeServer:
             return None
         return Fault(self.fault_kinds[draw % len(self.fault_kinds)])
 
-    def _enter(self, record: RecordedRequest) -> None:
+    def _enter(self, record: RecordedRequest) -> bool:
+        """Record the request; False when `concurrency_limit` refuses it (it is not in flight)."""
         with self._lock:
             self.stats.requests.append(record)
+            limit = self.concurrency_limit
+            if limit is not None and self.stats.in_flight >= limit:
+                self.stats.rejected += 1
+                record.fault = "rate_limit"
+                return False
             self.stats.in_flight += 1
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+            return True
 
     def _leave(self) -> None:
         with self._lock:
@@ -446,7 +467,10 @@ class JudgeServer:
             received_at=time.monotonic(),
             fault=fault.kind if fault else None,
         )
-        self._enter(record)
+        if not self._enter(record):
+            return error_response(
+                429, "too many requests", {"Retry-After": _seconds(self.retry_after)}
+            )
         try:
             if self.latency > 0:
                 await asyncio.sleep(self.latency)
@@ -493,6 +517,8 @@ class JudgeServer:
             return error_response(fault.status or 401, f"Incorrect API key provided: {key}")
         if fault.kind == "bad_request":
             return error_response(400, "bad request" + echo)
+        if fault.kind == "not_found":
+            return error_response(404, "The model `x` does not exist" + echo)
         if fault.kind == "hang":
             assert self._stopping is not None
             with contextlib.suppress(TimeoutError):
@@ -676,7 +702,7 @@ class JudgeServer:
         self._stopping = asyncio.Event()
         self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024, reuse_address=True)
         await site.start()
         server = site._server
         assert server is not None

@@ -1,0 +1,93 @@
+"""Adaptive concurrency for one judge: find the provider's rate limit instead of fighting it.
+
+AIMD, as TCP does for congestion: the limit starts at `min(maximum, INITIAL)`, grows by one
+per answered call until the first 429 (slow start), then by 1/limit per answered call (one
+per window); a 429 multiplies it by DECREASE, at most once per window (the 429s of calls that
+started before the last decrease are the same overload, not a new one). Within one of the
+level where the last 429 came (the ceiling), growth is PLATEAU times slower, as CUBIC does
+near its last maximum: the run sits just under the provider's limit and probes it rarely, so
+few calls are refused; past the ceiling, growth is normal again (the provider's limit rose).
+It never exceeds the configured `max_concurrency` nor drops below 1. `Retry-After` is
+honoured by the retry policy as before; this only decides how many calls are in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+INITIAL = 8
+DECREASE = 0.75
+PLATEAU = 8.0
+
+
+class AdaptiveLimit:
+    """A semaphore whose size moves between 1 and `maximum`; `async with` holds one slot."""
+
+    def __init__(self, maximum: int, *, adaptive: bool = True) -> None:
+        self.maximum = maximum
+        self.adaptive = adaptive
+        self.limit = float(min(maximum, INITIAL) if adaptive else maximum)
+        self.slow_start = True
+        self.in_flight = 0
+        self.epoch = 0  # bumped at each decrease
+        self.ceiling: float | None = None  # the limit when the last 429 came
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def current(self) -> int:
+        return max(1, int(self.limit))
+
+    async def acquire(self) -> int:
+        """Wait for a slot (first come, first served); returns the epoch the call starts in."""
+        if self.in_flight < self.current and not self._waiters:
+            self.in_flight += 1
+            return self.epoch
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            elif not waiter.cancelled():  # granted a slot, then cancelled: hand it on
+                self.release()
+            raise
+        return self.epoch
+
+    def release(self) -> None:
+        self.in_flight -= 1
+        self._wake()
+
+    async def __aenter__(self) -> int:
+        return await self.acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+    def answered(self) -> None:
+        """An answered call: grow (slow start: +1; after: +1/limit; near the ceiling: slower)."""
+        if not self.adaptive or self.limit >= self.maximum:
+            return
+        step = 1.0 if self.slow_start else 1.0 / self.limit
+        if self.ceiling is not None and self.ceiling - 1.0 <= self.limit < self.ceiling:
+            step /= PLATEAU
+        self.limit = min(float(self.maximum), self.limit + step)
+        self._wake()
+
+    def overloaded(self, started_epoch: int) -> None:
+        """A 429 from a call that started in `started_epoch`: shrink once per window."""
+        if not self.adaptive or started_epoch < self.epoch:
+            return
+        self.slow_start = False
+        self.ceiling = float(self.current)
+        self.limit = max(1.0, self.limit * DECREASE)
+        self.epoch += 1
+
+    def _wake(self) -> None:
+        """Grant free slots to waiters in order (the slot is counted when granted)."""
+        while self._waiters and self.in_flight < self.current:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self.in_flight += 1
+                waiter.set_result(None)
