@@ -387,6 +387,7 @@ class CompareFormat(StrEnum):
     json = "json"
     markdown = "markdown"
     junit = "junit"
+    html = "html"
 
 
 @app.command()
@@ -407,6 +408,12 @@ def compare(
     seed: Annotated[
         int | None, typer.Option("--seed", min=0, help="Bootstrap seed (default: BASE's seed).")
     ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="--format html: write here (default NEW/compare.html)."
+        ),
+    ] = None,
 ) -> None:
     """Paired comparison of two experiments on the same items (no judge calls), with a gate."""
 
@@ -415,7 +422,7 @@ def compare(
         from autorubric_cli.report.compare import CompareOptions
 
         options = CompareOptions(max_drop, fail_on_regression, alpha, ca_mode, top, seed)
-        return run_compare(base, new, options, format.value, junit)
+        return run_compare(base, new, options, format.value, junit, output)
 
     guarded(body)
 

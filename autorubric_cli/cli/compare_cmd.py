@@ -27,6 +27,7 @@ from autorubric_cli.report.render_compare import (
 )
 
 COMPARE_JSON = "compare.json"
+COMPARE_HTML = "compare.html"
 
 
 def _json(result: dict[str, Any]) -> str:
@@ -59,12 +60,34 @@ def write_outputs(result: dict[str, Any], junit: Path | None) -> None:
             handle.write(render_compare_markdown(result) + "\n")
 
 
+def write_compare_html(result: dict[str, Any], path: Path) -> str:
+    """`compare --format html`: one self-contained page (SPEC §13); returns the line to print."""
+    from autorubric_cli.experiment.manifest import write_atomic
+    from autorubric_cli.report.html.compare_page import render_compare_html
+
+    try:
+        write_atomic(path, render_compare_html(result).encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot write the HTML page: {exc.strerror}", path=str(path)) from None
+    return f"{path}\n"
+
+
 def run_compare(
-    base: Path, new: Path, options: CompareOptions, fmt: str, junit: Path | None
+    base: Path,
+    new: Path,
+    options: CompareOptions,
+    fmt: str,
+    junit: Path | None,
+    output: Path | None = None,
 ) -> int:
+    if output is not None and fmt != "html":
+        raise InputError("goes with --format html", key="--output")
     result = compare_experiments(base, new, options)
     write_outputs(result, junit)
-    sys.stdout.write(RENDERERS[fmt](result))
+    if fmt == "html":
+        sys.stdout.write(write_compare_html(result, output or new / COMPARE_HTML))
+    else:
+        sys.stdout.write(RENDERERS[fmt](result))
     return exit_code(result)
 
 

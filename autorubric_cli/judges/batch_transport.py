@@ -89,6 +89,7 @@ class Submission:
             "batch",
             f"batch {self.record.batch_id} ended {status} without an answer for this request",
             retryable=status != "cancelled",
+            blames_judge=status != "cancelled",
         )
 
     def resolve(self) -> None:

@@ -3,7 +3,8 @@
 Two trips, both per judge (thresholds: `grader.breaker`):
 - `consecutive_failures` calls in a row failed hopelessly (connection refused, unknown host,
   HTTP 404, HTTP 400) with no answer from the judge in between;
-- `failed_votes` votes in a row ran out of attempts, whatever the cause.
+- `failed_votes` votes in a row ran out of attempts, whatever the cause (except
+  calls stopped on purpose, e.g. a batch cancelled at the provider: `blames_judge=False`).
 
 A tripped breaker raises `JudgeUnavailable` in every vote of that judge still running, so their
 items are never recorded and `resume` grades them once the cause is fixed. To make that true of
@@ -67,6 +68,8 @@ class CircuitBreaker:
     async def vote_failed(self, failure: JudgeFailure) -> None:
         """Wait until this error vote may be recorded; raises JudgeUnavailable on a trip."""
         self.check()
+        if not failure.blames_judge:
+            return
         self.failed_streak += 1
         if self.failed_streak >= self.settings.failed_votes:
             self.trip(

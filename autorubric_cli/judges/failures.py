@@ -29,7 +29,8 @@ class JudgeFailure(Exception):
     """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`).
 
     `hopeless`: the judge itself looks broken (unreachable, unknown host, 404, 400), not this
-    call; the circuit breaker (`breaker.py`) counts these.
+    call; the circuit breaker (`breaker.py`) counts these. `blames_judge=False`: the call was
+    stopped on purpose (a batch cancelled at the provider), so the breaker does not count it.
     """
 
     def __init__(
@@ -40,12 +41,14 @@ class JudgeFailure(Exception):
         retryable: bool,
         retry_after: float | None = None,
         hopeless: bool = False,
+        blames_judge: bool = True,
     ) -> None:
         self.category = category
         self.detail = detail
         self.retryable = retryable
         self.retry_after = retry_after
         self.hopeless = hopeless
+        self.blames_judge = blames_judge
         super().__init__(self.describe())
 
     def describe(self) -> str:

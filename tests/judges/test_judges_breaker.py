@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -172,3 +173,27 @@ def test_a_garbled_200_body_is_a_retryable_server_failure() -> None:
     failure = classify(Garbled("bad body"), judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retryable, failure.hopeless) == ("server", True, False)
+
+
+async def test_failures_that_do_not_blame_the_judge_never_trip_it() -> None:
+    """A batch cancelled at the provider fails its votes on purpose: they are error votes, but
+    the judge is not broken, so the failed-votes streak ignores them (and only them)."""
+    from autorubric_cli.core.config import BreakerConfig
+    from autorubric_cli.judges.breaker import CircuitBreaker
+
+    breaker = CircuitBreaker("j", BreakerConfig(failed_votes=2))
+    cancelled = JudgeFailure(
+        "batch", "batch b1 ended cancelled", retryable=False, blames_judge=False
+    )
+    for _ in range(5):
+        await breaker.vote_failed(cancelled)  # not held: returns at once as an error vote
+    assert breaker.tripped is None and breaker.failed_streak == 0
+    breaker.vote_started()
+    breaker.vote_started()  # a second vote still running keeps the first one held
+    spent = JudgeFailure("server", "HTTP 500", retryable=True)
+    with pytest.raises(JudgeUnavailable, match="2 votes in a row failed"):
+        held = asyncio.ensure_future(breaker.vote_failed(spent))
+        await asyncio.sleep(0)
+        await breaker.vote_failed(spent)
+    with pytest.raises(JudgeUnavailable):
+        await held

@@ -164,3 +164,19 @@ def test_compare_gate_flags_need_a_baseline_and_a_real_one(
     assert no_baseline.returncode == 2 and "--baseline" in no_baseline.stderr
     wrong = run_cli("resume", runs["C"], "--baseline", tmp_path / "missing")
     assert wrong.returncode == 2 and "missing" in wrong.stderr
+
+
+def test_html_writes_one_page_and_prints_its_path(runs: dict[str, Path], tmp_path: Path) -> None:
+    default = run_cli("compare", runs["A"], runs["B"], "--format", "html", "--fail-on-regression")
+    page = runs["B"] / "compare.html"
+    assert default.returncode == 1, default.stderr  # the gate still decides the exit code
+    assert default.stdout.strip() == str(page)
+    text = page.read_text()
+    assert "it0000" in text and "<script src=" not in text and "http://" not in text.lower()
+    chosen = tmp_path / "pages" / "c.html"
+    chosen.parent.mkdir()
+    explicit = run_cli("compare", runs["A"], runs["C"], "-f", "html", "-o", chosen)
+    assert explicit.returncode == 0 and explicit.stdout.strip() == str(chosen)
+    assert chosen.read_text().startswith("<!DOCTYPE html>") or "<html" in chosen.read_text()[:200]
+    misplaced = run_cli("compare", runs["A"], runs["C"], "-o", chosen)
+    assert misplaced.returncode == 2 and "--output" in misplaced.stderr
