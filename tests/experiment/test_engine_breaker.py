@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 from pathlib import Path
 
@@ -17,13 +16,8 @@ from engine_support import (
     write_dataset,
 )
 
+from tests.support import closed_port
 from tests.support.judge_server import JudgeServer
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def error_lines(stderr: str) -> list[str]:

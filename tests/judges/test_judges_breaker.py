@@ -14,16 +14,10 @@ from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeUnavailable, RetryPolicy
 from autorubric_cli.judges.failures import JudgeFailure, classify
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport
-from tests.support import TEST_KEY_ENV, http_judge, make_item, make_rubric
+from tests.support import TEST_KEY_ENV, closed_port, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 
 FAST = RetryPolicy(base_s=0.01, cap_s=0.02, retry_after_cap_s=0.05)
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def grade(api_base: str, samples: int, **grader: Any) -> CriterionGrader:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 from autorubric_cli.core.items import Item, Submission
@@ -48,3 +49,10 @@ def make_item(
     return Item(
         id=item_id, index=index, line=index + 1, submission=Submission(output=output), **fields
     )
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
