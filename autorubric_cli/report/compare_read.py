@@ -144,6 +144,13 @@ def read_side(directory: Path) -> Side:
             try:
                 obj = orjson.loads(raw)
                 side.add(obj)
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+            except (
+                orjson.JSONDecodeError,
+                KeyError,
+                TypeError,
+                ValueError,
+                AttributeError,
+                OverflowError,
+            ):
                 side.issues.bad_lines.append(number)
     return side

@@ -109,11 +109,11 @@ class ReportFold:
     def add(self, record: ItemRecord) -> None:
         self.recorded += 1
         self.simulated = self.simulated or record.simulated
-        self.indices.append(record.index)
+        self.indices.append(_int64(record.index))
         if record.status == "error":
             self.errored += 1
             self.errored_items.append((record.id, record.error or "error"))
-            self.errored_indices.append(record.index)
+            self.errored_indices.append(_int64(record.index))
         self.item_scores.append(np.nan if record.score is None else record.score)
         add_counts(self.usage, record.usage)
         if record.cost is not None:
@@ -215,6 +215,11 @@ class ReportFold:
                 )
             )
         return out
+
+
+def _int64(value: int) -> int:
+    """A hand-edited record's index clamped to int64 (it only orders the items)."""
+    return min(max(value, -(2**63)), 2**63 - 1)
 
 
 def option_labels(criterion: Criterion) -> list[str]:
