@@ -39,6 +39,7 @@ from autorubric_cli.experiment.manifest import (
 )
 from autorubric_cli.experiment.record_fit import misfit
 from autorubric_cli.experiment.shard import Shard, shard_of
+from autorubric_cli.experiment.store import open_records, record_head
 from autorubric_cli.loading.rubric_loader import load_rubric
 
 # Settings that change how fast a shard ran, never what it recorded: they may differ.
@@ -200,7 +201,7 @@ def locate_records(shards: list[ShardDir], warnings: list[str]) -> dict[str, Loc
         if not path.exists():
             continue
         offset = 0
-        with _open_items(path) as handle:
+        with open_records(path) as handle:
             for line, raw in enumerate(handle, start=1):
                 head = _id_and_index(raw)
                 if head is None:
@@ -218,19 +219,9 @@ def locate_records(shards: list[ShardDir], warnings: list[str]) -> dict[str, Loc
     return located
 
 
-def _open_items(path: Path) -> Any:
-    try:
-        return path.open("rb")
-    except OSError as exc:
-        raise InputError(f"cannot read items.jsonl: {exc.strerror}", path=str(path)) from None
-
-
 def _id_and_index(raw: bytes) -> tuple[str, int] | None:
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
+    obj = record_head(raw)
+    if obj is None:
         return None
     index = obj.get("index")
     return str(obj["id"]), index if isinstance(index, int) else -1

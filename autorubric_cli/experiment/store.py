@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 from pydantic import ValidationError
@@ -99,7 +99,13 @@ class ReadIssues:
 
 
 def _id_and_status(raw: bytes) -> tuple[str, str] | None:
-    """(id, status) of a complete record line; None for a torn or unreadable one.
+    """(id, status) of a complete record line; None for a torn or unreadable one."""
+    obj = record_head(raw)
+    return None if obj is None else (str(obj["id"]), str(obj["status"]))
+
+
+def record_head(raw: bytes) -> dict[str, Any] | None:
+    """A complete record line as a dict with `id` and `status`; None for a torn one.
 
     The whole line is parsed: a torn record can end in `}` (a nested object), so no shortcut on
     the line's prefix is sound, and a torn line taken as recorded would never be graded again.
@@ -110,7 +116,7 @@ def _id_and_status(raw: bytes) -> tuple[str, str] | None:
         return None
     if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
         return None
-    return str(obj["id"]), str(obj["status"])
+    return obj
 
 
 def open_records(path: Path) -> BinaryIO:
