@@ -4,6 +4,7 @@ verdicts scripted per item, so the transitions, the sign and the exit codes are 
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -172,7 +173,8 @@ def test_html_writes_one_page_and_prints_its_path(runs: dict[str, Path], tmp_pat
     assert default.returncode == 1, default.stderr  # the gate still decides the exit code
     assert default.stdout.strip() == str(page)
     text = page.read_text()
-    assert "it0000" in text and "<script src=" not in text and "http://" not in text.lower()
+    assert "it0000" in text and "MET → UNMET" in text  # the movers, with their flips
+    assert not re.search(r"""<(script|link)[^>]+(src|href)=["']?(https?:)?//""", text)
     chosen = tmp_path / "pages" / "c.html"
     chosen.parent.mkdir()
     explicit = run_cli("compare", runs["A"], runs["C"], "-f", "html", "-o", chosen)

@@ -52,6 +52,15 @@ COMPARE: dict[str, Any] = {
         },
     ],
     "judges": [{"id": "gpt", "base_mean": 0.7, "new_mean": 0.69, "diff": -0.01}],
+    "moved": [
+        {
+            "id": f"q7{XSS}",
+            "base": 1.0,
+            "new": 0.25,
+            "diff": -0.75,
+            "flips": [{"criterion": "x", "base": "MET", "new": "UNMET"}],
+        }
+    ],
     "gate": {
         "passed": False,
         "checks": [{"metric": "score.diff", "min": -0.02, "value": -0.03, "passed": False}],
@@ -62,7 +71,7 @@ COMPARE: dict[str, Any] = {
 def test_every_section_and_figure_of_the_comparison() -> None:
     text = render_compare_html(COMPARE)
     page = parse_text(text)
-    assert {"summary", "scores", "criteria", "judges", "gate", "warnings"} <= page.ids
+    assert {"summary", "scores", "criteria", "judges", "moved", "gate", "warnings"} <= page.ids
     assert page.plots == ["items", "criteria"] and page.external == []
     specs = page.specs()
     assert specs["items"]["n"] == [12, 30, 58]
@@ -71,6 +80,7 @@ def test_every_section_and_figure_of_the_comparison() -> None:
         assert shown in text
     assert "singular" in text and "FAILED" in text and "100 paired" in text
     assert XSS not in text and "judges differ: &lt;script&gt;" in text
+    assert "q7&lt;script&gt;" in text and "-0.750" in text and "x: MET → UNMET" in text
 
 
 def test_nothing_paired_has_no_plots_and_still_renders() -> None:
@@ -78,6 +88,7 @@ def test_nothing_paired_has_no_plots_and_still_renders() -> None:
     empty["items"]["paired"] = 0
     empty["score"] = dict.fromkeys(COMPARE["score"])
     empty["criteria"], empty["judges"], empty["gate"], empty["warnings"] = [], [], None, []
+    empty["moved"] = []
     page = parse_text(render_compare_html(empty))
     assert page.plots == [] and sorted(page.empty_plots) == ["criteria", "items"]
-    assert "gate" not in page.ids and "plot-specs" not in page.ids
+    assert "gate" not in page.ids and "plot-specs" not in page.ids and "moved" not in page.ids
