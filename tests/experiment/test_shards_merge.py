@@ -128,12 +128,8 @@ def test_a_missing_shard_is_named_and_allow_partial_merges_the_rest(
     by_id = {r["id"]: r for r in records(runs / "single")}
     assert {r["id"]: r for r in records(out)} == by_id
     resumed, single = report(out), report(runs / "single")
-    assert resumed["status"] == "completed" and resumed["items"] == single["items"]
-    # (figures over the records in file order, such as bootstrap intervals, are the report
-    # layer's to make order-free: resumed items come after the merged ones in the file)
-    assert [c["distribution"] for c in resumed["criteria"]] == [
-        c["distribution"] for c in single["criteria"]
-    ]
+    # every figure, although the resumed items come after the merged ones in the file
+    assert resumed["status"] == "completed" and resumed == single
 
 
 def test_shards_of_different_runs_refuse_to_merge(runs: Path, tmp_path: Path) -> None:
