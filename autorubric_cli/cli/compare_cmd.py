@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -54,10 +53,9 @@ def write_outputs(result: dict[str, Any], junit: Path | None) -> None:
     """The JUnit file and the GitHub step summary, when asked for."""
     if junit is not None:
         junit.write_text(render_compare_junit(result))
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(render_compare_markdown(result) + "\n")
+    from autorubric_cli.cli.finish import append_step_summary
+
+    append_step_summary(render_compare_markdown(result))
 
 
 def write_compare_html(result: dict[str, Any], path: Path) -> str:

@@ -83,6 +83,14 @@ def exit_code(report: dict[str, Any]) -> int:
     return gate_exit_code(report)
 
 
+def append_step_summary(markdown: str) -> None:
+    """Append to the GitHub Actions job summary when `GITHUB_STEP_SUMMARY` names a file."""
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(markdown + "\n")
+
+
 def finish(
     directory: Path,
     fmt: str,
@@ -112,10 +120,7 @@ def finish(
         write_atomic(directory / REPORT, orjson.dumps(report, option=orjson.OPT_INDENT_2))
     if junit is not None:
         junit.write_text(render_junit(report))
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(render_markdown(report) + "\n")
+    append_step_summary(render_markdown(report))
     html = None
     if fmt == "html" or compact:
         from autorubric_cli.report.html.page import write_report_html

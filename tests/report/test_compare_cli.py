@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from scipy import stats
 
-from tests.experiment.engine_support import run_cli, server_rubric, token, write_dataset
+from tests.experiment.engine_support import cli_env, run_cli, server_rubric, token, write_dataset
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
 N = 30
@@ -182,3 +184,17 @@ def test_html_writes_one_page_and_prints_its_path(runs: dict[str, Path], tmp_pat
     assert chosen.read_text().startswith("<!DOCTYPE html>") or "<html" in chosen.read_text()[:200]
     misplaced = run_cli("compare", runs["A"], runs["C"], "-o", chosen)
     assert misplaced.returncode == 2 and "--output" in misplaced.stderr
+
+
+def test_the_comparison_goes_to_the_github_step_summary(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {**cli_env(), "GITHUB_STEP_SUMMARY": str(summary)}
+    args = [sys.executable, "-m", "autorubric_cli", "compare", runs["A"], runs["C"], "-f", "json"]
+    done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## autorubric compare · A → C")  # appended, not replaced
+    assert "| it0000 |" in text
