@@ -1,11 +1,17 @@
 """Benchmark: `autorubric run` throughput against the loopback judge server.
 
 Default: 1,000 items x 3 criteria x 1 judge, server latency 100 ms, concurrency 16.
-Ideal = calls x latency / concurrency = 3,000 x 0.1 / 16 = 18.75 s; target >= 0.85 of ideal.
+Ideal = calls x latency / concurrency = 3,000 x 0.1 / 16 = 18.75 s; target >= 0.87 of ideal.
 Prints the grading time measured in-process (what the engine adds) and the whole CLI command
 (including interpreter start-up and the litellm import), median of --runs runs.
 
+In the same run, against the same server, it grades the same workload with the `autorubric`
+Python library 1.6.1 (bench/library_driver.py, run by the interpreter of a throwaway venv that
+has the library: it is not a project dependency) and prints ours/library (target >= 1.4):
+
+    python3 -m venv /tmp/arlib && /tmp/arlib/bin/pip install autorubric==1.6.1
     python bench/run_throughput.py [--items 1000] [--latency 0.1] [--concurrency 16] [--runs 3]
+        [--library-python /tmp/arlib/bin/python]
 """
 
 from __future__ import annotations
@@ -88,16 +94,36 @@ def whole_command(rubric: Path, data: Path, out: Path) -> float:
     return time.perf_counter() - started
 
 
+def library_run(python: str, api_base: str, items: int, concurrency: int) -> float:
+    """Wall seconds of the library's whole process (start-up and imports included, like ours)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [python, str(ROOT / "bench" / "library_driver.py"), api_base, "--items", str(items)]
+        + ["--concurrency", str(concurrency)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),  # not the repo root: the library must not see our modules
+    )
+    wall = time.perf_counter() - started
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    if report["failed"]:
+        raise SystemExit(f"the library failed {report['failed']} of {report['items']} items")
+    return wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--library-python", default="/tmp/arlib/bin/python")
     args = parser.parse_args()
+    library = Path(args.library_python).exists()
     os.environ[KEY_ENV] = "bench-key"
     ideal = args.items * 3 * args.latency / args.concurrency
-    inner, outer, cpu = [], [], []
+    inner, outer, cpu, lib = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as server:
         rubric, data = write_inputs(Path(tmp), server.api_base, args.items, args.concurrency)
         for run in range(args.runs):
@@ -105,16 +131,30 @@ def main() -> None:
             inner.append(wall)
             cpu.append(used)
             outer.append(whole_command(rubric, data, Path(tmp) / f"out{run}"))
+            if library:
+                lib.append(
+                    library_run(args.library_python, server.api_base, args.items, args.concurrency)
+                )
     print(
         f"ideal {ideal:.2f} s ({args.items} items x 3 calls x {args.latency * 1000:.0f} ms "
         f"/ concurrency {args.concurrency})"
     )
-    for label, times in (("grading (in-process)", inner), ("whole `autorubric run`", outer)):
+    runs = [("grading (in-process)", inner), ("whole `autorubric run`", outer)]
+    if library:
+        runs.append(("autorubric library 1.6.1 (whole process)", lib))
+    for label, times in runs:
         median = statistics.median(times)
         print(
             f"{label}: median {median:.2f} s, ratio to ideal {ideal / median:.2f} "
-            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.85"
+            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.87"
         )
+    if library:
+        ratio = statistics.median(lib) / statistics.median(outer)
+        print(
+            f"whole CLI vs library, same run: {ratio:.2f}x the library's throughput; target >= 1.4"
+        )
+    else:
+        print(f"library comparison skipped: {args.library_python} not found (see the docstring)")
     calls = args.items * 3
     print(
         f"client CPU per call (in-process, all layers incl. litellm): median "

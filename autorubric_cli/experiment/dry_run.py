@@ -43,6 +43,7 @@ from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import CallRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.simulated import is_simulated
@@ -119,6 +120,8 @@ class Estimator:
     def cost(self, spec: JudgeSpec, prompt: int, completion: int) -> float | None:
         if is_simulated(spec.model):
             return 0.0
+        if known_unpriced(spec.model):
+            return None  # registered at a zero price by judges/pricing.py: still unpriced
         try:
             costs = self.litellm.cost_per_token(
                 model=spec.model, prompt_tokens=prompt, completion_tokens=completion

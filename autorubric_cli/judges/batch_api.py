@@ -21,6 +21,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.judges.batch_lines import ENDPOINT, BatchPrice
 from autorubric_cli.judges.failures import classify
 from autorubric_cli.judges.litellm_transport import api_key_for, load_litellm
+from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import is_simulated
 
@@ -202,6 +203,8 @@ class BatchAPI:
 
 
 def batch_price(model: str, provider: str) -> BatchPrice | None:
+    if known_unpriced(model) or known_unpriced(f"{provider}/{model}"):
+        return None  # registered at a zero price by judges/pricing.py: still unpriced
     litellm = load_litellm()
     try:
         info = litellm.get_model_info(model=model, custom_llm_provider=provider)

@@ -17,6 +17,7 @@ from typing import Any
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
+from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced
 from autorubric_cli.judges.request import CallRequest, Completion
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
@@ -123,7 +124,18 @@ def cost_of(litellm: ModuleType, response: Any) -> float | None:
     return float(cost) if cost is not None else None
 
 
-def completion_of(litellm: ModuleType, response: Any) -> Completion:
+def priced_cost(litellm: ModuleType, response: Any, model: str) -> float | None:
+    """`cost_of`, except for a model litellm cannot price: None, and registered (pricing.py)."""
+    if known_unpriced(model):
+        return None
+    cost = cost_of(litellm, response)
+    if cost is None:
+        provider = getattr(response, "_hidden_params", {}).get("custom_llm_provider")
+        mark_unpriced(litellm, model, provider if isinstance(provider, str) else None)
+    return cost
+
+
+def completion_of(litellm: ModuleType, response: Any, model: str) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     reasoning = getattr(message, "reasoning_content", None)
@@ -131,7 +143,7 @@ def completion_of(litellm: ModuleType, response: Any) -> Completion:
         content=getattr(message, "content", None),
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         usage=usage_of(response),
-        cost=cost_of(litellm, response),
+        cost=priced_cost(litellm, response, model),
     )
 
 
@@ -165,4 +177,4 @@ class LiteLLMTransport:
             )
         if failure is not None:
             raise failure  # raised outside `except` so the provider's text is not chained
-        return completion_of(litellm, response)
+        return completion_of(litellm, response, self.spec.model)
