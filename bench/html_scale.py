@@ -24,7 +24,8 @@ import orjson
 from report_scale import write_experiment
 
 from autorubric_cli.experiment.manifest import InputFile, load_manifest, save_manifest, sha256_file
-from autorubric_cli.report.build import build_report_and_fold, open_experiment
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.report.build import build_report_and_fold
 from autorubric_cli.report.html.page import render_report_html
 
 WORDS = [

@@ -13,6 +13,8 @@ alone, measured without the network's and litellm's noise.
 
 A third pass measures the ceiling: a server with 0 ms latency, concurrency 64 (`--ceiling-*`),
 calls/s for ours and for bare `acompletion` in a loop (targets: ours <= 3.5 ms CPU/call).
+A fourth measures the same ceiling with the litellm calls in `--workers` judge worker
+processes (judges/workers.py; default: one per core), CPU of this process and the workers.
 
     /work/venv/bin/python bench/judge_throughput.py [--calls 600] [--latency 0.05]
 """
@@ -86,6 +88,32 @@ async def measure_ours(api_base: str, calls: int, concurrency: int, warmup: int)
     return measure
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of another process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure_workers(api_base: str, calls: int, concurrency: int, workers: int) -> Measure:
+    """Ours with every litellm call in `workers` worker processes, started and warmed first."""
+    from autorubric_cli.judges.workers import WorkerPool
+
+    judge = http_judge(api_base, "bench", max_concurrency=concurrency)
+    rubric = make_rubric([judge], concurrency=concurrency, max_attempts=1)
+    pool = WorkerPool(rubric.grader.judges, rubric.grader.timeout, workers)
+    pool.start()
+    grader = CriterionGrader(rubric, seed=1, retry=RetryPolicy(), workers=pool)
+    await asyncio.gather(*(grader.grade(item) for item in items(4 * concurrency, "warm")))
+    pids = [w.process.pid for w in pool.workers]
+    before = sum(map(process_cpu_s, pids))
+    batch = items(calls, "run")
+    measure = await timed(calls, lambda: gather(grader.grade(item) for item in batch))
+    worker_cpu = sum(map(process_cpu_s, pids)) - before
+    await grader.aclose()
+    assert grader.stats.error_votes == 0, "a benchmark call failed"
+    return Measure(calls, measure.wall_s, measure.cpu_s + worker_cpu)
+
+
 async def measure_raw(api_base: str, calls: int, concurrency: int, warmup: int) -> Measure:
     litellm = load_litellm()
     rubric = make_rubric([http_judge(api_base, "bench")])
@@ -142,6 +170,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ceiling-concurrency", type=int, default=64)
     parser.add_argument("--ceiling-calls", type=int, default=600)
+    parser.add_argument("--workers", type=int, default=0, help="worker processes (0: cores)")
     args = parser.parse_args()
     os.environ[TEST_KEY_ENV] = KEY
     ideal = args.concurrency / args.latency
@@ -168,6 +197,25 @@ def main() -> None:
         f"raw acompletion {raw0.calls_per_s:.0f} calls/s ({raw0.cpu_ms_per_call:.2f} ms CPU/call), "
         f"ours {ours0.calls_per_s:.0f} calls/s ({ours0.cpu_ms_per_call:.2f} ms CPU/call; "
         f"target <= 3.5)"
+    )
+    from autorubric_cli.judges.workers import cores
+
+    workers = args.workers or cores()
+    with JudgeServerProcess(latency=0.0) as server:
+        pooled = median_measure(
+            [
+                asyncio.run(
+                    measure_workers(
+                        server.api_base, 3 * args.ceiling_calls, args.ceiling_concurrency, workers
+                    )
+                )
+                for _ in range(args.runs)
+            ]
+        )
+    print(
+        f"ceiling with {workers} worker processes: ours {pooled.calls_per_s:.0f} calls/s "
+        f"({pooled.cpu_ms_per_call:.2f} ms CPU/call over all processes), "
+        f"{pooled.calls_per_s / ours0.calls_per_s:.2f}x one process"
     )
     real = litellm.acompletion
     litellm.acompletion = canned_completion(litellm)

@@ -36,7 +36,9 @@ from tests.support.judge_server import JudgeServerProcess  # noqa: E402
 KEY_ENV = "AUTORUBRIC_BENCH_KEY"
 
 
-def write_inputs(directory: Path, api_base: str, items: int, concurrency: int) -> tuple[Path, Path]:
+def write_inputs(
+    directory: Path, api_base: str, items: int, concurrency: int, workers: str = "auto"
+) -> tuple[Path, Path]:
     rubric = directory / "rubric.yaml"
     rubric.write_text(
         f"""criteria:
@@ -48,6 +50,7 @@ grader:
     - {{model: openai/bench, id: bench, api_base: "{api_base}", api_key_env: {KEY_ENV},
         max_concurrency: {concurrency}}}
   concurrency: {concurrency}
+  workers: {workers}
   seed: 1
   timeout: 30
 """
@@ -118,6 +121,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--workers", default="auto", help='grader.workers: "auto", N, or 0 (in-process calls)'
+    )
     parser.add_argument("--library-python", default="/tmp/arlib/bin/python")
     args = parser.parse_args()
     library = Path(args.library_python).exists()
@@ -125,7 +131,9 @@ def main() -> None:
     ideal = args.items * 3 * args.latency / args.concurrency
     inner, outer, cpu, lib = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as server:
-        rubric, data = write_inputs(Path(tmp), server.api_base, args.items, args.concurrency)
+        rubric, data = write_inputs(
+            Path(tmp), server.api_base, args.items, args.concurrency, args.workers
+        )
         for run in range(args.runs):
             wall, used = grade_in_process(rubric, data, Path(tmp) / f"in{run}")
             inner.append(wall)

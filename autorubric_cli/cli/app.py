@@ -205,7 +205,7 @@ def run(
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
     def body() -> int:
-        from autorubric_cli.cli.finish import finish
+
         from autorubric_cli.experiment.session import RunInterrupted, RunOptions, start_run
 
         if name is not None and out is not None:
@@ -229,14 +229,18 @@ def run(
             from autorubric_cli.cli.cache_cmd import dry_run_run
 
             return dry_run_run(rubric, dataset, options, format.value)
-        from autorubric_cli.cli.compare_cmd import baseline_options, then_compare
+        from autorubric_cli.cli.baseline import baseline_options, then_compare
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
         try:
             directory = start_run(rubric, dataset, options)
         except RunInterrupted as exc:
+            from autorubric_cli.cli.finish import finish
+
             finish(exc.directory, format.value, fail_under, junit, quiet=True, compact=True)
             raise
+        from autorubric_cli.cli.finish import finish
+
         code = finish(directory, format.value, fail_under, junit, compact=True)
         return then_compare(baseline, directory, compare, format.value, junit, code)
 
@@ -279,7 +283,7 @@ def resume(
             return resume_body()
 
     def resume_body() -> int:
-        from autorubric_cli.cli.compare_cmd import baseline_options, then_compare
+        from autorubric_cli.cli.baseline import baseline_options, then_compare
         from autorubric_cli.cli.finish import finish
         from autorubric_cli.experiment.session import RunInterrupted, resume_run
 

@@ -11,10 +11,8 @@ from xml.etree import ElementTree as ET
 import orjson
 
 from autorubric_cli.errors import InputError
-from autorubric_cli.report.build import open_experiment
 from autorubric_cli.report.compare import (
     CompareOptions,
-    check_options,
     compare_experiments,
     exit_code,
 )
@@ -125,31 +123,3 @@ def compare_with_baseline(
         print(f"autorubric: compare warning: {warning}", file=sys.stderr)
     code = exit_code(result)
     return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0
-
-
-def baseline_options(
-    baseline: Path | None, max_drop: float | None, fail_on_regression: bool, alpha: float
-) -> CompareOptions | None:
-    """The compare options for `--baseline`, checked before any judge is called."""
-    if baseline is None:
-        if max_drop is not None or fail_on_regression:
-            raise InputError("needs --baseline DIR", key="--max-drop/--fail-on-regression")
-        return None
-    open_experiment(baseline)  # a wrong path fails now, not after a paid run
-    options = CompareOptions(max_drop, fail_on_regression, alpha)
-    check_options(options)
-    return options
-
-
-def then_compare(
-    baseline: Path | None,
-    directory: Path,
-    options: CompareOptions | None,
-    fmt: str,
-    junit: Path | None,
-    code: int,
-) -> int:
-    """`run`/`resume`'s exit code, or with --baseline the combined one after comparing."""
-    if baseline is None or options is None:
-        return code
-    return compare_with_baseline(baseline, directory, options, fmt, junit, code)

@@ -97,7 +97,7 @@ def run_validate(
     beta_sweep: str | None,
     fc_matrix: Path | None,
 ) -> int:
-    from autorubric_cli.report.build import open_experiment
+    from autorubric_cli.experiment.opened import open_experiment
     from autorubric_cli.validate.loader import read_fc_matrix, validate_experiment
 
     check_format(fmt)

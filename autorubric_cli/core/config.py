@@ -197,6 +197,16 @@ class LLMConfig(Strict):
     llm_calls: LLMCalls = "per_criterion"  # SPEC §10
     cache: bool = True  # SPEC §9
     batch: bool = False  # SPEC §11
+    # litellm calls of `run`/`resume` in worker processes: "auto" (one, more while all are
+    # busy, up to the cores), N (up to N), 0 (in the grading process). README: Judge layer.
+    workers: int | Literal["auto"] = Field("auto", union_mode="left_to_right")
+
+    @field_validator("workers")
+    @classmethod
+    def _workers_range(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and not 0 <= v <= 1024:
+            raise ValueError('workers must be "auto" or a whole number from 0 to 1024')
+        return v
 
     @model_validator(mode="after")
     def _unique_judge_ids(self) -> LLMConfig:

@@ -217,7 +217,7 @@ def dry_run_resume(
     directory: Path, *, retry_errors: bool, no_cache: bool, cache_dir: Path | None
 ) -> dict[str, Any]:
     """The bill of `resume` with these flags; reads the experiment, writes nothing."""
-    from autorubric_cli.report.build import open_experiment
+    from autorubric_cli.experiment.opened import open_experiment
 
     experiment = open_experiment(directory)
     manifest = experiment.manifest

@@ -93,8 +93,12 @@ def experiment_directory(rubric_path: Path, options: RunOptions) -> Path:
     return Path("experiments") / (options.name or f"{rubric_path.stem}-{stamp}")
 
 
+def is_simulated_model(model: str) -> bool:
+    return model.startswith("simulated/")
+
+
 def is_simulated(config: LLMConfig) -> bool:
-    return any(j.model.startswith("simulated/") for j in config.judges)
+    return any(is_simulated_model(j.model) for j in config.judges)
 
 
 def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
@@ -104,18 +108,64 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
 def _make_grader(
     rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
 ) -> Any:
+    """The run's grader. Its first judge worker process is spawned first, so that litellm's
+    import there overlaps with everything this process still does before the first call."""
     from autorubric_cli.grading.grader import CriterionGrader
     from autorubric_cli.judges.cache import CallCache, cache_path
 
-    cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
-    batches = batch_coordinator(directory, rubric.grader)
-    return CriterionGrader(rubric, seed=seed, base_dir=base_dir, cache=cache, batches=batches)
+    workers = worker_pool(rubric.grader)
+    try:
+        cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
+        batches = batch_coordinator(directory, rubric.grader)
+        return CriterionGrader(
+            rubric, seed=seed, base_dir=base_dir, cache=cache, batches=batches, workers=workers
+        )
+    except BaseException:
+        if workers is not None:
+            workers.terminate()
+        raise
+
+
+def worker_pool(config: LLMConfig) -> Any:
+    """Worker processes for the litellm calls (judges/workers.py); None when `workers: 0` or
+    when no judge calls litellm directly (simulated or batched judges). `workers: N` starts
+    them now; `auto` starts them only if this process gets too busy."""
+    from autorubric_cli.judges.batch_transport import batch_enabled
+    from autorubric_cli.judges.workers import WorkerPool, cores
+
+    direct = [
+        j for j in config.judges if not is_simulated_model(j.model) and not batch_enabled(config, j)
+    ]
+    if config.workers == 0 or not direct:
+        return None
+    if config.workers == "auto":
+        return WorkerPool(direct, config.timeout, cores(), spill=True)
+    pool = WorkerPool(direct, config.timeout, config.workers)
+    pool.start()
+    # While the workers import litellm (seconds), load what the end-of-run report needs
+    # (numpy, scipy): it then costs the run nothing.
+    import autorubric_cli.report.build  # noqa: F401
+
+    return pool
+
+
+@contextlib.contextmanager
+def _stopping_workers(grader: Any) -> Iterator[None]:
+    """Before the event loop runs, a failure (a busy directory, a full disk) stops the worker
+    processes at once instead of leaving them to notice the closed socket."""
+    try:
+        yield
+    except BaseException:
+        if grader.workers is not None:
+            grader.workers.terminate()
+        raise
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
     from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable
+    from autorubric_cli.judges.workers import WorkerPoolFailed
 
-    return (JudgeAuthError, JudgeUnavailable)
+    return (JudgeAuthError, JudgeUnavailable, WorkerPoolFailed)
 
 
 def prepare_run(rubric_path: Path, options: RunOptions) -> tuple[Rubric, dict[str, str]]:
@@ -129,41 +179,46 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     """Validate everything, then create the directory and grade. Returns the directory."""
     rubric, fields = prepare_run(rubric_path, options)
     config = rubric.grader
-    shard = parse_shard(options.shard) if options.shard is not None else None
-    covered, total = count_items(dataset_path, rubric, fields, options.limit, shard)
-    if shard is not None:
-        shard.dataset_items = covered
     directory = experiment_directory(rubric_path, options)
     grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir, directory)
-    in_use = (
-        f"experiment directory already exists; use `autorubric resume {directory}` "
-        "or choose another --name/--out"
-    )
-    with claim_new_directory(directory, in_use):
-        now = utc_now()
-        manifest = Manifest(
-            autorubric_version=__version__,
-            name=directory.name,
-            command=sys.argv,
-            created=now,
-            updated=now,
-            status="running",
-            seed=config.seed,
-            config=config.model_dump(mode="json"),
-            rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
-            dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
-            dataset_fields=fields,
-            items_total=total,
-            limit=options.limit,
-            simulated=is_simulated(config),
-            shard=shard,
+    with _stopping_workers(grader):
+        shard = parse_shard(options.shard) if options.shard is not None else None
+        covered, total = count_items(dataset_path, rubric, fields, options.limit, shard)
+        if shard is not None:
+            shard.dataset_items = covered
+        in_use = (
+            f"experiment directory already exists; use `autorubric resume {directory}` "
+            "or choose another --name/--out"
         )
-        with _fresh_until_saved(directory):
-            with writing(directory / RUBRIC_COPY):
-                shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
-            save_manifest(directory, manifest)
-        with _resumable(directory):
-            _execute(directory, manifest, rubric, grader, set(), {}, dataset_path, options.grace_s)
+        with claim_new_directory(directory, in_use):
+            now = utc_now()
+            manifest = Manifest(
+                autorubric_version=__version__,
+                name=directory.name,
+                command=sys.argv,
+                created=now,
+                updated=now,
+                status="running",
+                seed=config.seed,
+                config=config.model_dump(mode="json"),
+                rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
+                dataset=InputFile(
+                    path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)
+                ),
+                dataset_fields=fields,
+                items_total=total,
+                limit=options.limit,
+                simulated=is_simulated(config),
+                shard=shard,
+            )
+            with _fresh_until_saved(directory):
+                with writing(directory / RUBRIC_COPY):
+                    shutil.copyfile(rubric_path, directory / RUBRIC_COPY)
+                save_manifest(directory, manifest)
+            with _resumable(directory):
+                _execute(
+                    directory, manifest, rubric, grader, set(), {}, dataset_path, options.grace_s
+                )
     return directory
 
 
@@ -278,7 +333,7 @@ def _resume_locked(
     cache_dir: Path | None,
     no_batch: bool,
 ) -> list[str]:
-    from autorubric_cli.report.build import open_experiment
+    from autorubric_cli.experiment.opened import open_experiment
 
     experiment = open_experiment(directory)
     manifest = experiment.manifest
@@ -290,11 +345,12 @@ def _resume_locked(
     grader = _make_grader(
         rubric, manifest.seed, Path(manifest.rubric.path).parent, cache_dir, directory
     )
-    manifest.status = "running"
-    manifest.error = None
-    save_manifest(directory, manifest)
-    dataset = Path(manifest.dataset.path)
-    _execute(directory, manifest, rubric, grader, done, priors, dataset, grace_s)
+    with _stopping_workers(grader):
+        manifest.status = "running"
+        manifest.error = None
+        save_manifest(directory, manifest)
+        dataset = Path(manifest.dataset.path)
+        _execute(directory, manifest, rubric, grader, done, priors, dataset, grace_s)
     return issues.warnings(directory / ITEMS)
 
 

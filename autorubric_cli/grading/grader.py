@@ -30,6 +30,7 @@ from autorubric_cli.judges.cache import CallCache
 
 if TYPE_CHECKING:
     from autorubric_cli.judges.batch_transport import BatchCoordinator
+    from autorubric_cli.judges.workers import WorkerPool
 
 
 async def reused(vote: Vote) -> Vote:
@@ -57,8 +58,10 @@ class CriterionGrader:
     `seed` drives option shuffles and few-shot selection; `base_dir` resolves the few-shot
     examples path; `retry` sets backoff timing (default: `rubric.grader.retry`); `cache` is
     the call cache (SPEC §9), None for none; it is closed by `aclose`; `batches` routes the
-    judges that batch through provider batch APIs (SPEC §11), None for none. Judge
-    failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
+    judges that batch through provider batch APIs (SPEC §11), None for none; `workers` runs
+    the litellm calls in worker processes (judges/workers.py), None: in this process; it is
+    closed by `aclose`. Judge failures become error votes; only `JudgeAuthError` (refused
+    credentials) is raised.
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class CriterionGrader:
         retry: RetryPolicy | None = None,
         cache: CallCache | None = None,
         batches: BatchCoordinator | None = None,
+        workers: WorkerPool | None = None,
     ) -> None:
         if not rubric.grader.judges:
             raise InputError(
@@ -83,8 +87,14 @@ class CriterionGrader:
         policy = retry or RetryPolicy.from_config(rubric.grader.retry)
         self.cache = cache
         self.batches = batches
+        self.workers = workers
         self.judges = build_judges(
-            rubric.grader, policy=policy, stats=self.stats, cache=cache, batches=batches
+            rubric.grader,
+            policy=policy,
+            stats=self.stats,
+            cache=cache,
+            batches=batches,
+            workers=workers,
         )
         self.per_item = per_item_builder(rubric, seed, base_dir)
         self.requests = RequestBuilder(
@@ -146,10 +156,12 @@ class CriterionGrader:
         )
 
     async def aclose(self) -> None:
-        """Close litellm's HTTP clients (call before the event loop ends) and the call cache;
-        stop polling batches (they keep running at the provider, SPEC §11)."""
+        """Close litellm's HTTP clients (call before the event loop ends), the worker processes
+        and the call cache; stop polling batches (they keep running at the provider, SPEC §11)."""
         if self.batches is not None:
             await self.batches.aclose()
+        if self.workers is not None:
+            await self.workers.aclose()
         await close_clients()
         if self.cache is not None:
             self.cache.close()

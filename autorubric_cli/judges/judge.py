@@ -40,6 +40,7 @@ from autorubric_cli.judges.request import CallRequest, Completion, Transport, Vo
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
 from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.workers import WorkerPool, WorkerTransport
 
 if TYPE_CHECKING:
     from autorubric_cli.judges.batch_transport import BatchCoordinator
@@ -274,9 +275,13 @@ def original_set(
     return sorted({original_index(order, position) for position in shown_set})
 
 
-def transport_for(spec: JudgeSpec, timeout: float) -> Transport:
+def transport_for(spec: JudgeSpec, timeout: float, workers: WorkerPool | None) -> Transport:
+    """Simulated judges answer here; real ones through litellm, in the worker processes when
+    the run has them (workers.py), else in this process."""
     if is_simulated(spec.model):
         return SimulatedTransport(spec)
+    if workers is not None:
+        return WorkerTransport(spec, workers)
     return LiteLLMTransport(spec, timeout)
 
 
@@ -296,6 +301,7 @@ def build_judges(
     stats: CallStats,
     cache: CallCache | None = None,
     batches: BatchCoordinator | None = None,
+    workers: WorkerPool | None = None,
 ) -> list[Judge]:
     """Judges for a grader; a missing key variable or a bad param is an InputError now, and so
     is a judge to batch whose provider litellm cannot batch (SPEC §11)."""
@@ -303,7 +309,7 @@ def build_judges(
     flights = SingleFlight()
     judges = []
     for spec in config.judges:
-        transport = transport_for(spec, config.timeout)
+        transport = transport_for(spec, config.timeout, workers)
         limits, slots, unlimited = spec, global_slots, False
         if batches is not None:
             transport, unlimited = batches.wrap(spec, transport, config, policy, stats)

@@ -147,8 +147,34 @@ def completion_of(litellm: ModuleType, response: Any, model: str) -> Completion:
     )
 
 
+async def call_litellm(
+    spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
+) -> Completion:
+    """One `litellm.acompletion` call, its failure classified; the one call path, whether it
+    runs in this process (`LiteLLMTransport`) or in a judge worker process (workers.py)."""
+    litellm = load_litellm()
+    key = api_key_for(spec)
+    kwargs = request_kwargs(spec, timeout, messages, response_format)
+    if key is not None:
+        kwargs["api_key"] = key
+    failure: Exception | None = None
+    try:
+        response = await litellm.acompletion(**kwargs)
+    except Exception as exc:
+        failure = classify(
+            exc,
+            judge_id=spec.judge_id,
+            secret=key,
+            key_env=spec.api_key_env,
+            api_base=spec.api_base,
+        )
+    if failure is not None:
+        raise failure  # raised outside `except` so the provider's text is not chained
+    return completion_of(litellm, response, spec.model)
+
+
 class LiteLLMTransport:
-    """Calls a real provider through `litellm.acompletion`."""
+    """Calls a real provider through `litellm.acompletion`, in this process."""
 
     simulated = False
 
@@ -159,22 +185,4 @@ class LiteLLMTransport:
     async def complete(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
-        litellm = load_litellm()
-        key = api_key_for(self.spec)
-        kwargs = request_kwargs(self.spec, self.timeout, messages, response_format)
-        if key is not None:
-            kwargs["api_key"] = key
-        failure: Exception | None = None
-        try:
-            response = await litellm.acompletion(**kwargs)
-        except Exception as exc:
-            failure = classify(
-                exc,
-                judge_id=self.spec.judge_id,
-                secret=key,
-                key_env=self.spec.api_key_env,
-                api_base=self.spec.api_base,
-            )
-        if failure is not None:
-            raise failure  # raised outside `except` so the provider's text is not chained
-        return completion_of(litellm, response, self.spec.model)
+        return await call_litellm(self.spec, self.timeout, messages, response_format)

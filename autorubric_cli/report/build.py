@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
-from autorubric_cli.core.config import GateCheck, LLMConfig
+from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
-from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.errors import InputError
-from autorubric_cli.experiment.manifest import (
-    ITEMS,
-    MANIFEST,
-    RUBRIC_COPY,
-    Manifest,
-    load_manifest,
-)
+from autorubric_cli.experiment.manifest import ITEMS
+from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
-from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -33,33 +22,6 @@ from autorubric_cli.report.fold import (
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
 from autorubric_cli.report.parallel import fold_experiment
 from autorubric_cli.report.summary import score_summary
-
-
-@dataclass
-class Experiment:
-    directory: Path
-    manifest: Manifest
-    rubric: Rubric
-
-    @property
-    def rules(self) -> ScoringRules:
-        return ScoringRules.from_rubric(self.rubric)
-
-
-def open_experiment(directory: Path) -> Experiment:
-    """The manifest plus the rubric copy, with the resolved configuration it was run with."""
-    manifest = load_manifest(directory)
-    rubric = load_rubric(directory / RUBRIC_COPY)
-    try:
-        resolved = LLMConfig.model_validate(manifest.config)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        raise InputError(
-            f"manifest.json: `config` is invalid: {error['msg']}",
-            path=str(directory / MANIFEST),
-            key=".".join(str(p) for p in ("config", *error["loc"])),
-        ) from None
-    return Experiment(directory, manifest, rubric.model_copy(update={"grader": resolved}))
 
 
 def build_report(

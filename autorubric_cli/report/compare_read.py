@@ -22,9 +22,9 @@ import orjson
 
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
+from autorubric_cli.experiment.opened import Experiment, open_experiment
 from autorubric_cli.experiment.store import ReadIssues, open_records
 from autorubric_cli.metrics import ABSTAIN
-from autorubric_cli.report.build import Experiment, open_experiment
 
 NAN = math.nan
 

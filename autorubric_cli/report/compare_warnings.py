@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from autorubric_cli.report.build import Experiment
+from autorubric_cli.experiment.opened import Experiment
 
 OPERATIONAL = {
     *("judges", "seed"),  # warned about on their own
-    *("concurrency", "timeout", "max_attempts", "retry", "cache", "batch"),
+    *("concurrency", "timeout", "max_attempts", "retry", "cache", "batch", "workers"),
 }
 """Settings left out of the generic `grader.<key> differs` warnings."""
 SHOWN_IDS = 5

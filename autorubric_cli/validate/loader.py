@@ -20,11 +20,11 @@ import orjson
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
+from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.loading.dataset import parse_human_ratings
 from autorubric_cli.loading.readers import iter_records
 from autorubric_cli.loading.where import Where
-from autorubric_cli.report.build import open_experiment
 from autorubric_cli.validate.analysis import validate_collected
 from autorubric_cli.validate.collect import HumanEntries, collect
 from autorubric_cli.validate.settings import ValidateSettings

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, MANIFEST
+from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.loading.rubric_loader import parse_rubric
-from autorubric_cli.report.build import build_report, open_experiment
+from autorubric_cli.report.build import build_report
 from tests.experiment.engine_support import run_cli
 from tests.support.fuzz_inputs import RUBRIC, TARGETS, Workspace, generate, run_case
 

@@ -19,7 +19,8 @@ from html_support import (
     write_jsonl,
 )
 
-from autorubric_cli.report.build import build_report_and_fold, open_experiment
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.report.build import build_report_and_fold
 from autorubric_cli.report.html.items import worst_first_key
 from autorubric_cli.report.html.page import render_report_html
 from tests.support import TEST_KEY_ENV

@@ -6,7 +6,8 @@ import json
 import random
 from pathlib import Path
 
-from autorubric_cli.report.build import build_report, open_experiment
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.report.build import build_report
 from tests.report.test_report_parallel import load_bench
 
 

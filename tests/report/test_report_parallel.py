@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.report import parallel
-from autorubric_cli.report.build import build_report, open_experiment
+from autorubric_cli.report.build import build_report
 
 ROOT = Path(__file__).resolve().parents[2]
 

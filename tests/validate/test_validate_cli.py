@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from autorubric_cli.cli.app import app
-from autorubric_cli.report.build import build_report, open_experiment
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.report.build import build_report
 from autorubric_cli.validate.performance import METRICS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,45 @@
+"""An experiment directory opened for reading: its manifest and the rubric it was run with.
+
+Light (no numpy, no report): `resume` opens the experiment before starting its judge workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from autorubric_cli.core.config import LLMConfig
+from autorubric_cli.core.evaluate import ScoringRules
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import MANIFEST, RUBRIC_COPY, Manifest, load_manifest
+from autorubric_cli.loading.rubric_loader import load_rubric
+
+
+@dataclass
+class Experiment:
+    directory: Path
+    manifest: Manifest
+    rubric: Rubric
+
+    @property
+    def rules(self) -> ScoringRules:
+        return ScoringRules.from_rubric(self.rubric)
+
+
+def open_experiment(directory: Path) -> Experiment:
+    """The manifest plus the rubric copy, with the resolved configuration it was run with."""
+    manifest = load_manifest(directory)
+    rubric = load_rubric(directory / RUBRIC_COPY)
+    try:
+        resolved = LLMConfig.model_validate(manifest.config)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise InputError(
+            f"manifest.json: `config` is invalid: {error['msg']}",
+            path=str(directory / MANIFEST),
+            key=".".join(str(p) for p in ("config", *error["loc"])),
+        ) from None
+    return Experiment(directory, manifest, rubric.model_copy(update={"grader": resolved}))

@@ -1,0 +1,95 @@
+"""A judge worker process: makes litellm calls for the grader over one socket (workers.py).
+
+`python -m autorubric_cli.judges.worker_main FD`, FD being the worker's end of a socket pair.
+It imports litellm first (the grader's calls wait in the socket meanwhile), then answers every
+call with `call_litellm`, the same function the in-process transport uses. It exits when the
+grader closes the socket, or dies: it never outlives the run. Ctrl-C is the grader's to handle
+(it stops gracefully and closes the workers), so the worker ignores SIGINT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.litellm_transport import call_litellm, close_clients, load_litellm
+from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.worker_wire import encode, reply_to
+
+LINE_LIMIT = 1 << 30  # one message per line; a long submission makes a long line
+CPU_REPORT_S = 1.0
+
+
+class Worker:
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        self.timeout = 60.0
+        self.specs: dict[str, JudgeSpec] = {}
+        self.calls: dict[int, asyncio.Task[None]] = {}
+
+    def handle(self, message: list[Any]) -> None:
+        kind = message[0]
+        if kind == "judges":
+            self.timeout = message[1]
+            self.specs = {s.judge_id: s for s in map(JudgeSpec.model_validate, message[2])}
+        elif kind == "call":
+            call_id, judge_id, messages, response_format = message[1:5]
+            task = asyncio.create_task(self.answer(call_id, judge_id, messages, response_format))
+            self.calls[call_id] = task
+            task.add_done_callback(lambda _: self.calls.pop(call_id, None))
+        elif kind == "cancel" and message[1] in self.calls:
+            self.calls[message[1]].cancel()
+
+    async def answer(
+        self, call_id: int, judge_id: str, messages: list[dict[str, str]], response_format: dict
+    ) -> None:
+        outcome: Completion | BaseException
+        try:
+            outcome = await call_litellm(
+                self.specs[judge_id], self.timeout, messages, response_format
+            )
+        except Exception as exc:
+            outcome = exc
+        self.writer.write(encode(reply_to(call_id, outcome)))
+
+    async def report_cpu(self) -> None:
+        while True:
+            await asyncio.sleep(CPU_REPORT_S)
+            self.writer.write(encode(["cpu", time.process_time()]))
+
+
+async def serve(sock: socket.socket) -> None:
+
+    load_litellm()
+    reader, writer = await asyncio.open_connection(sock=sock, limit=LINE_LIMIT)
+    worker = Worker(writer)
+    reporter = asyncio.create_task(worker.report_cpu())
+    try:
+        while line := await reader.readline():
+            worker.handle(orjson.loads(line))
+    finally:
+        reporter.cancel()
+        for task in list(worker.calls.values()):
+            task.cancel()
+        await asyncio.gather(*worker.calls.values(), return_exceptions=True)
+        await close_clients()
+        writer.close()
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    with contextlib.suppress(ConnectionError):  # the grader is gone: nothing left to answer
+        asyncio.run(serve(sock))
+
+
+if __name__ == "__main__":
+    main()

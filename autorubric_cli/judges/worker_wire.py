@@ -1,0 +1,56 @@
+"""What crosses the socket between the grader and a judge worker process (workers.py).
+
+One JSON array per line (orjson escapes every newline inside a string, so a line is a message):
+
+- grader -> worker: `["judges", timeout, [spec, ...]]` once, then `["call", id, judge_id,
+  messages, response_format]` and `["cancel", id]`;
+- worker -> grader: `["ok", id, content, reasoning, usage, cost]`, `["fail", id, fields]` (a
+  `JudgeFailure`), `["auth", id, text]` (a `JudgeAuthError`), `["bug", id, text]` (anything
+  else: a bug, raised in the grader as it would have been in-process), and `["cpu", seconds]`
+  (the worker's CPU time so far, once a second, for the pool to decide whether to grow).
+
+No API key ever crosses: the worker reads it from its own environment, inherited from the
+grader's, by the variable name in the judge's spec. Error texts were redacted by `classify`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.request import Completion
+
+FAILURE_FIELDS = ("category", "detail", "retryable", "retry_after", "hopeless", "blames_judge")
+
+
+def encode(message: list[Any]) -> bytes:
+    return orjson.dumps(message) + b"\n"
+
+
+def reply_to(call_id: int, outcome: Completion | BaseException) -> list[Any]:
+    """The worker's reply for one call: its completion, or what it raised."""
+    if isinstance(outcome, Completion):
+        return ["ok", call_id, outcome.content, outcome.reasoning, outcome.usage, outcome.cost]
+    if isinstance(outcome, JudgeFailure):
+        return ["fail", call_id, {name: getattr(outcome, name) for name in FAILURE_FIELDS}]
+    if isinstance(outcome, JudgeAuthError):
+        return ["auth", call_id, str(outcome)]
+    return ["bug", call_id, f"{type(outcome).__name__}: {outcome}"]
+
+
+def outcome_of(reply: list[Any]) -> Completion | Exception:
+    """The grader's side of `reply_to`: the completion, or the exception to raise."""
+    kind = reply[0]
+    if kind == "ok":
+        content, reasoning, usage, cost = reply[2:6]
+        return Completion(content=content, reasoning=reasoning, usage=usage, cost=cost)
+    if kind == "fail":
+        fields = reply[2]
+        return JudgeFailure(
+            fields["category"], fields["detail"], **{k: fields[k] for k in FAILURE_FIELDS[2:]}
+        )
+    if kind == "auth":
+        return JudgeAuthError(reply[2])
+    return RuntimeError(f"in a judge worker process: {reply[2]}")

@@ -1,0 +1,241 @@
+"""Judge worker processes (judges/workers.py) over the real litellm path and the loopback server:
+the same answers and failure classes as in-process calls, dead workers, spilling, secrets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import autorubric_cli.judges.workers as workers_module
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.litellm_transport import call_litellm
+from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.workers import (
+    MAX_EXITS,
+    WorkerPool,
+    WorkerPoolFailed,
+    WorkerTransport,
+)
+from tests.support import TEST_KEY_ENV, closed_port
+from tests.support.judge_server import Fault, JudgeServer
+
+FORMAT = {"type": "json_object"}
+
+
+def spec_for(api_base: str) -> JudgeSpec:
+    return JudgeSpec(model="openai/worker-test", api_base=api_base, api_key_env=TEST_KEY_ENV)
+
+
+def asking(i: int) -> list[dict[str, str]]:
+    return [{"role": "user", "content": f"Is answer {i} correct? Reply with JSON."}]
+
+
+def bodies(server: JudgeServer) -> list[str]:
+    """The request bodies the server received, in a fixed order (arrival order varies)."""
+    return sorted(json.dumps(r.body, sort_keys=True) for r in server.requests)
+
+
+async def outcome(call: Any) -> Completion | BaseException:
+    try:
+        return await call
+    except (JudgeFailure, JudgeAuthError) as exc:
+        return exc
+
+
+def same_failure(a: BaseException, b: BaseException) -> None:
+    assert type(a) is type(b)
+    assert str(a) == str(b)
+    if isinstance(a, JudgeFailure) and isinstance(b, JudgeFailure):
+        fields = ("category", "retryable", "retry_after", "hopeless", "blames_judge")
+        assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
+
+
+async def test_worker_answers_equal_in_process_answers(
+    judge_server: JudgeServer, judge_api_key: str
+) -> None:
+    spec = spec_for(judge_server.api_base)
+    pool = WorkerPool([spec], 10.0, 2)
+    pool.start()
+    try:
+        through_workers = await asyncio.gather(
+            *(pool.call(spec, asking(i), FORMAT) for i in range(12))
+        )
+    finally:
+        await pool.aclose()
+    worker_bodies = bodies(judge_server)
+    judge_server.reset()
+    here = await asyncio.gather(*(call_litellm(spec, 10.0, asking(i), FORMAT) for i in range(12)))
+    assert bodies(judge_server) == worker_bodies  # the same requests on the wire
+    assert through_workers == here
+    assert all(c.content and c.usage["prompt_tokens"] > 0 for c in through_workers)
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("not_found"),
+        Fault("bad_request"),
+        Fault("rate_limit", retry_after=2.0),
+        Fault("server_error"),
+        Fault("unauthorized"),
+    ],
+    ids=lambda f: f.kind,
+)
+async def test_failures_cross_with_the_same_class_and_text(
+    judge_server: JudgeServer, judge_api_key: str, fault: Fault
+) -> None:
+    spec = spec_for(judge_server.api_base)
+    pool = WorkerPool([spec], 10.0, 1)
+    pool.start()
+    try:
+        judge_server.script(fault)
+        remote = await outcome(pool.call(spec, asking(1), FORMAT))
+    finally:
+        await pool.aclose()
+    judge_server.script(fault)
+    local = await outcome(call_litellm(spec, 10.0, asking(1), FORMAT))
+    assert isinstance(remote, BaseException), remote
+    assert isinstance(local, BaseException)
+    same_failure(remote, local)
+    assert judge_api_key not in str(remote)
+
+
+async def test_a_closed_port_is_connection_refused_through_a_worker(judge_api_key: str) -> None:
+    spec = spec_for(f"http://127.0.0.1:{closed_port()}/v1")
+    pool = WorkerPool([spec], 5.0, 1)
+    pool.start()
+    try:
+        failure = await outcome(pool.call(spec, asking(1), FORMAT))
+    finally:
+        await pool.aclose()
+    assert isinstance(failure, JudgeFailure)
+    assert failure.hopeless and failure.category == "connection"
+    assert f"connection refused to {spec.api_base}" in failure.describe()
+
+
+async def test_the_key_never_crosses_to_a_worker(
+    judge_server: JudgeServer, judge_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[bytes] = []
+
+    def recording(message: list[Any]) -> bytes:
+        data = workers_module_encode(message)
+        sent.append(data)
+        return data
+
+    workers_module_encode = workers_module.encode
+    monkeypatch.setattr(workers_module, "encode", recording)
+    spec = spec_for(judge_server.api_base)
+    pool = WorkerPool([spec], 10.0, 1)
+    pool.start()
+    try:
+        await pool.call(spec, asking(1), FORMAT)
+    finally:
+        await pool.aclose()
+    assert len(sent) == 2  # the judges, then the call
+    assert all(judge_api_key.encode() not in data for data in sent)
+    assert TEST_KEY_ENV.encode() in sent[0]  # the variable's NAME: the worker reads its own env
+    assert judge_server.requests[0].body["messages"] == asking(1)
+
+
+async def kill_after_calls_arrive(pool: WorkerPool, server: JudgeServer, count: int) -> None:
+    while server.request_count < count:
+        await asyncio.sleep(0.02)
+    os.kill(pool.live[0].process.pid, signal.SIGKILL)
+
+
+async def test_a_dead_worker_fails_its_calls_retryably_and_a_new_one_takes_over(
+    judge_server_factory: Callable[..., JudgeServer], judge_api_key: str
+) -> None:
+    server = judge_server_factory(latency=5.0)
+    spec = spec_for(server.api_base)
+    pool = WorkerPool([spec], 30.0, 1)
+    pool.start()
+    try:
+        calls = [
+            asyncio.ensure_future(outcome(pool.call(spec, asking(i), FORMAT))) for i in range(3)
+        ]
+        await kill_after_calls_arrive(pool, server, 3)
+        failures = await asyncio.gather(*calls)
+        server.latency = 0.0
+        after = await pool.call(spec, asking(9), FORMAT)
+    finally:
+        await pool.aclose()
+    for failure in failures:
+        assert isinstance(failure, JudgeFailure)
+        assert failure.category == "worker" and failure.retryable
+        assert not failure.blames_judge  # the circuit breaker does not count it
+    assert after.content
+    assert pool.exits == 1 and len(pool.workers) == 2
+
+
+async def test_workers_that_keep_dying_stop_the_run(
+    judge_server_factory: Callable[..., JudgeServer], judge_api_key: str
+) -> None:
+    server = judge_server_factory(latency=5.0)
+    spec = spec_for(server.api_base)
+    pool = WorkerPool([spec], 30.0, 1)
+    pool.start()
+    try:
+        for exit_number in range(1, MAX_EXITS + 1):
+            call = asyncio.ensure_future(outcome(pool.call(spec, asking(exit_number), FORMAT)))
+            await kill_after_calls_arrive(pool, server, exit_number)
+            assert isinstance(await call, JudgeFailure)
+        with pytest.raises(WorkerPoolFailed, match=f"exited {MAX_EXITS} times"):
+            await pool.call(spec, asking(0), FORMAT)
+    finally:
+        await pool.aclose()
+
+
+async def test_closing_the_pool_ends_every_worker(
+    judge_server: JudgeServer, judge_api_key: str
+) -> None:
+    spec = spec_for(judge_server.api_base)
+    pool = WorkerPool([spec], 10.0, 2)
+    pool.start()
+    await asyncio.gather(*(pool.call(spec, asking(i), FORMAT) for i in range(4)))
+    await pool.aclose()
+    assert [w.process.returncode for w in pool.workers] == [0, 0]  # exited on end of file
+
+
+def test_a_pool_that_never_ran_is_terminated_at_once(judge_api_key: str) -> None:
+    pool = WorkerPool([spec_for("http://127.0.0.1:9/v1")], 10.0, 1)
+    pool.start()
+    pool.terminate()
+    assert pool.workers[0].process.returncode is not None
+
+
+@pytest.mark.parametrize("spills", [True, False])
+async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
+    judge_server: JudgeServer,
+    judge_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+    spills: bool,
+) -> None:
+    monkeypatch.setattr(workers_module, "WATCH_S", 0.05)
+    monkeypatch.setattr(workers_module, "SPILL_AT", -1.0 if spills else 2.0)  # always / never
+    spec = spec_for(judge_server.api_base)
+    pool = WorkerPool([spec], 10.0, 1, spill=True)
+    transport = WorkerTransport(spec, pool)
+    try:
+        first = await transport.complete(asking(0), FORMAT, None)  # type: ignore[arg-type]
+        assert first.content and not pool.takes_calls  # the first call runs here
+        for _ in range(300):  # a worker imports litellm in seconds
+            if pool.takes_calls:
+                break
+            await asyncio.sleep(0.05)
+        assert pool.takes_calls is spills
+        assert len(pool.workers) == (1 if spills else 0)
+        if spills:  # from now on the calls leave this process
+            monkeypatch.setattr(workers_module, "call_litellm", None)
+            second = await transport.complete(asking(1), FORMAT, None)  # type: ignore[arg-type]
+            assert second.content
+    finally:
+        await pool.aclose()
