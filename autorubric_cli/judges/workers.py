@@ -39,7 +39,7 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.failures import JudgeFailure
-from autorubric_cli.judges.litellm_transport import call_litellm
+from autorubric_cli.judges.litellm_transport import LiteLLMTransport
 from autorubric_cli.judges.request import CallRequest, Completion
 from autorubric_cli.judges.worker_wire import encode, outcome_of
 
@@ -260,14 +260,12 @@ def stop_process(process: subprocess.Popen[bytes], wait: float = CLOSE_WAIT_S) -
         process.wait()
 
 
-class WorkerTransport:
+class WorkerTransport(LiteLLMTransport):
     """A real judge whose calls run in the pool's worker processes when it takes them, else
-    in this process (the same `call_litellm`)."""
-
-    simulated = False
+    in this process (as `LiteLLMTransport`)."""
 
     def __init__(self, spec: JudgeSpec, pool: WorkerPool) -> None:
-        self.spec = spec
+        super().__init__(spec, pool.timeout)
         self.pool = pool
 
     async def complete(
@@ -275,6 +273,6 @@ class WorkerTransport:
     ) -> Completion:
         if self.pool.takes_calls:
             return await self.pool.call(self.spec, messages, response_format)
-        completion = await call_litellm(self.spec, self.pool.timeout, messages, response_format)
+        completion = await super().complete(messages, response_format, request)
         self.pool.watch()
         return completion

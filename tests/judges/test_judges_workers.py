@@ -4,14 +4,16 @@ the same answers and failure classes as in-process calls, dead workers, spilling
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
+import autorubric_cli.judges.litellm_transport as litellm_transport
 import autorubric_cli.judges.workers as workers_module
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
@@ -37,6 +39,20 @@ def asking(i: int) -> list[dict[str, str]]:
     return [{"role": "user", "content": f"Is answer {i} correct? Reply with JSON."}]
 
 
+@contextlib.asynccontextmanager
+async def started_pool(
+    api_base: str, workers: int = 1, timeout: float = 10.0
+) -> AsyncIterator[tuple[JudgeSpec, WorkerPool]]:
+    """A pool of `workers` started workers for one judge on `api_base`; closed at the end."""
+    spec = spec_for(api_base)
+    pool = WorkerPool([spec], timeout, workers)
+    pool.start()
+    try:
+        yield spec, pool
+    finally:
+        await pool.aclose()
+
+
 def bodies(server: JudgeServer) -> list[str]:
     """The request bodies the server received, in a fixed order (arrival order varies)."""
     return sorted(json.dumps(r.body, sort_keys=True) for r in server.requests)
@@ -60,15 +76,10 @@ def same_failure(a: BaseException, b: BaseException) -> None:
 async def test_worker_answers_equal_in_process_answers(
     judge_server: JudgeServer, judge_api_key: str
 ) -> None:
-    spec = spec_for(judge_server.api_base)
-    pool = WorkerPool([spec], 10.0, 2)
-    pool.start()
-    try:
+    async with started_pool(judge_server.api_base, workers=2) as (spec, pool):
         through_workers = await asyncio.gather(
             *(pool.call(spec, asking(i), FORMAT) for i in range(12))
         )
-    finally:
-        await pool.aclose()
     worker_bodies = bodies(judge_server)
     judge_server.reset()
     here = await asyncio.gather(*(call_litellm(spec, 10.0, asking(i), FORMAT) for i in range(12)))
@@ -77,44 +88,37 @@ async def test_worker_answers_equal_in_process_answers(
     assert all(c.content and c.usage["prompt_tokens"] > 0 for c in through_workers)
 
 
-@pytest.mark.parametrize(
-    "fault",
-    [
-        Fault("not_found"),
-        Fault("bad_request"),
-        Fault("rate_limit", retry_after=2.0),
-        Fault("server_error"),
-        Fault("unauthorized"),
-    ],
-    ids=lambda f: f.kind,
-)
+FAULTS = [
+    Fault("not_found"),
+    Fault("bad_request"),
+    Fault("rate_limit", retry_after=2.0),
+    Fault("server_error"),
+    Fault("unauthorized"),
+]
+
+
 async def test_failures_cross_with_the_same_class_and_text(
-    judge_server: JudgeServer, judge_api_key: str, fault: Fault
+    judge_server: JudgeServer, judge_api_key: str
 ) -> None:
-    spec = spec_for(judge_server.api_base)
-    pool = WorkerPool([spec], 10.0, 1)
-    pool.start()
-    try:
+    async with started_pool(judge_server.api_base) as (spec, pool):
+        remote = []
+        for fault in FAULTS:  # one pool for all: each start imports litellm
+            judge_server.script(fault)
+            remote.append(await outcome(pool.call(spec, asking(1), FORMAT)))
+    for fault, failure in zip(FAULTS, remote, strict=True):
         judge_server.script(fault)
-        remote = await outcome(pool.call(spec, asking(1), FORMAT))
-    finally:
-        await pool.aclose()
-    judge_server.script(fault)
-    local = await outcome(call_litellm(spec, 10.0, asking(1), FORMAT))
-    assert isinstance(remote, BaseException), remote
-    assert isinstance(local, BaseException)
-    same_failure(remote, local)
-    assert judge_api_key not in str(remote)
+        local = await outcome(call_litellm(spec, 10.0, asking(1), FORMAT))
+        assert isinstance(failure, BaseException), (fault, failure)
+        assert isinstance(local, BaseException)
+        same_failure(failure, local)
+        assert judge_api_key not in str(failure)
+    assert isinstance(remote[2], JudgeFailure) and remote[2].retry_after == 2.0
+    assert isinstance(remote[4], JudgeAuthError)
 
 
 async def test_a_closed_port_is_connection_refused_through_a_worker(judge_api_key: str) -> None:
-    spec = spec_for(f"http://127.0.0.1:{closed_port()}/v1")
-    pool = WorkerPool([spec], 5.0, 1)
-    pool.start()
-    try:
+    async with started_pool(f"http://127.0.0.1:{closed_port()}/v1", timeout=5.0) as (spec, pool):
         failure = await outcome(pool.call(spec, asking(1), FORMAT))
-    finally:
-        await pool.aclose()
     assert isinstance(failure, JudgeFailure)
     assert failure.hopeless and failure.category == "connection"
     assert f"connection refused to {spec.api_base}" in failure.describe()
@@ -132,13 +136,8 @@ async def test_the_key_never_crosses_to_a_worker(
 
     workers_module_encode = workers_module.encode
     monkeypatch.setattr(workers_module, "encode", recording)
-    spec = spec_for(judge_server.api_base)
-    pool = WorkerPool([spec], 10.0, 1)
-    pool.start()
-    try:
+    async with started_pool(judge_server.api_base) as (spec, pool):
         await pool.call(spec, asking(1), FORMAT)
-    finally:
-        await pool.aclose()
     assert len(sent) == 2  # the judges, then the call
     assert all(judge_api_key.encode() not in data for data in sent)
     assert TEST_KEY_ENV.encode() in sent[0]  # the variable's NAME: the worker reads its own env
@@ -155,10 +154,7 @@ async def test_a_dead_worker_fails_its_calls_retryably_and_a_new_one_takes_over(
     judge_server_factory: Callable[..., JudgeServer], judge_api_key: str
 ) -> None:
     server = judge_server_factory(latency=5.0)
-    spec = spec_for(server.api_base)
-    pool = WorkerPool([spec], 30.0, 1)
-    pool.start()
-    try:
+    async with started_pool(server.api_base, timeout=30.0) as (spec, pool):
         calls = [
             asyncio.ensure_future(outcome(pool.call(spec, asking(i), FORMAT))) for i in range(3)
         ]
@@ -166,8 +162,6 @@ async def test_a_dead_worker_fails_its_calls_retryably_and_a_new_one_takes_over(
         failures = await asyncio.gather(*calls)
         server.latency = 0.0
         after = await pool.call(spec, asking(9), FORMAT)
-    finally:
-        await pool.aclose()
     for failure in failures:
         assert isinstance(failure, JudgeFailure)
         assert failure.category == "worker" and failure.retryable
@@ -180,18 +174,13 @@ async def test_workers_that_keep_dying_stop_the_run(
     judge_server_factory: Callable[..., JudgeServer], judge_api_key: str
 ) -> None:
     server = judge_server_factory(latency=5.0)
-    spec = spec_for(server.api_base)
-    pool = WorkerPool([spec], 30.0, 1)
-    pool.start()
-    try:
+    async with started_pool(server.api_base, timeout=30.0) as (spec, pool):
         for exit_number in range(1, MAX_EXITS + 1):
             call = asyncio.ensure_future(outcome(pool.call(spec, asking(exit_number), FORMAT)))
             await kill_after_calls_arrive(pool, server, exit_number)
             assert isinstance(await call, JudgeFailure)
         with pytest.raises(WorkerPoolFailed, match=f"exited {MAX_EXITS} times"):
             await pool.call(spec, asking(0), FORMAT)
-    finally:
-        await pool.aclose()
 
 
 async def test_closing_the_pool_ends_every_worker(
@@ -234,7 +223,7 @@ async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
         assert pool.takes_calls is spills
         assert len(pool.workers) == (1 if spills else 0)
         if spills:  # from now on the calls leave this process
-            monkeypatch.setattr(workers_module, "call_litellm", None)
+            monkeypatch.setattr(litellm_transport, "call_litellm", None)
             second = await transport.complete(asking(1), FORMAT, None)  # type: ignore[arg-type]
             assert second.content
     finally:

@@ -36,6 +36,9 @@ BAD_RUBRICS: list[tuple[str, str | bytes, int, str]] = [
     ("criterion-string", "criteria:\n  - hello\n", 2, "criteria[0]"),
     ("name-list", C + "    name: [a]\n", 3, "criteria[0].name"),
     ("normalize-not-bool", G + "  normalize: maybe\n", 4, "grader.normalize"),
+    ("workers-negative", G + "  workers: -1\n", 4, "grader.workers"),
+    ("workers-word", G + "  workers: many\n", 4, "grader.workers"),
+    ("workers-fraction", G + "  workers: 1.5\n", 4, "grader.workers"),
     ("samples-zero", J + "      samples: 0\n", 6, "grader.judges[0].samples"),
     (
         "partial-credit-2",

@@ -134,6 +134,7 @@ criteria:
     assert (g.normalize, g.shuffle_options, g.auto_na_option) == (True, True, False)
     assert (g.length_penalty, g.seed, g.few_shot) == (None, 0, None)
     assert (g.concurrency, g.timeout, g.max_attempts) == (64, 60.0, 6)
+    assert g.workers == "auto"
 
 
 def test_judge_defaults() -> None:

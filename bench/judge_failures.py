@@ -1,0 +1,103 @@
+"""Benchmark: the issue's dead-judge scenarios at full size, through the whole CLI.
+
+- an api_base on a closed port, 2,000 items: seconds to exit 2 (target: within 20 s);
+- a server answering 404 to every call, 2,000 items: requests it received (target: <= 50);
+- a server dying after 300 items of 2,000: exit 2, those 300 kept (all `ok`), the rest
+  unrecorded; after it comes back, `resume` finishes with records identical to an uninterrupted
+  run (status, score, every vote's verdict, option and shuffle).
+
+The test suite runs the same scenarios scaled down (tests/experiment/test_engine_breaker.py).
+
+    python bench/judge_failures.py [--items 2000] [--die-after 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "experiment"))
+
+from engine_support import (  # noqa: E402
+    run_cli,
+    server_rubric,
+    start_cli,
+    valid_lines,
+    wait_for_lines,
+    write_dataset,
+)
+from test_engine_breaker import comparable  # noqa: E402
+
+from tests.support import closed_port  # noqa: E402
+from tests.support.judge_server import JudgeServer  # noqa: E402
+
+
+def closed_port_run(tmp: Path, data: Path) -> None:
+    api_base = f"http://127.0.0.1:{closed_port()}/v1"
+    rubric = server_rubric(tmp / "closed.yaml", api_base, concurrency=16)
+    started = time.monotonic()
+    result = run_cli("run", rubric, data, "--out", tmp / "closed", timeout=120)
+    print(
+        f"closed port: exit {result.returncode} after {time.monotonic() - started:.1f} s, "
+        f"{len(valid_lines(tmp / 'closed' / 'items.jsonl'))} items recorded "
+        "(target: exit 2 within 20 s)"
+    )
+
+
+def not_found_run(tmp: Path, data: Path) -> None:
+    with JudgeServer(fault_rate=1.0, fault_kinds=("not_found",)) as server:
+        rubric = server_rubric(tmp / "404.yaml", server.api_base, concurrency=64)
+        result = run_cli("run", rubric, data, "--out", tmp / "404", timeout=120)
+        requests = server.request_count
+    print(f"404 server: exit {result.returncode}, {requests} requests received (target: <= 50)")
+
+
+def dying_server_run(tmp: Path, data: Path, items: int, die_after: int) -> None:
+    server = JudgeServer(latency=0.01).start()
+    port = server.port
+    out, reference = tmp / "dying", tmp / "reference"
+    try:
+        rubric = server_rubric(tmp / "dying.yaml", server.api_base, concurrency=16)
+        proc = start_cli("run", rubric, data, "--out", out, "--no-cache")
+        wait_for_lines(out / "items.jsonl", die_after, proc, limit=600)
+        server.stop()
+        proc.communicate(timeout=120)
+        kept = valid_lines(out / "items.jsonl")
+        statuses = {line["status"] for line in kept}
+        print(
+            f"server dying after {die_after} items: exit {proc.returncode}, {len(kept)} kept "
+            f"(statuses {sorted(statuses)}), {items - len(kept)} unrecorded"
+        )
+        server = JudgeServer(latency=0.01, port=port).start()
+        resumed = run_cli("resume", out, "--no-cache", timeout=600)
+        whole = run_cli("run", rubric, data, "--out", reference, "--no-cache", timeout=600)
+    finally:
+        server.stop()
+    same = comparable(out) == comparable(reference)
+    print(
+        f"resume after it came back: exit {resumed.returncode}, "
+        f"{len(valid_lines(out / 'items.jsonl'))} records; uninterrupted run: exit "
+        f"{whole.returncode}; records identical: {same}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--die-after", type=int, default=300)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        data = write_dataset(tmp / "data.jsonl", args.items)
+        closed_port_run(tmp, data)
+        not_found_run(tmp, data)
+        dying_server_run(tmp, data, args.items, args.die_after)
+
+
+if __name__ == "__main__":
+    main()
