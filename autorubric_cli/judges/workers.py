@@ -7,7 +7,7 @@ limits, breaker, cache and the record writer stay in this process: a worker only
 request into a reply.
 
 - `workers: auto` (`spill=True`): calls run in this process until it is busy more than
-  `SPILL_AT` of its time (measured each second), the point where its per-call CPU starts to
+  `SPILL_AT` of its time over `WATCH_S` seconds, the point where its per-call CPU starts to
   delay replies; then a worker is started and takes every call once it has imported litellm.
   While every worker is busy more than `GROW_AT` of its time (they report their CPU time
   once a second), another is started, up to `maximum` (the cores).
@@ -46,7 +46,7 @@ from autorubric_cli.judges.worker_wire import encode, outcome_of
 LINE_LIMIT = 1 << 30
 SPILL_AT = 0.7  # busy share of this process above which calls move to worker processes
 GROW_AT = 0.5  # busy share of every worker above which one more is started
-WATCH_S = 2.0
+WATCH_S = 4.0  # a run CPU-bound this long is worth a worker's litellm import
 MAX_EXITS = 3  # workers that may exit unexpectedly before the run stops
 CLOSE_WAIT_S = 5.0
 
@@ -241,7 +241,10 @@ class WorkerPool:
         for worker in self.workers:
             if worker.reading is not None:
                 worker.reading.cancel()
-            await asyncio.to_thread(stop_process, worker.process)
+            # one still importing litellm has no call to finish, and notices the end only
+            # once its import is done: stop it now
+            wait = CLOSE_WAIT_S if worker.ready else 0.0
+            await asyncio.to_thread(stop_process, worker.process, wait)
 
     def terminate(self) -> None:
         """Without an event loop (the run never started): stop every worker now."""
