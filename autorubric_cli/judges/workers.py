@@ -15,9 +15,11 @@ request into a reply.
   import runs while this process finishes its own start-up); every call goes to them.
 - A call goes to the ready worker with the fewest calls in flight.
 - A worker that exits takes its in-flight calls with it: they fail as retryable `worker`
-  failures that do not count against the judge (the breaker ignores them), and a new worker is
-  started for the next call. After `MAX_EXITS` exits the pool is broken: `WorkerPoolFailed`
-  stops the run (nothing half-graded is recorded; `resume` finishes it).
+  failures that do not count against the judge (the breaker ignores them). With `workers: N`
+  a new worker is started for the next call, and after `MAX_EXITS` exits `WorkerPoolFailed`
+  stops the run (nothing half-graded is recorded; `resume` finishes it). With `auto` the calls
+  come back to this process, and a new worker is started only if it gets busy again (none
+  after `MAX_EXITS` exits: the run goes on here).
 - Closing the pool closes the sockets; a worker exits on end of file, so it never outlives the
   run even when this process is killed.
 """
@@ -113,13 +115,15 @@ class WorkerPool:
             self.watching = asyncio.ensure_future(self._watch())
 
     async def _watch(self) -> None:
-        """`spill`: start the first worker once this process is busy more than SPILL_AT."""
+        """`spill`: start a worker whenever none is alive and this process is busy more than
+        SPILL_AT (after MAX_EXITS exits, none: the run goes on in this process)."""
         loop = asyncio.get_running_loop()
         cpu, at = time.process_time(), loop.time()
-        while not self.workers:
+        while True:
             await asyncio.sleep(WATCH_S)
             now_cpu, now = time.process_time(), loop.time()
-            if (now_cpu - cpu) / max(now - at, 1e-9) > SPILL_AT:
+            busy = (now_cpu - cpu) / max(now - at, 1e-9)
+            if busy > SPILL_AT and not self.live and self.exits < MAX_EXITS:
                 self._spawn()
             cpu, at = now_cpu, now
 

@@ -228,3 +228,34 @@ async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
             assert second.content
     finally:
         await pool.aclose()
+
+
+async def test_auto_takes_calls_back_when_its_worker_dies_and_starts_another(
+    judge_server: JudgeServer, judge_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(workers_module, "WATCH_S", 0.05)
+    monkeypatch.setattr(workers_module, "SPILL_AT", -1.0)  # always busy enough
+    spec = spec_for(judge_server.api_base)
+    pool = WorkerPool([spec], 10.0, 1, spill=True)
+    transport = WorkerTransport(spec, pool)
+
+    async def until(condition: Callable[[], bool]) -> None:
+        for _ in range(300):
+            if condition():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("timed out")
+
+    try:
+        await transport.complete(asking(0), FORMAT, None)  # type: ignore[arg-type]
+        await until(lambda: pool.takes_calls)
+        first = pool.workers[0]
+        os.kill(first.process.pid, signal.SIGKILL)
+        await until(lambda: not first.alive)
+        assert not pool.takes_calls  # back in this process at once
+        back = await transport.complete(asking(1), FORMAT, None)  # type: ignore[arg-type]
+        assert back.content
+        await until(lambda: pool.takes_calls)  # a new worker, started because still busy
+        assert pool.exits == 1 and len(pool.workers) == 2 and pool.workers[1].ready
+    finally:
+        await pool.aclose()
