@@ -46,7 +46,7 @@ from autorubric_cli.judges.request import CallRequest, Completion
 from autorubric_cli.judges.worker_wire import encode, outcome_of
 
 LINE_LIMIT = 1 << 30
-SPILL_AT = 0.7  # busy share of this process above which calls move to worker processes
+SPILL_AT = 0.9  # busy share of this process above which calls move to worker processes
 GROW_AT = 0.5  # busy share of every worker above which one more is started
 WATCH_S = 4.0  # a run CPU-bound this long is worth a worker's litellm import
 MAX_EXITS = 3  # workers that may exit unexpectedly before the run stops
