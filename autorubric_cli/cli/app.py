@@ -205,7 +205,8 @@ def run(
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
     def body() -> int:
-
+        # the report's modules (cli.finish) are imported after the run starts: a worker
+        # process spawned first overlaps its litellm import with theirs
         from autorubric_cli.experiment.session import RunInterrupted, RunOptions, start_run
 
         if name is not None and out is not None:
@@ -284,7 +285,6 @@ def resume(
 
     def resume_body() -> int:
         from autorubric_cli.cli.baseline import baseline_options, then_compare
-        from autorubric_cli.cli.finish import finish
         from autorubric_cli.experiment.session import RunInterrupted, resume_run
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
@@ -298,8 +298,12 @@ def resume(
                 no_batch=no_batch,
             )
         except RunInterrupted:
+            from autorubric_cli.cli.finish import finish
+
             finish(directory, format.value, fail_under, junit, quiet=True, compact=True)
             raise
+        from autorubric_cli.cli.finish import finish
+
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
         code = finish(directory, format.value, fail_under, junit, compact=True)

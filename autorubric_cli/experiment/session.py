@@ -108,8 +108,8 @@ def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
 def _make_grader(
     rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
 ) -> Any:
-    """The run's grader. Its first judge worker process is spawned first, so that litellm's
-    import there overlaps with everything this process still does before the first call."""
+    """The run's grader. With `workers: N` its worker processes are spawned first, so that
+    litellm's import there overlaps with everything this process still does before a call."""
     from autorubric_cli.grading.grader import CriterionGrader
     from autorubric_cli.judges.cache import CallCache, cache_path
 

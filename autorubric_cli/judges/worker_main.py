@@ -61,9 +61,10 @@ class Worker:
         self.writer.write(encode(reply_to(call_id, outcome)))
 
     async def report_cpu(self) -> None:
+        """At once (litellm is imported: the grader may send calls), then once a second."""
         while True:
-            await asyncio.sleep(CPU_REPORT_S)
             self.writer.write(encode(["cpu", time.process_time()]))
+            await asyncio.sleep(CPU_REPORT_S)
 
 
 async def serve(sock: socket.socket) -> None:

@@ -65,7 +65,6 @@ def cores() -> int:
 class WorkerProcess:
     process: subprocess.Popen[bytes]
     sock: socket.socket
-    started: float = field(default_factory=time.monotonic)
     writer: asyncio.StreamWriter | None = None
     connecting: asyncio.Future[None] | None = None
     reading: asyncio.Task[None] | None = None
@@ -77,7 +76,7 @@ class WorkerProcess:
 
     @property
     def ready(self) -> bool:
-        """Imported litellm: it reports its CPU time from then on."""
+        """Imported litellm: it reports its CPU time from then on (at once, then each second)."""
         return self.alive and self.cpu is not None
 
 
@@ -128,7 +127,6 @@ class WorkerPool:
             cpu, at = now_cpu, now
 
     def _spawn(self) -> WorkerProcess:
-
         ours, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
@@ -198,9 +196,6 @@ class WorkerPool:
                 if message[0] == "cpu":
                     self._cpu_report(worker, message[1])
                     continue
-                if not getattr(self, "_first", False):
-                    self._first = True
-
                 reply = worker.pending.pop(message[1], None)
                 if reply is not None and not reply.done():
                     reply.set_result(outcome_of(message))
@@ -212,7 +207,7 @@ class WorkerPool:
             worker.busy = (cpu - worker.cpu) / max(now - worker.cpu_at, 1e-9)
         worker.cpu, worker.cpu_at = cpu, now
         live = self.live
-        if len(live) < self.maximum and all(w.cpu is not None and w.busy > GROW_AT for w in live):
+        if self.spill and len(live) < self.maximum and all(w.busy > GROW_AT for w in live):
             self._spawn()
 
     def _exited(self, worker: WorkerProcess) -> None:
@@ -238,16 +233,16 @@ class WorkerPool:
         self.closing = True
         if self.watching is not None:
             self.watching.cancel()
+        # one still importing litellm (it has not reported yet) has no call to finish, and
+        # would notice the end only once its import is done: stop it at once
+        waits = [CLOSE_WAIT_S if worker.cpu is not None else 0.0 for worker in self.workers]
         for worker in self.workers:
             if worker.writer is not None:
                 worker.writer.close()
             worker.sock.close()
-        for worker in self.workers:
+        for worker, wait in zip(self.workers, waits, strict=True):
             if worker.reading is not None:
                 worker.reading.cancel()
-            # one still importing litellm has no call to finish, and notices the end only
-            # once its import is done: stop it now
-            wait = CLOSE_WAIT_S if worker.ready else 0.0
             await asyncio.to_thread(stop_process, worker.process, wait)
 
     def terminate(self) -> None:
