@@ -197,8 +197,9 @@ class LLMConfig(Strict):
     llm_calls: LLMCalls = "per_criterion"  # SPEC §10
     cache: bool = True  # SPEC §9
     batch: bool = False  # SPEC §11
-    # litellm calls of `run`/`resume` in worker processes: "auto" (one, more while all are
-    # busy, up to the cores), N (up to N), 0 (in the grading process). README: Judge layer.
+    # where `run`/`resume` make their litellm calls: "auto" (here until this process is
+    # saturated, then in worker processes, up to the cores), N (N worker processes from the
+    # start), 0 (here). README: Worker processes.
     workers: int | Literal["auto"] = Field("auto", union_mode="left_to_right")
 
     @field_validator("workers")

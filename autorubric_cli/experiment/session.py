@@ -35,6 +35,7 @@ from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
 from autorubric_cli.experiment.shard import count_items, in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
+from autorubric_cli.judges.simulated import is_simulated as is_simulated_judge
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
@@ -93,12 +94,8 @@ def experiment_directory(rubric_path: Path, options: RunOptions) -> Path:
     return Path("experiments") / (options.name or f"{rubric_path.stem}-{stamp}")
 
 
-def is_simulated_model(model: str) -> bool:
-    return model.startswith("simulated/")
-
-
 def is_simulated(config: LLMConfig) -> bool:
-    return any(is_simulated_model(j.model) for j in config.judges)
+    return any(is_simulated_judge(j.model) for j in config.judges)
 
 
 def limited(items: Iterator[Item], limit: int | None) -> Iterator[Item]:
@@ -134,7 +131,7 @@ def worker_pool(config: LLMConfig) -> Any:
     from autorubric_cli.judges.workers import WorkerPool, cores
 
     direct = [
-        j for j in config.judges if not is_simulated_model(j.model) and not batch_enabled(config, j)
+        j for j in config.judges if not is_simulated_judge(j.model) and not batch_enabled(config, j)
     ]
     if config.workers == 0 or not direct:
         return None

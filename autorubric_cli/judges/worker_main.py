@@ -22,9 +22,8 @@ import orjson
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.litellm_transport import call_litellm, close_clients, load_litellm
 from autorubric_cli.judges.request import Completion
-from autorubric_cli.judges.worker_wire import encode, reply_to
+from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, reply_to
 
-LINE_LIMIT = 1 << 30  # one message per line; a long submission makes a long line
 CPU_REPORT_S = 1.0
 
 
@@ -68,7 +67,6 @@ class Worker:
 
 
 async def serve(sock: socket.socket) -> None:
-
     load_litellm()
     reader, writer = await asyncio.open_connection(sock=sock, limit=LINE_LIMIT)
     worker = Worker(writer)

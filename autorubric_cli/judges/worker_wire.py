@@ -7,7 +7,8 @@ One JSON array per line (orjson escapes every newline inside a string, so a line
 - worker -> grader: `["ok", id, content, reasoning, usage, cost]`, `["fail", id, fields]` (a
   `JudgeFailure`), `["auth", id, text]` (a `JudgeAuthError`), `["bug", id, text]` (anything
   else: a bug, raised in the grader as it would have been in-process), and `["cpu", seconds]`
-  (the worker's CPU time so far, once a second, for the pool to decide whether to grow).
+  (the worker's CPU time so far: once its litellm import is done, then once a second, for the
+  pool to know it is ready and whether to grow).
 
 No API key ever crosses: the worker reads it from its own environment, inherited from the
 grader's, by the variable name in the judge's spec. Error texts were redacted by `classify`.
@@ -22,6 +23,9 @@ import orjson
 from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion
 
+LINE_LIMIT = (
+    1 << 30
+)  # the socket's stream limit: one message per line, a long submission a long one
 FAILURE_FIELDS = ("category", "detail", "retryable", "retry_after", "hopeless", "blames_judge")
 
 

@@ -43,9 +43,8 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport
 from autorubric_cli.judges.request import CallRequest, Completion
-from autorubric_cli.judges.worker_wire import encode, outcome_of
+from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, outcome_of
 
-LINE_LIMIT = 1 << 30
 SPILL_AT = 0.9  # busy share of this process above which calls move to worker processes
 GROW_AT = 0.5  # busy share of every worker above which one more is started
 WATCH_S = 4.0  # a run CPU-bound this long is worth a worker's litellm import
