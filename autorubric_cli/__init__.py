@@ -10,6 +10,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from autorubric_cli.api import (
+        Experiment,
+        aresume,
+        arun,
+        load_dataset,
+        load_rubric,
+        open_experiment,
+        resume,
+        run,
+    )
     from autorubric_cli.core.config import (
         CannotAssessConfig,
         CannotAssessStrategy,
@@ -18,8 +28,11 @@ if TYPE_CHECKING:
         LengthPenalty,
         LLMConfig,
     )
-    from autorubric_cli.core.records import CriterionVerdict
+    from autorubric_cli.core.items import Item, Submission
+    from autorubric_cli.core.records import CriterionVerdict, ItemRecord
     from autorubric_cli.core.rubric import Criterion, CriterionOption, Rubric
+    from autorubric_cli.errors import InputError, StorageError
+    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
     from autorubric_cli.grading.grader import CriterionGrader
 
 __version__ = "0.1.0"
@@ -38,10 +51,40 @@ _PUBLIC = {
     "LLMConfig": "autorubric_cli.core.config",
     "LengthPenalty": "autorubric_cli.core.config",
     "Rubric": "autorubric_cli.core.rubric",
+    "Item": "autorubric_cli.core.items",
+    "Submission": "autorubric_cli.core.items",
+    "ItemRecord": "autorubric_cli.core.records",
+    "InputError": "autorubric_cli.errors",
+    "StorageError": "autorubric_cli.errors",
+    "RunInterrupted": "autorubric_cli.experiment.session",
+    "JudgeRunStopped": "autorubric_cli.experiment.session",
+    "Experiment": "autorubric_cli.api",
+    "run": "autorubric_cli.api",
+    "resume": "autorubric_cli.api",
+    "arun": "autorubric_cli.api",
+    "aresume": "autorubric_cli.api",
+    "open_experiment": "autorubric_cli.api",
+    "load_rubric": "autorubric_cli.api",
+    "load_dataset": "autorubric_cli.api",
 }
 
 __all__ = [
     "CannotAssessConfig",
+    "Experiment",
+    "InputError",
+    "Item",
+    "ItemRecord",
+    "JudgeRunStopped",
+    "RunInterrupted",
+    "StorageError",
+    "Submission",
+    "aresume",
+    "arun",
+    "load_dataset",
+    "load_rubric",
+    "open_experiment",
+    "resume",
+    "run",
     "CannotAssessStrategy",
     "Criterion",
     "CriterionGrader",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 HumanRating = str | list[str]
 ITEM_FIELDS = (
@@ -24,12 +24,21 @@ class Submission(BaseModel):
 
 
 class Item(BaseModel):
+    """`index` (0-based position) and `line` (where the loader found it) are bookkeeping the
+    loaders fill in; an item built in code may leave them at 0."""
+
     id: str
-    index: int
-    line: int
+    index: int = 0
+    line: int = 0
     submission: Submission
     query: str | None = None
     reference_submission: str | None = None
     ground_truth: dict[str, str] = Field(default_factory=dict)
     human_ratings: dict[str, list[HumanRating]] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("submission", mode="before")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        """A plain string is the submission's output (SPEC §2)."""
+        return {"output": value} if isinstance(value, str) else value

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -55,6 +56,11 @@ class StopSignals:
 
     @contextlib.contextmanager
     def installed(self) -> Any:
+        """SIGINT and SIGTERM trigger a stop. Only the main thread can own signals: a run driven
+        from a worker thread (the async API) leaves them to the caller's process."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, self.trigger)

@@ -55,20 +55,20 @@ def per_item_builder(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemRe
 class CriterionGrader:
     """Grades items against a rubric. `rubric.grader` is the resolved configuration.
 
-    `seed` drives option shuffles and few-shot selection; `base_dir` resolves the few-shot
-    examples path; `retry` sets backoff timing (default: `rubric.grader.retry`); `cache` is
-    the call cache (SPEC §9), None for none; it is closed by `aclose`; `batches` routes the
-    judges that batch through provider batch APIs (SPEC §11), None for none; `workers` runs
-    the litellm calls in worker processes (judges/workers.py), None: in this process; it is
-    closed by `aclose`. Judge failures become error votes; only `JudgeAuthError` (refused
-    credentials) is raised.
+    `seed` drives option shuffles and few-shot selection (default: the rubric's
+    `grader.seed`); `base_dir` resolves the few-shot examples path; `retry` sets backoff timing
+    (default: `rubric.grader.retry`); `cache` is the call cache (SPEC §9), None for none;
+    `batches` routes the judges that batch through provider batch APIs (SPEC §11), None for
+    none; `workers` runs the litellm calls in worker processes (judges/workers.py), None: in
+    this process. `aclose` (or leaving `async with`) closes the cache and the workers. Judge
+    failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
 
     def __init__(
         self,
         rubric: Rubric,
         *,
-        seed: int,
+        seed: int | None = None,
         base_dir: Path | None = None,
         retry: RetryPolicy | None = None,
         cache: CallCache | None = None,
@@ -80,6 +80,7 @@ class CriterionGrader:
                 "no judge configured: add `grader.judges` to the rubric or pass --judge",
                 key="grader.judges",
             )
+        seed = rubric.grader.seed if seed is None else seed
         self.rubric = rubric
         self.seed = seed
         self.stats = CallStats()
@@ -154,6 +155,12 @@ class CriterionGrader:
             duration_s=time.perf_counter() - started,
             simulated=self.simulated,
         )
+
+    async def __aenter__(self) -> CriterionGrader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     async def aclose(self) -> None:
         """Close litellm's HTTP clients (call before the event loop ends), the worker processes

@@ -1,0 +1,199 @@
+"""The public Python API: run, resume and read experiments from a script or a notebook.
+
+The CLI's `run`, `resume`, `report` and `compare` do the same work through the same functions
+below this module (experiment sessions, the report fold, the comparison); what the API adds is
+plain values instead of printed tables and exit codes. Failures raise the exceptions the CLI
+maps to exit codes: `InputError` (exit 2: invalid input, a judge that cannot be used),
+`RunInterrupted` (exit 130), `JudgeRunStopped` (exit 2: a judge failed every call).
+
+The async twins (`arun`, `aresume`) grade in a worker thread with its own event loop, so they
+can be awaited inside a loop that is already running (Jupyter, an async web app). Signal
+handlers are installed only when grading runs in the main thread: in a worker thread the
+caller's process keeps its own Ctrl-C behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.manifest import ITEMS, REPORT, Manifest, write_atomic
+from autorubric_cli.experiment.opened import Experiment as OpenedExperiment
+from autorubric_cli.experiment.opened import open_experiment as _open
+from autorubric_cli.experiment.session import RunOptions, resume_run, start_run
+from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.loading.dataset import iter_items
+from autorubric_cli.loading.rubric_loader import load_rubric
+
+if TYPE_CHECKING:
+    from autorubric_cli.core.config import GateCheck
+
+PathLike = str | Path
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """An experiment directory (SPEC §5), read on demand: nothing is cached between calls, so a
+    run still writing to it is seen as it is now."""
+
+    path: Path
+
+    def _opened(self) -> OpenedExperiment:
+        return _open(self.path)
+
+    @property
+    def manifest(self) -> Manifest:
+        return self._opened().manifest
+
+    @property
+    def rubric(self) -> Rubric:
+        """The rubric with the resolved configuration the run used."""
+        return self._opened().rubric
+
+    @property
+    def status(self) -> str:
+        return self.manifest.status
+
+    def report(self, *, fail_under: float | None = None) -> dict[str, Any]:
+        """The report (SPEC §6) as `report --format json` prints it; writes nothing."""
+        from autorubric_cli.core.config import GateCheck
+        from autorubric_cli.report.build import build_report
+
+        extra: list[GateCheck] = []
+        if fail_under is not None:
+            extra.append(GateCheck(metric="score.mean", min=fail_under))
+        return build_report(self._opened(), extra_checks=extra)
+
+    def items(self) -> Iterator[ItemRecord]:
+        """The item records, the newest line per id (SPEC §5), in the order they finished."""
+        opened = self._opened()
+        return iter_latest_records(self.path / ITEMS, ReadIssues(), opened.rubric.criteria)
+
+    def compare(
+        self,
+        baseline: Experiment | PathLike,
+        *,
+        max_drop: float | None = None,
+        fail_on_regression: bool = False,
+        alpha: float = 0.05,
+    ) -> dict[str, Any]:
+        """This experiment (NEW) against `baseline` (BASE): the SPEC §12 comparison."""
+        from autorubric_cli.report.compare import CompareOptions, compare_experiments
+
+        base = baseline.path if isinstance(baseline, Experiment) else Path(baseline)
+        options = CompareOptions(
+            max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha
+        )
+        return compare_experiments(base, self.path, options)
+
+
+def open_experiment(path: PathLike) -> Experiment:
+    """An existing experiment directory; raises InputError when it is not one."""
+    directory = Path(path)
+    _open(directory)  # fail now, not on first use
+    return Experiment(directory)
+
+
+def load_dataset(
+    path: PathLike, rubric: Rubric, *, fields: dict[str, str] | None = None
+) -> list[Item]:
+    """Every item of a dataset file (any SPEC §2 format), validated against `rubric`."""
+    return list(iter_items(path, rubric, fields))
+
+
+def run(
+    rubric: PathLike,
+    dataset: PathLike,
+    *,
+    judges: list[str] | None = None,
+    name: str | None = None,
+    out: PathLike | None = None,
+    seed: int | None = None,
+    concurrency: int | None = None,
+    limit: int | None = None,
+    fields: dict[str, str] | None = None,
+    cache: bool = True,
+    cache_dir: PathLike | None = None,
+    llm_calls: str | None = None,
+    shard: str | None = None,
+    batch: bool = False,
+) -> Experiment:
+    """Grade `dataset` with the rubric file `rubric`, as `autorubric run` does; the experiment
+    directory is `out`, else `experiments/<name>`, else one named after the rubric and time.
+    Writes `report.json` at the end."""
+    options = RunOptions(
+        judges=list(judges or []),
+        name=name,
+        out=None if out is None else Path(out),
+        seed=seed,
+        concurrency=concurrency,
+        limit=limit,
+        fields=[f"{ours}={theirs}" for ours, theirs in (fields or {}).items()],
+        no_cache=not cache,
+        cache_dir=None if cache_dir is None else Path(cache_dir),
+        llm_calls=llm_calls,
+        shard=shard,
+        batch=batch,
+    )
+    directory = start_run(Path(rubric), Path(dataset), options)
+    return _finished(directory)
+
+
+def resume(
+    path: PathLike,
+    *,
+    retry_errors: bool = False,
+    concurrency: int | None = None,
+    cache: bool = True,
+    cache_dir: PathLike | None = None,
+    batch: bool = True,
+) -> Experiment:
+    """Grade what `path` is missing (and its errored items with `retry_errors`), as
+    `autorubric resume` does; never calls a judge for an item already recorded."""
+    directory = Path(path)
+    resume_run(
+        directory,
+        retry_errors=retry_errors,
+        concurrency=concurrency,
+        no_cache=not cache,
+        cache_dir=None if cache_dir is None else Path(cache_dir),
+        no_batch=not batch,
+    )
+    return _finished(directory)
+
+
+async def arun(rubric: PathLike, dataset: PathLike, **options: Any) -> Experiment:
+    """`run`, awaitable inside a running event loop (the grading has a loop of its own)."""
+    return await asyncio.to_thread(run, rubric, dataset, **options)
+
+
+async def aresume(path: PathLike, **options: Any) -> Experiment:
+    """`resume`, awaitable inside a running event loop."""
+    return await asyncio.to_thread(resume, path, **options)
+
+
+def _finished(directory: Path) -> Experiment:
+    """`report.json` rewritten at the end of a run (SPEC §5), as the CLI does."""
+    import orjson
+
+    experiment = Experiment(directory)
+    write_atomic(directory / REPORT, orjson.dumps(experiment.report(), option=orjson.OPT_INDENT_2))
+    return experiment
+
+
+__all__ = [
+    "Experiment",
+    "aresume",
+    "arun",
+    "load_dataset",
+    "load_rubric",
+    "open_experiment",
+    "resume",
+    "run",
+]
