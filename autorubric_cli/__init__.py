@@ -31,8 +31,15 @@ if TYPE_CHECKING:
     from autorubric_cli.core.items import Item, Submission
     from autorubric_cli.core.records import CriterionVerdict, ItemRecord
     from autorubric_cli.core.rubric import Criterion, CriterionOption, Rubric
-    from autorubric_cli.errors import InputError, StorageError
-    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
+    from autorubric_cli.errors import (
+        AutorubricError,
+        InputError,
+        JudgeError,
+        RunInterrupted,
+        RunStopped,
+        StorageError,
+    )
+    from autorubric_cli.experiment.session import JudgeRunStopped
     from autorubric_cli.grading.grader import CriterionGrader
 
 __version__ = "0.1.0"
@@ -56,7 +63,10 @@ _PUBLIC = {
     "ItemRecord": "autorubric_cli.core.records",
     "InputError": "autorubric_cli.errors",
     "StorageError": "autorubric_cli.errors",
-    "RunInterrupted": "autorubric_cli.experiment.session",
+    "RunInterrupted": "autorubric_cli.errors",
+    "RunStopped": "autorubric_cli.errors",
+    "JudgeError": "autorubric_cli.errors",
+    "AutorubricError": "autorubric_cli.errors",
     "JudgeRunStopped": "autorubric_cli.experiment.session",
     "Experiment": "autorubric_cli.api",
     "run": "autorubric_cli.api",
@@ -69,6 +79,9 @@ _PUBLIC = {
 }
 
 __all__ = [
+    "AutorubricError",
+    "JudgeError",
+    "RunStopped",
     "CannotAssessConfig",
     "Experiment",
     "InputError",

@@ -1,4 +1,20 @@
-"""User-facing input errors: one line naming file, line and key."""
+"""The error tree: every error autorubric raises on purpose, and the exit code of each.
+
+    AutorubricError                 exit_code
+    ├── InputError                  2  bad input or usage: `file:line: key: message`
+    │   ├── StorageError            2  a write failed (full disk, permissions); resume after
+    │   └── DirectoryInUse          2  (experiment/lock.py) another writer holds the directory
+    ├── JudgeError                  2  a judge could not be used
+    │   ├── JudgeAuthError             (judges/failures.py) credentials refused
+    │   ├── JudgeUnavailable           (judges/breaker.py) the circuit breaker tripped
+    │   ├── WorkerPoolFailed           (judges/workers.py) worker processes keep exiting
+    │   └── JudgeFailure               (judges/failures.py) one failed attempt, retried or
+    │                                  turned into an error vote; never reaches the CLI
+    ├── RunStopped                  2  the run stopped on a JudgeError; `resume` continues it
+    └── RunInterrupted            130  Ctrl-C or SIGTERM; everything finished is kept
+
+`exit_code` maps any exception to the CLI's exit code in one place (SPEC §8).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +22,11 @@ import contextlib
 import difflib
 import os
 from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import ClassVar
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_ERRORED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_INTERNAL = 70  # a bug: never confused with a gate verdict (1) or bad input (2)
 
 
 def unknown_name_message(what: str, name: str, allowed: Iterable[str]) -> str:
@@ -17,7 +38,13 @@ def unknown_name_message(what: str, name: str, allowed: Iterable[str]) -> str:
     return f"unknown {what} `{name}` (one of: {', '.join(known)})"
 
 
-class InputError(Exception):
+class AutorubricError(Exception):
+    """Root of the tree; `exit_code` is what the CLI exits with when this stops a command."""
+
+    exit_code: ClassVar[int] = EXIT_INPUT
+
+
+class InputError(AutorubricError):
     """Invalid input or usage. Rendered as `file:line: key: message` and exit code 2."""
 
     def __init__(
@@ -45,6 +72,34 @@ class StorageError(InputError, OSError):
     An InputError (one line, exit 2: the user frees space or fixes permissions and resumes) and
     an OSError (what the failed call raised), so callers that handle either keep working.
     """
+
+
+class JudgeError(AutorubricError):
+    """A judge could not be used (refused credentials, unreachable, failing every call)."""
+
+
+class RunStopped(AutorubricError):
+    """A judge failed in a way retries cannot fix (e.g. authentication); the run stopped."""
+
+
+class RunInterrupted(AutorubricError):
+    """Ctrl-C or SIGTERM stopped the run; every finished item is kept."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        super().__init__(f"interrupted; finish with: autorubric resume {directory}")
+
+
+def exit_code(exc: BaseException) -> int:
+    """The CLI's exit code for an exception that stopped a command (SPEC §8): the tree's own,
+    130 for Ctrl-C outside a run, EXIT_INTERNAL for anything else (a bug)."""
+    if isinstance(exc, AutorubricError):
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return EXIT_INTERNAL
 
 
 @contextlib.contextmanager

@@ -13,10 +13,14 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli.errors import InputError
-
-EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_ERRORED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-EXIT_INTERNAL = 70  # a bug: never confused with a gate verdict (1) or bad input (2)
+from autorubric_cli.cli.logs import install_warning_handler
+from autorubric_cli.errors import (
+    EXIT_OK,
+    InputError,
+    RunInterrupted,
+    RunStopped,
+    exit_code,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -86,30 +90,22 @@ def guarded(body: Callable[[], int]) -> None:
         if _state["debug"]:
             raise
         _err(exc.one_line())
-        code = EXIT_INPUT
-    except KeyboardInterrupt:
-        print("autorubric: interrupted", file=sys.stderr)
-        code = EXIT_INTERRUPTED
-    except Exception as exc:
-        code = _run_failure(exc)
-    raise typer.Exit(code)
-
-
-def _run_failure(exc: Exception) -> int:
-    """Exit code of an exception that is not bad input; the session module is imported only
-    here, so a command that fails early (a busy directory) does not pay for its import."""
-    from autorubric_cli.experiment.session import JudgeRunStopped, RunInterrupted
-
-    if isinstance(exc, JudgeRunStopped):
+        code = exit_code(exc)
+    except RunStopped as exc:
         _err(f"run stopped: {exc}")
-        return EXIT_INPUT
-    if isinstance(exc, RunInterrupted):
+        code = exit_code(exc)
+    except RunInterrupted as exc:
         print(f"autorubric: {exc}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    if _state["debug"]:
-        raise exc
-    _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
-    return EXIT_INTERNAL
+        code = exit_code(exc)
+    except KeyboardInterrupt as exc:
+        print("autorubric: interrupted", file=sys.stderr)
+        code = exit_code(exc)
+    except Exception as exc:
+        if _state["debug"]:
+            raise
+        _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
+        code = exit_code(exc)
+    raise typer.Exit(code)
 
 
 @app.callback()
@@ -118,6 +114,7 @@ def main_callback(
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
 ) -> None:
     _state["debug"] = debug
+    install_warning_handler()
     if version:
         from autorubric_cli import __version__
 

@@ -18,7 +18,7 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.errors import InputError, StorageError, writing
+from autorubric_cli.errors import InputError, RunInterrupted, RunStopped, StorageError, writing
 from autorubric_cli.experiment.batches import batch_coordinator, batch_window, without_batches
 from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.manifest import (
@@ -442,11 +442,5 @@ async def _run_async(
             await grader.aclose()
 
 
-class RunInterrupted(Exception):
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        super().__init__(f"interrupted; finish with: autorubric resume {directory}")
-
-
-class JudgeRunStopped(Exception):
+class JudgeRunStopped(RunStopped):
     """A judge failed in a way retries cannot fix (e.g. authentication); the run stopped."""

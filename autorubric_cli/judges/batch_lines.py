@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.failures import JudgeFailure, classify
 from autorubric_cli.judges.litellm_transport import thinking_kwargs
 from autorubric_cli.judges.request import Completion
@@ -65,7 +66,7 @@ def batch_line(custom_id: str, body: dict[str, Any]) -> bytes:
     return orjson.dumps(line) + b"\n"
 
 
-class LineError(Exception):
+class LineError(JudgeError):
     """A failed batch line, shaped like a provider exception so `classify` can read it."""
 
     def __init__(self, status_code: int, message: str) -> None:

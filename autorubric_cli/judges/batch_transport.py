@@ -20,8 +20,8 @@ finished is answered from it (already paid), every other call goes to the direct
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
-import sys
 import time
 import uuid
 from collections import deque
@@ -37,6 +37,8 @@ from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.retry import RetryPolicy
 from autorubric_cli.judges.stats import CallStats
+
+logger = logging.getLogger(__name__)
 
 TERMINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 
@@ -216,10 +218,10 @@ class BatchCoordinator:
             return False
         if info.status not in TERMINAL and not submission.warned:
             submission.warned = True
-            print(
-                f"autorubric: warning: batch {batch_id} is still {info.status}; "
-                "its requests are sent directly (--no-batch)",
-                file=sys.stderr,
+            logger.warning(
+                "batch %s is still %s; its requests are sent directly (--no-batch)",
+                batch_id,
+                info.status,
             )
         return info.status in TERMINAL
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 import asyncio
 
 from autorubric_cli.core.config import BreakerConfig
+from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.failures import JudgeFailure
 
 
-class JudgeUnavailable(Exception):
+class JudgeUnavailable(JudgeError):
     """The breaker tripped: the run stops with one line naming the judge and the cause."""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import sqlite3
 import sys
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+logger = logging.getLogger(__name__)
 
 FILE_NAME = "calls.sqlite3"
 BUSY_TIMEOUT_S = 2.0
@@ -113,10 +116,10 @@ class CallCache:
 
     def _disable(self, exc: BaseException) -> None:
         if not self.broken:
-            print(
-                f"autorubric: warning: call cache {self.path} unusable ({exc}); "
-                "continuing without it (calls are sent)",
-                file=sys.stderr,
+            logger.warning(
+                "call cache %s unusable (%s); continuing without it (calls are sent)",
+                self.path,
+                exc,
             )
         self.broken = True
         self._close_quietly()

@@ -13,6 +13,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from autorubric_cli.errors import JudgeError
+
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 AUTH_STATUS = frozenset({401, 403})
 HOPELESS_STATUS = frozenset({400, 404})  # wrong model, path or request shape: retries won't fix
@@ -21,11 +23,11 @@ KEY_LIKE = re.compile(r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{8,}|(Bearer\s+)[^\s\"']
 MAX_DETAIL = 300
 
 
-class JudgeAuthError(Exception):
+class JudgeAuthError(JudgeError):
     """The provider refused the credentials (HTTP 401/403): the run stops."""
 
 
-class JudgeFailure(Exception):
+class JudgeFailure(JudgeError):
     """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`).
 
     `hopeless`: the judge itself looks broken (unreachable, unknown host, 404, 400), not this

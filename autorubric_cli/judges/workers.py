@@ -40,6 +40,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport
 from autorubric_cli.judges.request import CallRequest, Completion
@@ -52,7 +53,7 @@ MAX_EXITS = 3  # workers that may exit unexpectedly before the run stops
 CLOSE_WAIT_S = 5.0
 
 
-class WorkerPoolFailed(Exception):
+class WorkerPoolFailed(JudgeError):
     """Judge worker processes keep exiting: the run stops (exit 2), `resume` finishes it."""
 
 

@@ -19,13 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from autorubric_cli.errors import AutorubricError
 from autorubric_cli.metrics.figures import FloatArray
 from autorubric_cli.validate.space import OptionSpace
 
 ROW_TOLERANCE = 1e-6
 
 
-class FcModelError(ValueError):
+class FcModelError(AutorubricError, ValueError):
     """A bad user matrix: the message and the JSON key path it concerns."""
 
     def __init__(self, message: str, key: str) -> None:

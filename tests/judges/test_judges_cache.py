@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -52,8 +53,17 @@ def test_a_tampered_entry_is_a_miss_never_a_wrong_answer(tmp_path: Path) -> None
     assert CallCache(path).get("k") is None
 
 
+def cache_warnings(caplog: pytest.LogCaptureFixture) -> int:
+    """Warnings go through logging (the CLI renders them as `autorubric: warning: ...`)."""
+    return sum(
+        r.levelno == logging.WARNING and r.getMessage().startswith("call cache ")
+        for r in caplog.records
+        if r.name == "autorubric_cli.judges.cache"
+    )
+
+
 def test_a_locked_database_warns_once_and_misses(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "calls.sqlite3"
     CallCache(path).close()
@@ -65,18 +75,17 @@ def test_a_locked_database_warns_once_and_misses(
     assert cache.get("k") is None
     cache.put("k2", "m", ANSWER)
     holder.rollback()
-    err = capsys.readouterr().err
-    assert err.count("warning: call cache") == 1
+    assert cache_warnings(caplog) == 1
 
 
-def test_garbage_file_warns_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_garbage_file_warns_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "calls.sqlite3"
     path.write_bytes(b"not a database at all" * 100)
     cache = CallCache(path)
     assert cache.get("a") is None and cache.get("b") is None
     cache.put("a", "m", ANSWER)
     cache.close()
-    assert capsys.readouterr().err.count("warning: call cache") == 1
+    assert cache_warnings(caplog) == 1
 
 
 def test_cache_directory_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
