@@ -6,20 +6,18 @@ Heavy modules (litellm, numpy, the grader) are imported inside commands so `--he
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from autorubric_cli.cli.cache_cmd import cache_app
+from autorubric_cli.cli.guard import STATE, guarded
 from autorubric_cli.cli.logs import install_warning_handler
 from autorubric_cli.errors import (
     EXIT_OK,
     InputError,
-    RunInterrupted,
-    RunStopped,
-    exit_code,
 )
 
 app = typer.Typer(
@@ -29,7 +27,6 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     help="Rubric-based LLM-as-a-judge evaluation: resumable, exact, CI-gated.",
 )
-_state = {"debug": False}
 
 
 class Format(StrEnum):
@@ -78,42 +75,12 @@ DryRun = Annotated[
 ]
 
 
-def _err(message: str) -> None:
-    print(f"autorubric: error: {message}", file=sys.stderr)
-
-
-def guarded(body: Callable[[], int]) -> None:
-    """Run a command body, mapping failures to one-line messages and SPEC exit codes."""
-    try:
-        code = body()
-    except InputError as exc:
-        if _state["debug"]:
-            raise
-        _err(exc.one_line())
-        code = exit_code(exc)
-    except RunStopped as exc:
-        _err(f"run stopped: {exc}")
-        code = exit_code(exc)
-    except RunInterrupted as exc:
-        print(f"autorubric: {exc}", file=sys.stderr)
-        code = exit_code(exc)
-    except KeyboardInterrupt as exc:
-        print("autorubric: interrupted", file=sys.stderr)
-        code = exit_code(exc)
-    except Exception as exc:
-        if _state["debug"]:
-            raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
-        code = exit_code(exc)
-    raise typer.Exit(code)
-
-
 @app.callback()
 def main_callback(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
 ) -> None:
-    _state["debug"] = debug
+    STATE["debug"] = debug
     install_warning_handler()
     if version:
         from autorubric_cli import __version__
@@ -578,8 +545,6 @@ def simulate(
 
     guarded(body)
 
-
-from autorubric_cli.cli.cache_cmd import cache_app  # noqa: E402  (registered last)
 
 app.add_typer(cache_app, name="cache")
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from autorubric_cli.cli.guard import guarded
+
 if TYPE_CHECKING:
     from autorubric_cli.experiment.session import RunOptions
 
@@ -36,7 +38,6 @@ def _path(cache_dir: Path | None) -> Path:
 @cache_app.command("info")
 def info(cache_dir: CacheDirOpt = None, format: FormatOpt = "table") -> None:
     """Path, entries, size on disk, and hits and entries by model."""
-    from autorubric_cli.cli.app import guarded
 
     def body() -> int:
         from autorubric_cli.judges.cache_admin import cache_info
@@ -59,7 +60,6 @@ def info(cache_dir: CacheDirOpt = None, format: FormatOpt = "table") -> None:
 @cache_app.command("clear")
 def clear(cache_dir: CacheDirOpt = None) -> None:
     """Delete every cached call."""
-    from autorubric_cli.cli.app import guarded
 
     def body() -> int:
         from autorubric_cli.judges.cache_admin import clear_cache
@@ -79,7 +79,6 @@ def prune(
     cache_dir: CacheDirOpt = None,
 ) -> None:
     """Delete cached calls not stored or served for a while."""
-    from autorubric_cli.cli.app import guarded
 
     def body() -> int:
         from autorubric_cli.judges.cache_admin import parse_duration, prune_cache

@@ -139,10 +139,6 @@ def worker_pool(config: LLMConfig) -> Any:
         return WorkerPool(direct, config.timeout, cores(), spill=True)
     pool = WorkerPool(direct, config.timeout, config.workers)
     pool.start()
-    # While the workers import litellm (seconds), load what the end-of-run report needs
-    # (numpy, scipy): it then costs the run nothing.
-    import autorubric_cli.report.build  # noqa: F401
-
     return pool
 
 
