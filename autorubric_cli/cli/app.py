@@ -15,10 +15,7 @@ import typer
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.guard import STATE, guarded
 from autorubric_cli.cli.logs import install_warning_handler
-from autorubric_cli.errors import (
-    EXIT_OK,
-    InputError,
-)
+from autorubric_cli.errors import EXIT_OK, InputError, RunInterrupted
 
 app = typer.Typer(
     add_completion=False,
@@ -171,7 +168,7 @@ def run(
     def body() -> int:
         # the report's modules (cli.finish) are imported after the run starts: a worker
         # process spawned first overlaps its litellm import with theirs
-        from autorubric_cli.experiment.session import RunInterrupted, RunOptions, start_run
+        from autorubric_cli.experiment.session import RunOptions, start_run
 
         if name is not None and out is not None:
             raise InputError("use either --name or --out, not both", key="--name")
@@ -249,7 +246,7 @@ def resume(
 
     def resume_body() -> int:
         from autorubric_cli.cli.baseline import baseline_options, then_compare
-        from autorubric_cli.experiment.session import RunInterrupted, resume_run
+        from autorubric_cli.experiment.session import resume_run
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
         try:

@@ -60,7 +60,7 @@ def length_penalty_amount(word_count: int, config: LengthPenalty) -> float:
     if word_count >= config.max_cap:
         return config.penalty_at_cap
     fraction = (word_count - config.free_budget) / (config.max_cap - config.free_budget)
-    return config.penalty_at_cap * fraction**config.exponent
+    return config.penalty_at_cap * float(fraction**config.exponent)
 
 
 def score_item(

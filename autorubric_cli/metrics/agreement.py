@@ -41,23 +41,27 @@ def rating_counts(ratings: IntArray, n_categories: int) -> IntArray:
     items, raters = np.nonzero(ratings >= 0)
     cells = items * n_categories + ratings[items, raters]
     counts = np.bincount(cells, minlength=ratings.shape[0] * n_categories)
-    return counts.reshape(ratings.shape[0], n_categories).astype(np.int64)
+    table: IntArray = counts.reshape(ratings.shape[0], n_categories).astype(np.int64)
+    return table
 
 
 def pairable(counts: IntArray) -> IntArray:
     """The rows of a count table with at least two ratings."""
-    return counts[counts.sum(axis=1) >= 2]
+    rows: IntArray = counts[counts.sum(axis=1) >= 2]
+    return rows
 
 
 def _item_agreement(counts: IntArray) -> FloatArray:
     """Per item, the share of rater pairs that agree (rows need two or more ratings)."""
     m = counts.sum(axis=1)
-    return (counts * (counts - 1)).sum(axis=1) / (m * (m - 1))
+    shares: FloatArray = (counts * (counts - 1)).sum(axis=1) / (m * (m - 1))
+    return shares
 
 
 def _prevalence(counts: IntArray) -> FloatArray:
     """pi_k: the mean over items of the share of the item's ratings in category k."""
-    return np.mean(counts / counts.sum(axis=1, keepdims=True), axis=0)
+    prevalence: FloatArray = np.mean(counts / counts.sum(axis=1, keepdims=True), axis=0)
+    return prevalence
 
 
 def percent_agreement(counts: IntArray) -> Figure:

@@ -68,11 +68,12 @@ def false_negative_rate(cm: IntArray, positive: int = 1) -> Figure:
 def kappa_weight_matrix(n_classes: int, weights: KappaWeights = "none") -> IntArray:
     """Disagreement weights: 1 off the diagonal, |i - j|, or (i - j)^2."""
     index = np.arange(n_classes)
-    distance = np.abs(index[:, None] - index[None, :])
+    distance: IntArray = np.abs(index[:, None] - index[None, :])
     if weights == "linear":
         return distance
     if weights == "quadratic":
-        return distance * distance
+        squared: IntArray = distance * distance
+        return squared
     return (distance > 0).astype(np.int64)
 
 
