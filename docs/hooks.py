@@ -14,7 +14,9 @@ MARKER = "<!-- cli-reference -->"
 WIDTH = "100"
 
 
-def iter_commands(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+def iter_commands(
+    command: Any, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
     """Every command of the app with its path of names, the groups before their subcommands."""
     yield path, command
     for name, sub in getattr(command, "commands", {}).items():
@@ -29,7 +31,9 @@ def render_help(path: tuple[str, ...]) -> str:
     from autorubric_cli.cli.app import app
 
     env = {"COLUMNS": WIDTH, "NO_COLOR": "1", "TERM": "dumb"}
-    result = CliRunner().invoke(app, [*path, "--help"], env=env, color=False, prog_name="autorubric")
+    result = CliRunner().invoke(
+        app, [*path, "--help"], env=env, color=False, prog_name="autorubric"
+    )
     if result.exit_code != 0:
         raise RuntimeError(f"autorubric {' '.join(path)} --help exited {result.exit_code}")
     lines = [line.rstrip() for line in result.output.splitlines()]

@@ -50,7 +50,13 @@ def page_blocks(page: Path) -> list[Block]:
             continue
         start = token.map[0]
         blocks.append(
-            Block(page, start + 1, token.info.strip().split(" ")[0], token.content, notes(lines, start))
+            Block(
+                page,
+                start + 1,
+                token.info.strip().split(" ")[0],
+                token.content,
+                notes(lines, start),
+            )
         )
     return blocks
 

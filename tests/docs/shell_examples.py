@@ -107,7 +107,8 @@ def check_autorubric(argv: list[str]) -> None:
     except ExampleError:
         raise
     except Exception as exc:  # the parser's own usage errors
-        message = getattr(exc, "format_message", lambda: str(exc))()
+        error = exc
+        message = error.format_message() if hasattr(error, "format_message") else str(error)
         raise ExampleError(f"`{shlex.join(argv)}`: {message}") from None
 
 
@@ -115,10 +116,12 @@ def check_setup(argv: list[str]) -> None:
     """The install steps of a fresh machine: a venv, its activation, pip from the checkout."""
     name = program(argv)
     if name in {".", "source"}:
-        if argv[1:] != [".venv/bin/activate"]:
+        if len(argv) != 2 or not argv[1].endswith("bin/activate"):
             raise ExampleError(f"unexpected activation: {shlex.join(argv)}")
         return
-    pip_args = argv[1:] if name.startswith("pip") else argv[3:] if argv[1:3] == ["-m", "pip"] else None
+    pip_args = (
+        argv[1:] if name.startswith("pip") else argv[3:] if argv[1:3] == ["-m", "pip"] else None
+    )
     if pip_args is None:
         if argv[1:3] != ["-m", "venv"]:
             raise ExampleError(f"unexpected python command: {shlex.join(argv)}")
@@ -129,7 +132,9 @@ def check_setup(argv: list[str]) -> None:
         if target.startswith("-") and target != "-e":
             continue
         if target.startswith("autorubric"):
-            raise ExampleError(f"`{shlex.join(argv)}`: autorubric is not published; install the checkout")
+            raise ExampleError(
+                f"`{shlex.join(argv)}`: autorubric is not published; install the checkout"
+            )
         match = re.fullmatch(r"\.(?:\[([a-z0-9,_-]+)\])?", target)
         if target != "-e" and match and match.group(1):
             check_extras(match.group(1).split(","))
@@ -174,7 +179,9 @@ class ShellSession:
             code = self.execute(command.argv, where)
             expected = expect_exit if runnable and command is runnable[-1] else 0
             if code is not None and code != expected:
-                raise ExampleError(f"{where}: `{shlex.join(command.argv)}` exited {code}, not {expected}")
+                raise ExampleError(
+                    f"{where}: `{shlex.join(command.argv)}` exited {code}, not {expected}"
+                )
 
     def execute(self, argv: list[str], where: str) -> int | None:
         import os
@@ -205,7 +212,9 @@ class ShellSession:
         finally:
             os.chdir(previous)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise ExampleError(f"{where}: `{shlex.join(argv)}` raised {result.exception!r}\n{result.output}")
+            raise ExampleError(
+                f"{where}: `{shlex.join(argv)}` raised {result.exception!r}\n{result.output}"
+            )
         if result.exit_code not in (0,):
             print(result.output)
         return result.exit_code

@@ -90,7 +90,8 @@ def test_a_run_block_with_the_wrong_exit_code_fails(tmp_path: Path) -> None:
 def test_annotations_are_read(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
-        "Text\n\n<!-- not-run: needs a real key -->\n<!-- exit: 1 -->\n\n```bash\nautorubric x\n```\n"
+        "Text\n\n<!-- not-run: needs a real key -->\n<!-- exit: 1 -->\n\n"
+        "```bash\nautorubric x\n```\n"
         "\n```yaml\na: 1\n```\n"
     )
     first, second = page_blocks(page)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -66,6 +67,8 @@ def run_block(block: Block, session: ShellSession, scratch: Path) -> None:
             rows = [text] if block.lang == "json" else [r for r in text.splitlines() if r.strip()]
             for row in rows:
                 json.loads(row)
+        elif block.lang == "dockerfile":
+            check_dockerfile(text)
         elif block.lang == "python":
             run_python(text, block, session)
         elif block.lang not in UNCHECKED:
@@ -75,6 +78,13 @@ def run_block(block: Block, session: ShellSession, scratch: Path) -> None:
             target.write_text(text, encoding="utf-8")
     except Exception as exc:
         raise AssertionError(f"{block.where}: {type(exc).__name__}: {exc}") from exc
+
+
+def check_dockerfile(text: str) -> None:
+    """A Dockerfile example: every RUN line is checked like a not-run shell example."""
+    for line in text.splitlines():
+        if line.startswith("RUN "):
+            check_script(line.removeprefix("RUN "))
 
 
 def run_python(text: str, block: Block, session: ShellSession) -> None:
@@ -102,3 +112,27 @@ def test_not_run_blocks_give_a_reason() -> None:
         for block in page_blocks(page):
             if "not-run" in block.notes:
                 assert len(block.notes["not-run"]) > 10, f"{block.where}: say why it cannot run"
+
+
+README_COMMANDS = (
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && "
+    "autorubric run rubrics/demo.yaml datasets/demo.jsonl",
+    'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" && pytest -q',
+)
+
+
+def test_readme_is_one_screen_with_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    blocks = [block.text.strip() for block in page_blocks(ROOT / "README.md")]
+    for command in README_COMMANDS:
+        assert command in blocks, f"README lost the command: {command}"
+
+
+def test_readme_links_point_at_pages() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    assert targets
+    for target in targets:
+        if "://" not in target:
+            assert (ROOT / target).exists(), f"README links to missing {target}"

@@ -41,7 +41,9 @@ def check_yaml(text: str, path: Path) -> str:
     if isinstance(data, dict) and {"apiVersion", "kind"} <= set(data):
         check_scripts(data)
         return "kubernetes"
-    raise ExampleError("a YAML example that is neither a rubric, a workflow nor a Kubernetes object")
+    raise ExampleError(
+        "a YAML example that is neither a rubric, a workflow nor a Kubernetes object"
+    )
 
 
 def scripts(node: Any) -> Iterator[str]:
