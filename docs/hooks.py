@@ -1,43 +1,66 @@
 """mkdocs hook: the CLI reference is rendered from the Typer app at build time, never copied.
 
-A page holding the marker `<!-- cli-reference -->` gets one section per command (groups
-included, depth first): its one-line summary and its `--help` exactly as a terminal 100 columns
-wide shows it. So the reference cannot drift from the code: a renamed flag changes the page.
+A page holding the marker `<!-- cli-reference -->` gets a summary table of every command, then
+one section per command (groups included, depth first): its help text, its usage line, and
+tables of its arguments and options as the program's own parser describes them (the same
+records `--help` prints). A renamed flag or a changed help text changes the page.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 MARKER = "<!-- cli-reference -->"
-WIDTH = "100"
+CODE_SPAN = re.compile(r"(`[^`]*`)")
 
 
-def iter_commands(
-    command: Any, path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """Every command of the app with its path of names, the groups before their subcommands."""
-    yield path, command
+def iter_commands(command: Any, context: Any) -> Iterator[tuple[Any, Any]]:
+    """Every visible command with its parse context, the groups before their subcommands."""
+    yield command, context
     for name, sub in getattr(command, "commands", {}).items():
         if not getattr(sub, "hidden", False):
-            yield from iter_commands(sub, (*path, name))
+            child = sub.make_context(name, [], parent=context, resilient_parsing=True)
+            yield from iter_commands(sub, child)
 
 
-def render_help(path: tuple[str, ...]) -> str:
-    """The `--help` text of one command as the console script prints it, without colour."""
-    from typer.testing import CliRunner
+def cell(text: str) -> str:
+    """Help text as a Markdown table cell: `<` and `|` escaped outside code spans (inside
+    them the table extension leaves a pipe alone, and an escape would show)."""
+    parts = CODE_SPAN.split(" ".join(text.split()))
+    for index in range(0, len(parts), 2):
+        parts[index] = parts[index].replace("<", "&lt;").replace("|", "\\|")
+    return "".join(parts)
 
-    from autorubric_cli.cli.app import app
 
-    env = {"COLUMNS": WIDTH, "NO_COLOR": "1", "TERM": "dumb"}
-    result = CliRunner().invoke(
-        app, [*path, "--help"], env=env, color=False, prog_name="autorubric"
+def params_tables(command: Any, context: Any) -> str:
+    arguments = ["| argument | description |", "| --- | --- |"]
+    options = ["| option | description |", "| --- | --- |"]
+    for param in command.params:
+        if getattr(param, "hidden", False):
+            continue
+        if param.param_type_name == "argument":
+            need = " (required)" if param.required else " (optional)"
+            arguments.append(f"| `{param.name.upper()}` | {cell(param.help or '')}{need} |")
+        else:
+            record = param.get_help_record(context)
+            if record is not None:
+                options.append(f"| `{record[0]}` | {cell(record[1])} |")
+    tables = [arguments] if len(arguments) > 2 else []
+    tables += [options] if len(options) > 2 else []
+    return "\n\n".join("\n".join(table) for table in tables)
+
+
+def command_section(command: Any, context: Any) -> str:
+    path = context.command_path
+    anchor = path.replace(" ", "-")
+    usage = command.get_usage(context).strip()
+    body = (command.help or "").strip()
+    return (
+        f"## {path} {{#{anchor}}}\n\n{body}\n\n```text\n{usage}\n```\n\n"
+        f"{params_tables(command, context)}\n"
     )
-    if result.exit_code != 0:
-        raise RuntimeError(f"autorubric {' '.join(path)} --help exited {result.exit_code}")
-    lines = [line.rstrip() for line in result.output.splitlines()]
-    return "\n".join(lines).strip("\n")
 
 
 def cli_reference() -> str:
@@ -47,15 +70,14 @@ def cli_reference() -> str:
     from autorubric_cli.cli.app import app
 
     root = typer.main.get_command(app)
-    commands = list(iter_commands(root))
+    top = root.make_context("autorubric", [], resilient_parsing=True)
     table = ["| command | what it does |", "| --- | --- |"]
     sections = []
-    for path, command in commands:
-        name = " ".join(("autorubric", *path))
-        summary = (command.help or "").strip().split("\n")[0]
-        anchor = "-".join(("autorubric", *path))
-        table.append(f"| [`{name}`](#{anchor}) | {summary} |")
-        sections.append(f"## {name} {{#{anchor}}}\n\n```text\n{render_help(path)}\n```\n")
+    for command, context in iter_commands(root, top):
+        path = context.command_path
+        summary = cell((command.help or "").strip().split("\n")[0])
+        table.append(f"| [`{path}`](#{path.replace(' ', '-')}) | {summary} |")
+        sections.append(command_section(command, context))
     return "\n".join(table) + "\n\n" + "\n".join(sections)
 
 

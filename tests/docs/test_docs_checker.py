@@ -127,3 +127,18 @@ def test_cli_reference_is_generated_from_the_app() -> None:
                     assert opt in page, f"{name} {opt} missing from the reference"
     assert "## autorubric cache prune" in page
     assert "<!-- cli-reference -->" not in page
+
+
+def test_a_kubernetes_job_with_a_bad_flag_is_refused(tmp_path: Path) -> None:
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    spec:\n      containers:\n"
+        "        - command: ['sh', '-c']\n          args:\n            - |\n"
+        "              shard=$((JOB_COMPLETION_INDEX + 1))\n"
+        "              autorubric run r.yaml d.jsonl --shard $shard/4 {flag}\n"
+    )
+    assert check_yaml(job.format(flag="--out s"), tmp_path / "ok.yaml") == "kubernetes"
+    with pytest.raises(ExampleError):
+        check_yaml(job.format(flag="--shards 4"), tmp_path / "bad.yaml")
+    argv_job = "apiVersion: v1\nkind: Pod\nspec: {command: [autorubric, merge, out, --bogus]}\n"
+    with pytest.raises(ExampleError):
+        check_yaml(argv_job, tmp_path / "argv.yaml")
