@@ -142,3 +142,12 @@ def test_a_kubernetes_job_with_a_bad_flag_is_refused(tmp_path: Path) -> None:
     argv_job = "apiVersion: v1\nkind: Pod\nspec: {command: [autorubric, merge, out, --bogus]}\n"
     with pytest.raises(ExampleError):
         check_yaml(argv_job, tmp_path / "argv.yaml")
+
+
+def test_console_transcripts_are_checked() -> None:
+    from tests.docs.test_docs_examples import console_commands
+
+    transcript = "$ autorubric report exp --format yaml\nusage: ...\n"
+    assert console_commands(transcript) == "autorubric report exp --format yaml"
+    with pytest.raises(ExampleError):
+        check_script(console_commands(transcript))

@@ -4,7 +4,8 @@ One test per page: its blocks run in order in one temporary directory holding a 
 shipped `rubrics/` and `datasets/`. Shell blocks run `autorubric` in-process (simulated judges,
 or the loopback judge server where a page names `http://127.0.0.1:8000`, which stands for it);
 YAML blocks are loaded by the rubric loader or checked as workflows; JSON and JSONL must parse;
-Python runs. A block that is not meant to run says why (`<!-- not-run: ... -->`) and is checked.
+Python runs; a `console` transcript's `$ ` commands are checked. A block that is not meant to
+run says why (`<!-- not-run: ... -->`) and is checked.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tests.support.judge_server import JudgeServer
 
 LOOPBACK = "http://127.0.0.1:8000"
 SHELL = {"bash", "sh", "shell"}
-UNCHECKED = {"text", "console", "output"}  # program output shown to the reader
+UNCHECKED = {"text", "output"}  # program output shown to the reader
 
 
 def page_id(page: Path) -> str:
@@ -61,6 +62,8 @@ def run_block(block: Block, session: ShellSession, scratch: Path) -> None:
                 check_script(text)
             else:
                 session.run(text, int(block.notes.get("exit", "0")), block.where)
+        elif block.lang == "console":
+            check_script(console_commands(text))
         elif block.lang in {"yaml", "yml"}:
             check_yaml(text, target or scratch / f"example-{block.line}.yaml")
         elif block.lang in {"json", "jsonl"}:
@@ -78,6 +81,12 @@ def run_block(block: Block, session: ShellSession, scratch: Path) -> None:
             target.write_text(text, encoding="utf-8")
     except Exception as exc:
         raise AssertionError(f"{block.where}: {type(exc).__name__}: {exc}") from exc
+
+
+def console_commands(text: str) -> str:
+    """A terminal transcript's commands (its `$ ` lines); the rest is output. A transcript is
+    checked, never run: its files are the reader's own."""
+    return "\n".join(line[2:] for line in text.splitlines() if line.startswith("$ "))
 
 
 def check_dockerfile(text: str) -> None:
