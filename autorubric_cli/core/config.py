@@ -159,7 +159,7 @@ class RetryConfig(Strict):
 
 
 class BreakerConfig(Strict):
-    """When a judge is declared broken and the run stops (exit 2; README: Judge layer at scale).
+    """When a judge is declared broken and the run stops (exit 2; docs/guides/judges.md).
 
     `consecutive_failures`: calls in a row that failed in a way retries cannot fix (connection
     refused, unknown host, HTTP 404 or 400) with no answer in between. `failed_votes`: votes in
@@ -199,7 +199,7 @@ class LLMConfig(Strict):
     batch: bool = False  # SPEC §11
     # where `run`/`resume` make their litellm calls: "auto" (here until this process is
     # saturated, then in worker processes, up to the cores), N (N worker processes from the
-    # start), 0 (here). README: Worker processes.
+    # start), 0 (here). docs/guides/judges.md, worker processes.
     workers: int | Literal["auto"] = Field("auto", union_mode="left_to_right")
 
     @field_validator("workers")

@@ -288,7 +288,7 @@ def transport_for(spec: JudgeSpec, timeout: float, workers: WorkerPool | None) -
 def cached(
     transport: Transport, spec: JudgeSpec, cache: CallCache | None, flights: SingleFlight
 ) -> Transport:
-    """Real judges go through the call cache; simulated ones never do (README: Call cache)."""
+    """Real judges go through the call cache; simulated ones never do (docs: cache-and-cost)."""
     if cache is None or transport.simulated:
         return transport
     return CachedTransport(transport, spec, cache, flights)

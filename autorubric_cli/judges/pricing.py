@@ -1,6 +1,6 @@
 """Models litellm cannot price: learnt from the first reply, then cheap for litellm to look up.
 
-Measured with litellm 1.106.2 (README: Judge layer at scale, per-call CPU): for a model absent
+Measured with litellm 1.106.2 (docs/design/judge-calls.md): for a model absent
 from its cost map, litellm prices every reply anyway and, failing, repeats the model-info lookup
 about 12 times per call (its lookup cache keeps only hits), ~0.5-0.8 ms CPU per call. litellm
 has no setting that turns that calculation off. So once a reply of a model comes back unpriced

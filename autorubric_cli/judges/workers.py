@@ -1,6 +1,6 @@
 """Judge worker processes: litellm's CPU per call spread over cores; grading and writing stay here.
 
-litellm costs milliseconds of CPU per call (README: Judge layer at scale), so one process tops
+litellm costs milliseconds of CPU per call (docs/design/judge-calls.md), so one process tops
 out below what a large provider account allows. Worker processes (`worker_main.py`) each run
 `call_litellm`, the one call path the in-process transport runs too. The grader, its retries,
 limits, breaker, cache and the record writer stay in this process: a worker only turns a

@@ -109,7 +109,7 @@ async def test_litellm_exceptions_classify_by_their_real_cause(
     hopeless: bool,
     retryable: bool,
 ) -> None:
-    """Guards the litellm version and HTTP handler we run with (README: Judge layer at scale)."""
+    """Guards the litellm version and HTTP handler we run with (docs/design/judge-calls.md)."""
     if kind == "unknown_host":
         api_base = "http://no-such-host.invalid/v1"
     elif kind == "refused":
