@@ -12,6 +12,8 @@ from autorubric_cli.core.gate import evaluate_gate
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
+from autorubric_cli.labels.overlay import MAJORITY, LabelOverlay, build_overlay, check_source
+from autorubric_cli.labels.store import read_labels
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -19,6 +21,7 @@ from autorubric_cli.report.fold import (
     exact_mean,
     exact_sum,
 )
+from autorubric_cli.report.labels_section import human_labels_section
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
 from autorubric_cli.report.parallel import fold_experiment
 from autorubric_cli.report.summary import score_summary
@@ -30,10 +33,24 @@ def build_report(
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
+    ground_truth: str = MAJORITY,
 ) -> dict[str, Any]:
     return build_report_and_fold(
-        experiment, extra_checks=extra_checks, what_if=what_if, ca_mode=ca_mode
+        experiment,
+        extra_checks=extra_checks,
+        what_if=what_if,
+        ca_mode=ca_mode,
+        ground_truth=ground_truth,
     )[0]
+
+
+def label_overlay(experiment: Experiment, ground_truth: str = MAJORITY) -> LabelOverlay | None:
+    """The experiment's human labels (SPEC §14), None when there are none."""
+    table = read_labels(experiment.directory)
+    if not table:
+        check_source(ground_truth, set())
+        return None
+    return build_overlay(table, ground_truth)
 
 
 def build_report_and_fold(
@@ -42,13 +59,15 @@ def build_report_and_fold(
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
+    ground_truth: str = MAJORITY,
 ) -> tuple[dict[str, Any], ReportFold]:
     """The report and the fold it came from (the HTML report plots its per-item arrays)."""
     rules = experiment.rules
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
     path = experiment.directory / ITEMS
-    fold = fold_experiment(path, rules, judge_ids, what_if, issues)
+    overlay = label_overlay(experiment, ground_truth)
+    fold = fold_experiment(path, rules, judge_ids, what_if, issues, overlay)
     fold.put_in_dataset_order()
     seed = experiment.manifest.seed
     labels = fold.labels()
@@ -70,6 +89,15 @@ def build_report_and_fold(
             labels,
             np.frombuffer(fold.truth_scores),
             {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
+            ca_mode=ca_mode,
+            seed=seed,
+        ),
+        "human_labels": None
+        if overlay is None
+        else human_labels_section(
+            overlay,
+            list(rules.criteria),
+            fold.labels(human_only=True),
             ca_mode=ca_mode,
             seed=seed,
         ),

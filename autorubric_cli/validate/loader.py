@@ -22,6 +22,8 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.labels.overlay import build_overlay
+from autorubric_cli.labels.store import read_labels
 from autorubric_cli.loading.dataset import parse_human_ratings
 from autorubric_cli.loading.readers import iter_records
 from autorubric_cli.loading.where import Where
@@ -47,7 +49,9 @@ def validate_experiment(
     human = read_human_file(human_path, rubric) if human_path is not None else None
     issues = ReadIssues()
     items = directory / ITEMS
-    collected = collect(rubric, iter_latest_records(items, issues, rubric.criteria), names, human)
+    records = iter_latest_records(items, issues, rubric.criteria)
+    overlay = build_overlay(read_labels(directory))  # human labels (§14) where ratings are absent
+    collected = collect(rubric, map(overlay.apply, records), names, human)
     if not collected.criteria:
         source = str(human_path) if human_path is not None else str(items)
         raise InputError(

@@ -19,6 +19,7 @@ from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, write_atomic
 from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.labels.store import LABELS
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
 from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
@@ -122,7 +123,7 @@ def validate_section(directory: Path) -> dict[str, Any] | None:
     from autorubric_cli.validate.loader import validate_experiment
     from autorubric_cli.validate.settings import ValidateSettings
 
-    if not has_human_ratings(directory / ITEMS):
+    if not has_human_ratings(directory / ITEMS) and not (directory / LABELS).is_file():
         return None
     try:
         return validate_experiment(directory, ValidateSettings())
