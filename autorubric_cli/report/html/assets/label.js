@@ -207,7 +207,6 @@
     store = next;
     history = [];
     $("rater").classList.toggle("missing", !rater);
-    save();
     open(store.pos || 0);
     status(rater ? "labelling as " + rater + ": " + count(store.entries) + " items answered so far" : "");
   }
@@ -310,7 +309,11 @@
       if (file) file.text().then(importText);
     });
     document.addEventListener("keydown", onKey);
-    window.autorubricLabel = { open: open, count: function () { return items.length; } };
+    window.autorubricLabel = {
+      open: open,
+      openId: function (id) { return open(items.findIndex(function (it) { return it.id === id; })); },
+      ids: function () { return items.map(function (it) { return it.id; }); },
+    };
     body.setAttribute("data-ready", "1");
   }
   start().catch(function (e) { status("cannot read the items: " + e); });
