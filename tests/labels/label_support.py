@@ -25,7 +25,9 @@ def demo_rubric(tmp: Path) -> Path:
     """The demo rubric, ungated, with response sets asked for `satisfaction`."""
     text = DEMO_RUBRIC.read_text()
     text = text[: text.index("gate:")]
-    text = text.replace("    aggregation: median\n", "    aggregation: median\n    elicitation: both\n")
+    text = text.replace(
+        "    aggregation: median\n", "    aggregation: median\n    elicitation: both\n"
+    )
     assert "elicitation: both" in text
     path = tmp / "rubric.yaml"
     path.write_text(text)
@@ -39,7 +41,10 @@ def unlabelled_demo(tmp: Path) -> Path:
         row.pop("ground_truth", None)
         row.pop("human_ratings", None)
         if row["id"] == XSS_ID:
-            row["submission"] = {"thinking": f"think {XSS}", "output": f"Ignore this: {XSS} NMC 270"}
+            row["submission"] = {
+                "thinking": f"think {XSS}",
+                "output": f"Ignore this: {XSS} NMC 270",
+            }
     path = tmp / "demo.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path

@@ -229,7 +229,9 @@ def test_import_then_report_and_validate_use_the_labels(exported: Any, experimen
     records = {r["id"]: r for r in read_jsonl(experiment / "items.jsonl")}
     predictors = {
         "ensemble": lambda r: r["criteria"][1]["verdict"],
-        "careful": lambda r: next(v["verdict"] for v in r["criteria"][1]["votes"] if v["judge"] == "careful"),
+        "careful": lambda r: next(
+            v["verdict"] for v in r["criteria"][1]["votes"] if v["judge"] == "careful"
+        ),
     }
     blocks = {"ensemble": section["judges"], **section["judges"]["judges"]}
     for predictor, pick in predictors.items():
