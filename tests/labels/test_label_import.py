@@ -1,4 +1,4 @@
-"""`label import` validation, newest-wins, the ground-truth choice, the order, and the page's cap."""
+"""`label import` validation, newest-wins, ground truth from several raters, order, page cap."""
 
 from __future__ import annotations
 

@@ -314,6 +314,7 @@
       openId: function (id) { return open(items.findIndex(function (it) { return it.id === id; })); },
       ids: function () { return items.map(function (it) { return it.id; }); },
     };
+    body.setAttribute("data-ready-ms", performance.now().toFixed(1));
     body.setAttribute("data-ready", "1");
   }
   start().catch(function (e) { status("cannot read the items: " + e); });
