@@ -38,6 +38,7 @@ class ImportResult:
 
 
 def import_labels(directory: Path, files: Sequence[Path]) -> ImportResult:
+    """Check every line of `files`, then append the new ones to DIR/human_labels.jsonl."""
     experiment = open_experiment(directory)
     ids = set(latest_lines(directory / ITEMS, ReadIssues()))
     target = directory / LABELS
@@ -56,11 +57,19 @@ def import_labels(directory: Path, files: Sequence[Path]) -> ImportResult:
             if data not in stored:
                 stored.add(data)
                 fresh.append(data)
-    with writing(target), target.open("ab") as handle:
-        handle.write(b"".join(fresh))
-        handle.flush()
-        os.fsync(handle.fileno())
+    if fresh:
+        with writing(target), target.open("ab") as handle:
+            handle.truncate(_complete_length(target))  # a torn last line was never a label
+            handle.write(b"".join(fresh))  # one write
+            handle.flush()
+            os.fsync(handle.fileno())
     return ImportResult(len(fresh), seen - len(fresh), list(raters), target)
+
+
+def _complete_length(path: Path) -> int:
+    """Bytes up to the last newline (a crash mid-import can leave a partial last line)."""
+    data = path.read_bytes() if path.is_file() else b""
+    return data.rfind(b"\n") + 1
 
 
 def _stored_lines(path: Path) -> set[bytes]:

@@ -88,7 +88,7 @@ def plan_labels(
     issues = ReadIssues()
     records = iter_latest_records(experiment.directory / ITEMS, issues, experiment.rubric.criteria)
     ranked = rank_items(
-        (r for r in records if r.status == "ok" or r.criteria),
+        records,
         [c.name for c in chosen],
         picked,
         raters=counts,

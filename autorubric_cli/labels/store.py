@@ -49,7 +49,8 @@ def read_labels(directory: Path) -> Latest:
     """The newest line of every (rater, item) in DIR/human_labels.jsonl; empty when absent.
 
     The file is only ever written by `label import` after validation, so a line that does not
-    parse is damage: an error naming the line, never silently skipped.
+    parse is damage: an error naming the line, never silently skipped; except a last line with
+    no newline, torn by a crash during an import: it is left out, and the next import cuts it.
     """
     path = directory / LABELS
     table: Latest = {}
@@ -62,6 +63,8 @@ def read_labels(directory: Path) -> Latest:
             try:
                 keep_newest(table, LabelLine.model_validate_json(raw))
             except ValueError as exc:
+                if not raw.endswith(b"\n"):
+                    break
                 raise InputError(
                     f"damaged line ({str(exc).splitlines()[0]})", path=str(path), line=number
                 ) from None

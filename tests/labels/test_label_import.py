@@ -183,3 +183,20 @@ def test_label_flags_are_checked(graded: Path) -> None:
     assert result.exit_code == 2 and "--criteria: unknown criterion 'nope'" in result.output
     result = cli("label", graded, "--order", "best")
     assert result.exit_code == 2 and "--order" in result.output
+
+
+def test_a_torn_last_line_is_left_out_and_the_next_import_starts_a_new_line(
+    experiment: Path, tmp_path: Path
+) -> None:
+    assert cli("label", "import", experiment, write(tmp_path / "a.jsonl", line())).exit_code == 0
+    stored = experiment / LABELS
+    with stored.open("ab") as handle:
+        handle.write(b'{"id": "q002", "rater": "bo", "lab')  # a crash mid-write
+    assert set(read_labels(experiment)) == {("ana", "q001")}
+    again = write(tmp_path / "b.jsonl", line(id="q003", rater="cy"))
+    assert cli("label", "import", experiment, again).exit_code == 0
+    assert set(read_labels(experiment)) == {("ana", "q001"), ("cy", "q003")}
+    text = stored.read_text().splitlines()
+    stored.write_text("\n".join([text[0], "{damaged", *text[1:]]) + "\n")
+    result = cli("report", experiment, "--format", "json")
+    assert result.exit_code == 2 and f"{stored}:2: damaged line" in result.output
