@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import InputError
-from autorubric_cli.labels.store import Latest
+from autorubric_cli.labels.store import Latest, read_labels
 
 MAJORITY = "majority"
 HumanEntry = str | list[str]
@@ -88,3 +89,12 @@ def build_overlay(table: Latest, source: str = MAJORITY) -> LabelOverlay:
         if truth:
             overlay.ground_truth[item_id] = truth
     return overlay
+
+
+def experiment_overlay(directory: Path, source: str = MAJORITY) -> LabelOverlay | None:
+    """The experiment's human labels as an overlay; None when it has none."""
+    table = read_labels(directory)
+    if not table:
+        check_source(source, set())
+        return None
+    return build_overlay(table, source)

@@ -12,8 +12,7 @@ from autorubric_cli.core.gate import evaluate_gate
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
-from autorubric_cli.labels.overlay import MAJORITY, LabelOverlay, build_overlay, check_source
-from autorubric_cli.labels.store import read_labels
+from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -44,15 +43,6 @@ def build_report(
     )[0]
 
 
-def label_overlay(experiment: Experiment, ground_truth: str = MAJORITY) -> LabelOverlay | None:
-    """The experiment's human labels (SPEC §14), None when there are none."""
-    table = read_labels(experiment.directory)
-    if not table:
-        check_source(ground_truth, set())
-        return None
-    return build_overlay(table, ground_truth)
-
-
 def build_report_and_fold(
     experiment: Experiment,
     *,
@@ -66,7 +56,7 @@ def build_report_and_fold(
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
     path = experiment.directory / ITEMS
-    overlay = label_overlay(experiment, ground_truth)
+    overlay = experiment_overlay(experiment.directory, ground_truth)
     fold = fold_experiment(path, rules, judge_ids, what_if, issues, overlay)
     fold.put_in_dataset_order()
     seed = experiment.manifest.seed

@@ -11,19 +11,18 @@ it replaces the ratings stored in the experiment's records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
-from autorubric_cli.labels.overlay import build_overlay
-from autorubric_cli.labels.store import read_labels
 from autorubric_cli.loading.dataset import parse_human_ratings
 from autorubric_cli.loading.readers import iter_records
 from autorubric_cli.loading.where import Where
@@ -40,8 +39,10 @@ def validate_experiment(
     *,
     human_path: Path | None = None,
     criteria: Sequence[str] = (),
+    overlay: Callable[[ItemRecord], ItemRecord] | None = None,
 ) -> dict[str, Any]:
-    """Read the experiment (and --human), compare judges with humans; no judge is called."""
+    """Read the experiment (and --human), compare judges with humans; no judge is called.
+    `overlay` adds ratings to each record (the human labels' `LabelOverlay.apply`)."""
     settings.check()
     experiment = open_experiment(directory)
     rubric = experiment.rubric
@@ -50,8 +51,9 @@ def validate_experiment(
     issues = ReadIssues()
     items = directory / ITEMS
     records = iter_latest_records(items, issues, rubric.criteria)
-    overlay = build_overlay(read_labels(directory))  # human labels (§14) where ratings are absent
-    collected = collect(rubric, map(overlay.apply, records), names, human)
+    if overlay is not None:  # human labels (SPEC §14), where the records have no ratings
+        records = map(overlay, records)
+    collected = collect(rubric, records, names, human)
     if not collected.criteria:
         source = str(human_path) if human_path is not None else str(items)
         raise InputError(

@@ -19,6 +19,7 @@ from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, write_atomic
 from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.labels.overlay import experiment_overlay
 from autorubric_cli.labels.store import LABELS
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
@@ -126,7 +127,10 @@ def validate_section(directory: Path) -> dict[str, Any] | None:
     if not has_human_ratings(directory / ITEMS) and not (directory / LABELS).is_file():
         return None
     try:
-        return validate_experiment(directory, ValidateSettings())
+        overlay = experiment_overlay(directory)
+        return validate_experiment(
+            directory, ValidateSettings(), overlay=None if overlay is None else overlay.apply
+        )
     except InputError:
         return None
 
