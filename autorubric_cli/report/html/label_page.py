@@ -15,7 +15,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import write_atomic
 from autorubric_cli.labels.page_data import LabelPlan, plan_meta
 from autorubric_cli.report.html.items import compress_rows, dataset_texts
-from autorubric_cli.report.html.page import asset, environment
+from autorubric_cli.report.html.templating import asset, environment
 
 LABEL_HTML = "label.html"
 LABEL_ITEM_CAP = 10_000
