@@ -277,3 +277,23 @@ def test_the_page_shows_markup_as_text_and_runs_nothing(browser: Browser, experi
     why = watched.page.inner_text("#why")
     assert why.startswith("Why this item: #") and "bits" in why
     context.close()
+
+
+def test_a_fresh_browser_reads_an_exported_file_back(
+    browser: Browser, experiment: Path, exported: Any
+) -> None:
+    context = browser.new_context()  # another machine: nothing in its storage
+    watched = Watched(context, (experiment / "page.html").as_uri())
+    assert watched.page.get_attribute("body", "data-complete") == "0"
+    watched.page.set_input_files("#import", str(exported["ana"][0]))
+    watched.page.wait_for_selector("body[data-imported]")
+    assert watched.page.input_value("#rater") == "ana"
+    assert watched.page.get_attribute("body", "data-imported") == "20"
+    assert watched.page.get_attribute("body", "data-complete") == "20"
+    watched.page.evaluate(f"window.autorubricLabel.openId({json.dumps(exported['ana'][1][0])})")
+    picked = watched.page.locator("[data-criterion=satisfaction] .choice.picked")
+    assert picked.get_attribute("data-label") == "Satisfied"
+    checked = watched.page.locator("[data-criterion=satisfaction] input[data-set]:checked")
+    assert [c.get_attribute("data-set") for c in checked.all()] == ["Satisfied", "Very satisfied"]
+    assert watched.errors == []
+    context.close()

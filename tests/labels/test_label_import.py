@@ -183,6 +183,11 @@ def test_label_flags_are_checked(graded: Path) -> None:
     assert result.exit_code == 2 and "--criteria: unknown criterion 'nope'" in result.output
     result = cli("label", graded, "--order", "best")
     assert result.exit_code == 2 and "--order" in result.output
+    page = graded.parent / "three.html"
+    result = cli("label", graded, "--limit", "3", "--order", "dataset", "-o", page)
+    assert result.exit_code == 0 and result.output.strip() == str(page)
+    rows = decode_payload(page.read_text().split('id="label-data">')[1].split("</script>")[0])
+    assert [r["id"] for r in rows] == ["q001", "q002", "q003"]
 
 
 def test_a_torn_last_line_is_left_out_and_the_next_import_starts_a_new_line(
