@@ -18,10 +18,10 @@ from typing import Any
 
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError, writing
+from autorubric_cli.experiment.human_labels import LABELS, LabelLine
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, latest_lines
-from autorubric_cli.labels.store import LABELS, LabelLine
 from autorubric_cli.loading.dataset import canonical_label
 from autorubric_cli.loading.readers import iter_json_lines
 from autorubric_cli.loading.where import Where

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import InputError
-from autorubric_cli.labels.store import Latest, read_labels
+from autorubric_cli.experiment.human_labels import Latest, read_labels
 
 MAJORITY = "majority"
 HumanEntry = str | list[str]

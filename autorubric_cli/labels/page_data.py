@@ -9,11 +9,11 @@ from typing import Any, cast
 
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.human_labels import raters_per_item, read_labels
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.labels.order import ORDERS, Order, Ranked, default_order, rank_items
-from autorubric_cli.labels.store import raters_per_item, read_labels
 
 CANNOT_ASSESS = "CANNOT_ASSESS"
 

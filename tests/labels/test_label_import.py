@@ -11,11 +11,11 @@ import pytest
 from label_support import cli, graded_demo, read_jsonl
 
 from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
+from autorubric_cli.experiment.human_labels import LABELS, read_labels
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.labels.order import rank_items, vote_entropy
 from autorubric_cli.labels.overlay import build_overlay, majority_label
 from autorubric_cli.labels.page_data import plan_labels
-from autorubric_cli.labels.store import LABELS, read_labels
 from autorubric_cli.report.html.items import decode_payload
 from autorubric_cli.report.html.label_page import render_label_html
 

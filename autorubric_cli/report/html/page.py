@@ -11,10 +11,10 @@ import numpy as np
 
 from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, write_atomic
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.labels.overlay import experiment_overlay
-from autorubric_cli.labels.store import LABELS
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
 from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
