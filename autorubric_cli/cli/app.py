@@ -14,6 +14,7 @@ import typer
 
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.guard import STATE, guarded
+from autorubric_cli.cli.label_cmd import label_app
 from autorubric_cli.cli.logs import install_warning_handler
 from autorubric_cli.errors import EXIT_OK, InputError, RunInterrupted
 
@@ -553,9 +554,6 @@ def simulate(
 
 
 app.add_typer(cache_app, name="cache")
-
-from autorubric_cli.cli.label_cmd import label_app  # noqa: E402
-
 app.add_typer(label_app, name="label")
 
 

@@ -14,6 +14,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from autorubric_cli.cli.guard import guarded
+
 
 class DefaultToPage(TyperGroup):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
@@ -56,7 +58,6 @@ def page(
     ] = None,
 ) -> None:
     """The default: write the labelling page (`label DIR` is `label page DIR`)."""
-    from autorubric_cli.cli.app import guarded
 
     def body() -> int:
         from autorubric_cli.experiment.opened import open_experiment
@@ -84,7 +85,6 @@ def import_(
     files: Annotated[list[Path], typer.Argument(help="Files exported from the labelling page.")],
 ) -> None:
     """Check every line of every file, then append them to DIR/human_labels.jsonl."""
-    from autorubric_cli.cli.app import guarded
 
     def body() -> int:
         from autorubric_cli.labels.importer import import_labels
