@@ -79,6 +79,7 @@
     }
     touched(e);
     save();
+    status("");
     if (ci < criteria.length - 1) active = ci + 1;
     draw();
   }
