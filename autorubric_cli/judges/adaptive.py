@@ -17,7 +17,7 @@ import asyncio
 from collections import deque
 
 INITIAL = 8
-DECREASE = 0.75
+DECREASE = 0.8
 PLATEAU = 8.0
 
 
@@ -32,7 +32,7 @@ class AdaptiveLimit:
         self.in_flight = 0
         self.epoch = 0  # bumped at each decrease
         self.ceiling: float | None = None  # the limit when the last 429 came
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[int]] = deque()
 
     @property
     def current(self) -> int:
@@ -43,17 +43,18 @@ class AdaptiveLimit:
         if self.in_flight < self.current and not self._waiters:
             self.in_flight += 1
             return self.epoch
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         try:
-            await waiter
+            # the epoch the slot was granted in: a decrease between the grant and this task's
+            # resumption must not make the call look newer than it is
+            return await waiter
         except asyncio.CancelledError:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
             elif not waiter.cancelled():  # granted a slot, then cancelled: hand it on
                 self.release()
             raise
-        return self.epoch
 
     def release(self) -> None:
         self.in_flight -= 1
@@ -69,11 +70,15 @@ class AdaptiveLimit:
         """An answered call: grow (slow start: +1; after: +1/limit; near the ceiling: slower)."""
         if not self.adaptive or self.limit >= self.maximum:
             return
-        step = 1.0 if self.slow_start else 1.0 / self.limit
+        step = 1.0 if self.slow_start or self._below_ceiling() else 1.0 / self.limit
         if self.ceiling is not None and self.ceiling - 1.0 <= self.limit < self.ceiling:
-            step /= PLATEAU
+            step = 1.0 / (self.limit * PLATEAU)
         self.limit = min(float(self.maximum), self.limit + step)
         self._wake()
+
+    def _below_ceiling(self) -> bool:
+        """Well under the level of the last 429: climb back at once (one per answered call)."""
+        return self.ceiling is not None and self.limit < self.ceiling - 1.0
 
     def overloaded(self, started_epoch: int) -> None:
         """A 429 from a call that started in `started_epoch`: shrink once per window."""
@@ -90,4 +95,4 @@ class AdaptiveLimit:
             waiter = self._waiters.popleft()
             if not waiter.done():
                 self.in_flight += 1
-                waiter.set_result(None)
+                waiter.set_result(self.epoch)

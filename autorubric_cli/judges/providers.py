@@ -112,7 +112,7 @@ NAME_HINTS = (("claude", "anthropic"), ("gemini", "gemini"), ("gpt", "openai"), 
 # Texts that mean "the provider is overloaded" whatever the status code litellm reports
 # (Anthropic 529 `overloaded_error`; Gemini 503 `UNAVAILABLE` "The model is overloaded").
 OVERLOAD_STATUS = frozenset({529})
-OVERLOAD_TEXT = re.compile(r"overloaded_error|\boverloaded\b|\"UNAVAILABLE\"", re.IGNORECASE)
+OVERLOAD_TEXT = re.compile(r"overloaded_error|\boverloaded\b|\"UNAVAILABLE\"|server busy", re.IGNORECASE)
 # Gemini / Vertex put their wait in the error body: {"@type": "...RetryInfo", "retryDelay": "3s"}
 RETRY_DELAY = re.compile(r"[\"']retryDelay[\"']\s*:\s*[\"'](\d+(?:\.\d+)?)s[\"']")
 # litellm bugs that make a good reply fail on our side: retrying cannot help.
