@@ -18,7 +18,11 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced
-from autorubric_cli.judges.providers import sent_temperature, structured_output
+from autorubric_cli.judges.providers import (
+    sent_temperature,
+    structured_output,
+    thinking_display,
+)
 from autorubric_cli.judges.request import CallRequest, Completion
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
@@ -102,6 +106,8 @@ def request_kwargs(
     if spec.api_base is not None:
         kwargs["api_base"] = spec.api_base
     kwargs.update(thinking_kwargs(spec.thinking))
+    if "thinking" in kwargs:
+        kwargs["thinking"] = {**kwargs["thinking"], **thinking_display(spec)}
     kwargs.update(spec.params)  # pass-through (top_p, seed, extra_headers, ...); keys checked
     return kwargs
 

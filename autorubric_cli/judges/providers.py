@@ -36,13 +36,17 @@ class ProviderFacts:
     400 "`temperature` may only be set to 1 when thinking is enabled"); we then send none.
     `temperature_one_models`: substrings of model names that accept temperature 1 only (litellm
     raises UnsupportedParamsError before sending); we then send none. `structured_output`:
-    "json_schema" when litellm sends our schema natively (or as a forced tool), "prompt" when the
+    `summarized_thinking_models`: adaptive-thinking models (Opus 4.7+) whose thinking blocks come
+    back blank unless `display: summarized` is asked for; we ask, so the thinking is recorded.
+    `structured_output`: "json_schema" when litellm sends our schema natively (or as a forced
+    tool), "prompt" when the
     reply shape is asked for in the prompt only. `retry_hint`/`overload`: where the provider says
     how long to wait, and what it sends when overloaded (for the docs and `failures`).
     """
 
     name: str
     thinking: str = "✗"
+    summarized_thinking_models: tuple[str, ...] = ()
     thinking_fixes_temperature: bool = False
     temperature_one_models: tuple[str, ...] = ()
     structured_output: StructuredOutput = "json_schema"
@@ -71,6 +75,7 @@ PROVIDERS: dict[str, ProviderFacts] = {
             thinking="`thinking` blocks (budget or effort)",
             thinking_fixes_temperature=True,
             temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
+            summarized_thinking_models=ANTHROPIC_SAMPLING_REMOVED,
             retry_hint="`retry-after` header",
             overload="HTTP 529 `overloaded_error`",
         ),
@@ -158,6 +163,15 @@ def sent_temperature(spec: JudgeSpec) -> float | None:
     if spec.temperature is not None and temperature_fixed(spec) and spec.temperature != 1:
         return None
     return spec.temperature
+
+
+def thinking_display(spec: JudgeSpec) -> dict[str, str]:
+    """`display: summarized` for a thinking budget sent to an adaptive-thinking model."""
+    markers = facts_for(spec.model).summarized_thinking_models
+    name = "/" + spec.model.lower()
+    if thinking_budget(spec) is not None and any(m in name for m in markers):
+        return {"display": "summarized"}
+    return {}
 
 
 def sent_params(judges: list[JudgeSpec]) -> dict[str, dict[str, Any]]:

@@ -5,15 +5,17 @@ Requests are read as the real API reads them (docs.anthropic.com, Messages API; 
 with text blocks (`cache_control` accepted on any), the schema either as native structured
 output (`output_format` + the `anthropic-beta: structured-outputs-...` header, for models
 litellm knows to have it) or as the forced tool `json_tool_call` (other models, and when
-thinking is on), `thinking: {type: enabled, budget_tokens}`.
+thinking is on), `thinking: {type: enabled, budget_tokens}` or, for Opus 4.7+, `{type: adaptive, display}` with
+`output_config.effort` (litellm translates a budget into that).
 
-Replies: a `thinking` block first when thinking is on, then a `text` block (native) or a
+Replies: a `thinking` block first when thinking is on (blank for adaptive thinking unless
+`display: summarized`, as the real API does), then a `text` block (native) or a
 `tool_use` block (tool fallback); usage with `cache_creation_input_tokens` and
 `cache_read_input_tokens` (0 here; `usage_for` is the one place a caching emulation overrides).
 
 Refusals, each the real API's answer (400 `invalid_request_error` unless said otherwise):
-- thinking with a temperature other than 1: "`temperature` may only be set to 1 when thinking
-  is enabled" (extended-thinking feature compatibility);
+- thinking (enabled or adaptive) with a temperature other than 1: "`temperature` may only be
+  set to 1 when thinking is enabled" (extended-thinking feature compatibility);
 - a temperature other than 1 to a model that removed sampling parameters (Opus 4.7+):
   "`temperature` is deprecated for this model";
 - `budget_tokens` under 1,024, or not below `max_tokens`;
@@ -32,7 +34,7 @@ from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
 from tests.support.providers.faults import Fault, is_error, reply_text
-from tests.support.providers.wire import answer_for, tokens
+from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
 SAMPLING_REMOVED = ("opus-4-7", "opus-4.7", "opus-4-8", "fable")
@@ -79,6 +81,12 @@ def refusal(body: dict[str, Any], headers: dict[str, str]) -> web.Response | Non
         return error(401, "authentication_error", "x-api-key header is required")
     thinking = body.get("thinking") or {}
     temperature = body.get("temperature")
+    if thinking.get("type") == "adaptive" and temperature not in (None, 1):
+        return error(
+            400,
+            "invalid_request_error",
+            "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.",
+        )
     if thinking.get("type") == "enabled":
         if temperature is not None and temperature != 1:
             return error(
@@ -148,10 +156,15 @@ class AnthropicFake(FakeProvider):
     def reply(self, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
         messages = as_messages(body)
         schema = schema_of(body)
-        text = reply_text(fault, answer_for(messages, schema))
+        text = self.replied(reply_text(fault, self.answer(messages, schema)))
         content: list[dict[str, Any]] = []
-        if (body.get("thinking") or {}).get("type") == "enabled":
-            content.append({"type": "thinking", "thinking": self.reasoning, "signature": "sig"})
+        thinking = body.get("thinking") or {}
+        if thinking.get("type") in ("enabled", "adaptive"):
+            # adaptive thinking (Opus 4.7+) shows its summary only with display "summarized";
+            # by default ("omitted") the block comes back blank
+            shown = thinking.get("type") == "enabled" or thinking.get("display") == "summarized"
+            summary = self.reasoning if shown else ""
+            content.append({"type": "thinking", "thinking": summary, "signature": "sig"})
         if schema is not None and not body.get("output_format") and text and _is_json(text):
             content.append(
                 {"type": "tool_use", "id": "toolu_01", "name": TOOL, "input": json.loads(text)}

@@ -17,7 +17,7 @@ from aiohttp import web
 from tests.support.judge_server import completion_body
 from tests.support.providers.base import FakeProvider, Seen
 from tests.support.providers.faults import Fault, is_error, reply_text
-from tests.support.providers.wire import answer_for, tokens
+from tests.support.providers.wire import tokens
 
 ERRORS = {
     "rate_limit": (429, "429", "Requests have exceeded the token rate limit of your tier."),
@@ -54,7 +54,7 @@ class AzureFake(FakeProvider):
             return self.fault_reply(seen, fault)
         body = seen.body
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-        text = reply_text(fault, answer_for(body["messages"], schema))
+        text = self.replied(reply_text(fault, self.answer(body["messages"], schema)))
         prompt = tokens(*(str(m.get("content", "")) for m in body["messages"]))
         reasoning = self.reasoning if "reasoning_effort" in body else None
         reply = completion_body(request.match_info["deployment"], text, prompt, reasoning)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
 from tests.support.providers.faults import Fault, FaultKind, FaultScript
+from tests.support.providers.wire import answer_for
 
 
 @dataclass
@@ -29,6 +31,7 @@ class Seen:
     body: dict[str, Any]
     fault: str | None = None
     status: int = 200
+    at: float = field(default_factory=time.monotonic)  # arrival, for the order of events
 
 
 class FakeProvider:
@@ -44,6 +47,7 @@ class FakeProvider:
         self.reasoning = reasoning
         self.faults = FaultScript()
         self.seen: list[Seen] = []
+        self.replies: list[str] = []  # the text of every 200 reply, in order
         self.port = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -55,6 +59,16 @@ class FakeProvider:
     def routes(self, app: web.Application) -> None:
         raise NotImplementedError
 
+    def answer(self, messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
+        """The JSON text answered to these messages and schema; a test may replace it."""
+        return answer_for(messages, schema)
+
+    def replied(self, text: str) -> str:
+        """Note the text of a 200 reply (tests compare the records with it)."""
+        with self._lock:
+            self.replies.append(text)
+        return text
+
     # -- scripting and inspection ----------------------------------------------------------
 
     def script(self, *faults: Fault | FaultKind) -> None:
@@ -63,6 +77,7 @@ class FakeProvider:
     def reset(self) -> None:
         with self._lock:
             self.seen.clear()
+            self.replies.clear()
         self.faults.clear()
 
     @property

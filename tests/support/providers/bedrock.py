@@ -30,7 +30,7 @@ from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
 from tests.support.providers.faults import Fault, is_error, reply_text
-from tests.support.providers.wire import answer_for, tokens
+from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
 ERRORS = {
@@ -122,7 +122,7 @@ class BedrockFake(FakeProvider):
     def reply(self, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
         messages = as_messages(body)
         schema = schema_of(body)
-        text = reply_text(fault, answer_for(messages, schema))
+        text = self.replied(reply_text(fault, self.answer(messages, schema)))
         content: list[dict[str, Any]] = []
         if thinking_of(body).get("type") == "enabled":
             content.append(

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
 from tests.support.providers.faults import Fault, is_error, reply_text
-from tests.support.providers.wire import answer_for, tokens
+from tests.support.providers.wire import tokens
 
 ERRORS = {
     "rate_limit": (429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
@@ -122,7 +122,7 @@ class GeminiFake(FakeProvider):
 
     def reply(self, call: str, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
         messages = as_messages(body)
-        text = reply_text(fault, answer_for(messages, schema_of(body)))
+        text = self.replied(reply_text(fault, self.answer(messages, schema_of(body))))
         thinking = generation(body).get("thinkingConfig") or {}
         parts: list[dict[str, Any]] = []
         if thinking.get("includeThoughts"):

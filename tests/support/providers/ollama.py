@@ -18,7 +18,7 @@ from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
 from tests.support.providers.faults import Fault, is_error, reply_text
-from tests.support.providers.wire import answer_for, tokens
+from tests.support.providers.wire import tokens
 
 ERRORS = {
     "rate_limit": (429, "too many requests"),
@@ -44,7 +44,7 @@ class OllamaFake(FakeProvider):
         body = seen.body
         messages = [{"role": m["role"], "content": str(m.get("content", ""))} for m in body["messages"]]
         schema = body.get("format") if isinstance(body.get("format"), dict) else None
-        text = reply_text(fault, answer_for(messages, schema))
+        text = self.replied(reply_text(fault, self.answer(messages, schema)))
         message = {"role": "assistant", "content": text}
         if body.get("think"):
             message["thinking"] = self.reasoning

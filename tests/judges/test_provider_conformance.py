@@ -1,0 +1,378 @@
+"""Provider conformance: every provider fake x every case, one parametrised test (issue 22).
+
+Each case is a real `autorubric run`, in this process (Typer's CliRunner), against one loopback
+fake speaking the provider's wire format through litellm. It checks the exit code and the
+records: every vote's verdict / option is the one the fake answered for that request, option
+orders are permutations, usage is there, cost is non-null exactly for priced models, thinking is
+recorded when on, and a fault leaves the trace the provider's answer calls for (attempts, the
+error text naming the cause, the retry hint honoured: the retry arrives after the hint, which is
+longer than our own backoff here). One fake per provider per module (faults are scripted per
+test and `reset` before each).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner, Result
+
+from autorubric_cli.cli.app import app
+from tests.support.providers.anthropic import AnthropicFake
+from tests.support.providers.azure import AzureFake
+from tests.support.providers.base import FakeProvider
+from tests.support.providers.bedrock import BedrockFake
+from tests.support.providers.faults import Fault
+from tests.support.providers.gemini import GeminiFake
+from tests.support.providers.ollama import OllamaFake
+
+KEY_ENV = "AUTORUBRIC_PROVIDER_KEY"
+HINT_S = 0.3  # the provider's retry hint; our own backoff here is at most 0.05 s
+ITEMS = 2
+
+
+@dataclass(frozen=True)
+class Provider:
+    """How a user points a judge at this provider (model, api_base, key, params)."""
+
+    name: str
+    fake: type[FakeProvider]
+    model: str
+    thinking: str | int
+    overload: str  # the error category an overload answer becomes
+    has_hint: bool = True  # the provider's 429 carries a retry hint
+    priced: bool = True
+    thinking_model: str | None = None
+    thinking_max_tokens: int | None = None
+    params: Callable[[str], dict[str, Any]] = field(default=lambda base: {})
+    uses_api_base: bool = True
+    uses_key: bool = True
+
+    def judge_yaml(self, api_base: str, *, thinking: bool, samples: int) -> str:
+        model = (self.thinking_model or self.model) if thinking else self.model
+        spec: dict[str, Any] = {"model": model, "id": "j", "samples": samples}
+        if self.uses_api_base:
+            spec["api_base"] = api_base
+        if self.uses_key:
+            spec["api_key_env"] = KEY_ENV
+        params = self.params(api_base)
+        if params:
+            spec["params"] = params
+        if thinking:
+            spec["thinking"] = self.thinking
+            if self.thinking_max_tokens:
+                spec["max_tokens"] = self.thinking_max_tokens
+        return json.dumps(spec)
+
+
+def bedrock_params(api_base: str) -> dict[str, Any]:
+    return {
+        "aws_bedrock_runtime_endpoint": api_base,
+        "aws_access_key_id": "AKIDUMMYDUMMYDUMMY",
+        "aws_secret_access_key": "dummy-secret",
+        "aws_region_name": "us-east-1",
+    }
+
+
+PROVIDERS = [
+    Provider("anthropic", AnthropicFake, "anthropic/claude-sonnet-4-5", 2048, "overloaded"),
+    Provider("gemini", GeminiFake, "gemini/gemini-2.5-flash", "low", "overloaded"),
+    Provider(
+        "azure",
+        AzureFake,
+        "azure/gpt-4o",
+        "low",
+        "server",
+        thinking_model="azure/o4-mini",
+        params=lambda base: {"api_version": "2024-10-21"},
+    ),
+    Provider(
+        "ollama", OllamaFake, "ollama_chat/qwen3", "low", "overloaded", uses_key=False
+    ),
+    Provider(
+        "bedrock",
+        BedrockFake,
+        "bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0",
+        2048,
+        "server",
+        has_hint=False,
+        thinking_max_tokens=4096,
+        params=bedrock_params,
+        uses_api_base=False,
+        uses_key=False,
+    ),
+]
+
+BINARY = {"name": "correct", "requirement": "The answer is correct"}
+ORDINAL_NA = {
+    "name": "style",
+    "requirement": "How good is the style?",
+    "options": [
+        {"label": "Bad", "value": 0.0},
+        {"label": "Okay", "value": 0.5},
+        {"label": "Great", "value": 1.0},
+        {"label": "Not applicable", "na": True},
+    ],
+}
+NOMINAL = {
+    "name": "tone",
+    "requirement": "Which tone does the answer take?",
+    "scale_type": "nominal",
+    "options": [{"label": "Formal", "value": 1.0}, {"label": "Casual", "value": 0.5},
+                {"label": "Rude", "value": 0.0}],
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of the matrix: the rubric, the faults the fake plays, and what must follow."""
+
+    criteria: tuple[dict[str, Any], ...] = (BINARY,)
+    faults: tuple[Fault, ...] = ()
+    samples: int = 1
+    thinking: bool = False
+    per_item: bool = False
+    max_attempts: int = 3
+    answer: str | None = None  # a fixed JSON answer instead of the hashed one
+    exit_code: int = 0
+    attempts: int = 1  # the first vote's attempts
+    error: str | None = None  # the failed votes' error prefix ("{overload}": the provider's)
+
+
+CASES: dict[str, Case] = {
+    "binary": Case(),
+    "ordinal_na": Case(criteria=(ORDINAL_NA,)),
+    "nominal": Case(criteria=(NOMINAL,)),
+    "cannot_assess": Case(
+        answer=json.dumps({"explanation": "too little to go on", "criterion_status": "CANNOT_ASSESS"})
+    ),
+    "samples_3": Case(samples=3),
+    "response_set": Case(
+        criteria=({**ORDINAL_NA, "elicitation": "response_set"}, {**BINARY, "elicitation": "both"})
+    ),
+    "per_item": Case(criteria=(BINARY, ORDINAL_NA, NOMINAL), per_item=True),
+    "thinking": Case(thinking=True),
+    "prose_reasked": Case(faults=(Fault("prose"),), attempts=2),
+    "empty_reasked": Case(faults=(Fault("empty"),), attempts=2),
+    "rate_limit_hint": Case(faults=(Fault("rate_limit", retry_after=HINT_S),), attempts=2),
+    "overload": Case(
+        faults=(Fault("overloaded"),) * (2 * ITEMS),
+        max_attempts=2,
+        attempts=2,
+        exit_code=3,
+        error="{overload}: HTTP 5",
+    ),
+    "server_5xx": Case(faults=(Fault("server_error"),), attempts=2),
+    "bad_request": Case(faults=(Fault("bad_request"),), exit_code=3, error="request: HTTP 400"),
+    "unauthorized": Case(faults=(Fault("unauthorized"),), exit_code=2),
+}
+
+
+@pytest.fixture(scope="module")
+def fakes() -> Iterator[dict[str, FakeProvider]]:
+    started: dict[str, FakeProvider] = {}
+    try:
+        for provider in PROVIDERS:
+            started[provider.name] = provider.fake().start()
+        yield started
+    finally:
+        for fake in started.values():
+            fake.stop()
+
+
+def write_inputs(tmp: Path, provider: Provider, fake: FakeProvider, case: Case) -> tuple[Path, Path]:
+    judge = provider.judge_yaml(fake.api_base, thinking=case.thinking, samples=case.samples)
+    rubric = {
+        "name": "conformance",
+        "criteria": list(case.criteria),
+        "grader": {
+            "judges": [json.loads(judge)],
+            "seed": 3,
+            "concurrency": 1,
+            "workers": 0,
+            "cache": False,
+            "max_attempts": case.max_attempts,
+            "llm_calls": "per_item" if case.per_item else "per_criterion",
+            "retry": {"initial_wait": 0.01, "max_wait": 0.05, "max_retry_after": 2.0},
+        },
+    }
+    (tmp / "rubric.yaml").write_text(json.dumps(rubric))  # JSON is YAML
+    with (tmp / "data.jsonl").open("w") as handle:
+        for i in range(ITEMS):
+            handle.write(json.dumps({"id": f"it{i}", "submission": f"Paris is in France ({i})."}))
+            handle.write("\n")
+    return tmp / "rubric.yaml", tmp / "data.jsonl"
+
+
+def run(tmp: Path, rubric: Path, data: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
+    monkeypatch.setenv(KEY_ENV, "sk-test-provider-0123456789")
+    return CliRunner().invoke(
+        app, ["run", str(rubric), str(data), "--out", str(tmp / "exp"), "--format", "json"]
+    )
+
+
+def records(directory: Path) -> list[dict[str, Any]]:
+    path = directory / "items.jsonl"
+    if not path.exists():
+        return []
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def answered(fake: FakeProvider) -> list[dict[str, Any]]:
+    """The usable JSON answers the fake sent (per-item answers split into their entries)."""
+    out: list[dict[str, Any]] = []
+    for text in fake.replies:
+        try:
+            answer = json.loads(text)
+        except ValueError:
+            continue
+        out += answer["criteria"] if "criteria" in answer else [answer]
+    return out
+
+
+def shown(vote: dict[str, Any]) -> Any:
+    """What the judge answered, as the fake would have said it (a status or a shown position)."""
+    if vote["shuffle_order"] is None:
+        return vote["verdict"]
+    return vote["shuffle_order"].index(vote["option_index"]) + 1
+
+
+def check_verdicts(case: Case, fake: FakeProvider, votes: list[dict[str, Any]]) -> None:
+    """The records hold exactly the answers the fake gave (statuses, shown positions)."""
+    if any(c.get("elicitation", "forced_choice") == "response_set" for c in case.criteria):
+        return
+    given = sorted(str(a.get("criterion_status", a.get("selected_option"))) for a in answered(fake))
+    assert given == sorted(str(shown(v)) for v in votes)
+
+
+@pytest.mark.parametrize("case_name", list(CASES))
+@pytest.mark.parametrize("provider", PROVIDERS, ids=[p.name for p in PROVIDERS])
+def test_provider_conformance(
+    provider: Provider,
+    case_name: str,
+    fakes: dict[str, FakeProvider],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    case = CASES[case_name]
+    fake = fakes[provider.name]
+    fake.reset()
+    if case.answer is not None:
+        fixed = case.answer
+        monkeypatch.setattr(fake, "answer", lambda messages, schema: fixed)
+    fake.script(*case.faults)
+    rubric, data = write_inputs(tmp_path, provider, fake, case)
+
+    result = run(tmp_path, rubric, data, monkeypatch)
+
+    assert result.exit_code == case.exit_code, result.output
+    refused = [r for r in fake.requests if r.status != 200 and r.fault is None]
+    assert not refused, f"the provider refused a request: {refused[0]}"
+    if case_name == "unauthorized":
+        assert "auth:" in result.output
+        manifest = json.loads((tmp_path / "exp" / "manifest.json").read_text())
+        assert manifest["status"] == "failed"
+        return
+    lines = records(tmp_path / "exp")
+    assert sorted(r["id"] for r in lines) == [f"it{i}" for i in range(ITEMS)]
+    votes = [(c, v) for r in sorted(lines, key=lambda r: r["id"]) for c in r["criteria"] for v in c["votes"]]
+    assert len(votes) == ITEMS * len(case.criteria) * case.samples
+    assert max(v["attempts"] for _, v in votes) == case.attempts
+    errored = [v for _, v in votes if v["error"] is not None]
+    assert bool(errored) == (case.error is not None)
+    if case.error is not None:
+        prefix = case.error.format(overload=provider.overload)
+        assert all(v["error"].startswith(prefix) for v in errored), errored
+    for criterion, vote in votes:
+        if vote["error"] is None:
+            check_vote(provider, case, criterion, vote)
+    check_samples(case, votes)
+    if case.error is None:
+        check_verdicts(case, fake, [v for _, v in votes])
+    check_faults(provider, case, fake)
+    check_sent_temperature(provider, case, tmp_path / "exp", fake)
+
+
+def check_vote(provider: Provider, case: Case, criterion: dict[str, Any], vote: dict[str, Any]) -> None:
+    assert vote["error"] is None, vote
+    spec = next(c for c in case.criteria if c["name"] == criterion["name"])
+    options = spec.get("options")
+    elicitation = spec.get("elicitation", "forced_choice")
+    if options is not None:
+        order = vote["shuffle_order"]
+        assert sorted(order) == list(range(len(options))), order
+    else:
+        assert vote["shuffle_order"] is None
+    if elicitation == "response_set":
+        assert vote["verdict"] is None and vote["option_index"] is None
+    elif options is not None:
+        assert 0 <= vote["option_index"] < len(options)
+    else:
+        assert vote["verdict"] in ("MET", "UNMET", "CANNOT_ASSESS")
+    if elicitation != "forced_choice":
+        size = len(options) if options is not None else 2
+        assert vote["option_set"] and set(vote["option_set"]) <= set(range(size))
+    if case.answer is not None:
+        assert vote["verdict"] == "CANNOT_ASSESS"
+    billed = vote.get("billed_with")
+    if billed is None or billed == criterion["name"]:
+        assert vote["usage"].get("prompt_tokens", 0) > 0, vote
+        assert vote["usage"].get("completion_tokens", 0) > 0, vote
+        assert (vote["cost"] is not None) == provider.priced, vote
+    assert (vote["thinking"] is not None) == case.thinking, vote
+
+
+def check_samples(case: Case, votes: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    per_criterion: dict[tuple[str, str], list[int]] = {}
+    for criterion, vote in votes:
+        per_criterion.setdefault((criterion["name"], str(id(criterion))), []).append(vote["sample"])
+    assert all(sorted(s) == list(range(case.samples)) for s in per_criterion.values())
+
+
+def check_faults(provider: Provider, case: Case, fake: FakeProvider) -> None:
+    seen = fake.requests
+    faulted = [i for i, r in enumerate(seen) if r.fault is not None]
+    assert len(faulted) == len(case.faults)
+    if not case.faults:
+        return
+    first = seen[faulted[0]]
+    later = seen[faulted[0] + 1 :]
+    if case.faults[0].kind == "rate_limit" and provider.has_hint:
+        retry = next(r for r in later if r.body == first.body)
+        assert retry.at - first.at >= HINT_S, "the provider's retry hint was not honoured"
+    if case.faults[0].kind in ("prose", "empty"):
+        assert any("could not be used" in json.dumps(r.body) for r in later)
+
+
+def check_sent_temperature(provider: Provider, case: Case, directory: Path, fake: FakeProvider) -> None:
+    """The manifest says which temperature was sent; with thinking on Claude, none is."""
+    manifest = json.loads((directory / "manifest.json").read_text())
+    sent = manifest["sent"]["j"]["temperature"]
+    claude_thinking = case.thinking and provider.name in ("anthropic", "bedrock")
+    o_series = case.thinking and provider.thinking_model == "azure/o4-mini"
+    assert sent == (None if claude_thinking or o_series else 0.0)
+    body = json.dumps(fake.requests[0].body)
+    assert ('"temperature"' in body) == (sent is not None)
+
+
+@pytest.mark.parametrize("model", ["anthropic/claude-opus-4-7", "anthropic/claude-opus-4-7-thinking"])
+def test_temperature_one_models_work_without_the_user_knowing(
+    model: str, fakes: dict[str, FakeProvider], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opus 4.7 accepts temperature 1 only (litellm raises before sending): none is sent."""
+    fake = fakes["anthropic"]
+    fake.reset()
+    thinking = model.endswith("-thinking")
+    provider = Provider("anthropic", AnthropicFake, model.removesuffix("-thinking"), 2048, "overloaded")
+    rubric, data = write_inputs(tmp_path, provider, fake, Case(thinking=thinking))
+    result = run(tmp_path, rubric, data, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert all("temperature" not in r.body for r in fake.requests)
+    votes = [v for r in records(tmp_path / "exp") for c in r["criteria"] for v in c["votes"]]
+    assert len(votes) == ITEMS and all(v["error"] is None for v in votes)
+    assert all((v["thinking"] is not None) == thinking for v in votes)
