@@ -17,8 +17,10 @@ from typing import Any
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
-from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced
+from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.providers import (
+    facts_for,
+    priced,
     sent_temperature,
     structured_output,
     thinking_display,
@@ -168,6 +170,9 @@ async def call_litellm(
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`) or in a judge worker process (workers.py)."""
     litellm = load_litellm()
+    facts = facts_for(spec.model)
+    if facts.probes_model_info and not priced(spec.model):
+        register_unpriced_offline(litellm, spec.model, facts.name)
     key = api_key_for(spec)
     kwargs = request_kwargs(spec, timeout, messages, response_format)
     if key is not None:

@@ -38,6 +38,9 @@ class ProviderFacts:
     raises UnsupportedParamsError before sending); we then send none. `structured_output`:
     `summarized_thinking_models`: adaptive-thinking models (Opus 4.7+) whose thinking blocks come
     back blank unless `display: summarized` is asked for; we ask, so the thinking is recorded.
+    `probes_model_info`: litellm asks the server for model info (Ollama `/api/show`) when the
+    model is not in its cost map, at its default address (localhost:11434), not the judge's
+    `api_base`; the model is registered unpriced before the first call instead (cost null).
     `structured_output`: "json_schema" when litellm sends our schema natively (or as a forced
     tool), "prompt" when the
     reply shape is asked for in the prompt only. `retry_hint`/`overload`: where the provider says
@@ -50,6 +53,7 @@ class ProviderFacts:
     thinking_fixes_temperature: bool = False
     temperature_one_models: tuple[str, ...] = ()
     structured_output: StructuredOutput = "json_schema"
+    probes_model_info: bool = False
     retry_hint: str = "`Retry-After` / `retry-after-ms` header"
     overload: str = "HTTP 503"
 
@@ -99,8 +103,15 @@ PROVIDERS: dict[str, ProviderFacts] = {
             retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
             overload="HTTP 503 `UNAVAILABLE` (\"The model is overloaded\")",
         ),
-        ProviderFacts("ollama", thinking="`think` (reasoning models)", retry_hint="none"),
-        ProviderFacts("ollama_chat", thinking="`think` (reasoning models)", retry_hint="none"),
+        ProviderFacts(
+            "ollama", thinking="`think` (reasoning models)", retry_hint="none", probes_model_info=True
+        ),
+        ProviderFacts(
+            "ollama_chat",
+            thinking="`think` (reasoning models)",
+            retry_hint="none",
+            probes_model_info=True,
+        ),
         ProviderFacts("groq", thinking="`reasoning_effort` (reasoning models)"),
         ProviderFacts("mistral"),
         ProviderFacts("together_ai"),

@@ -13,6 +13,9 @@ test and `reset` before each).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +34,7 @@ from tests.support.providers.faults import Fault
 from tests.support.providers.gemini import GeminiFake
 from tests.support.providers.ollama import OllamaFake
 
+ROOT = Path(__file__).resolve().parents[2]
 KEY_ENV = "AUTORUBRIC_PROVIDER_KEY"
 HINT_S = 0.3  # the provider's retry hint; our own backoff here is at most 0.05 s
 ITEMS = 2
@@ -92,7 +96,14 @@ PROVIDERS = [
         params=lambda base: {"api_version": "2024-10-21"},
     ),
     Provider(
-        "ollama", OllamaFake, "ollama_chat/qwen3", "low", "overloaded", uses_key=False
+        "ollama",
+        OllamaFake,
+        "ollama_chat/qwen3",
+        "low",
+        "overloaded",
+        has_hint=True,
+        priced=False,
+        uses_key=False,
     ),
     Provider(
         "bedrock",
@@ -376,3 +387,53 @@ def test_temperature_one_models_work_without_the_user_knowing(
     votes = [v for r in records(tmp_path / "exp") for c in r["criteria"] for v in c["votes"]]
     assert len(votes) == ITEMS and all(v["error"] is None for v in votes)
     assert all((v["thinking"] is not None) == thinking for v in votes)
+
+
+AUDIT_HOOK = """
+import json, os, sys
+
+def _record(event, args):
+    if event in ("socket.connect", "socket.getaddrinfo"):
+        address = args[1] if event == "socket.connect" else args[:2]
+        with open(os.environ["AUTORUBRIC_AUDIT_LOG"], "a") as log:
+            log.write(json.dumps([event, repr(address)]) + "\\n")
+
+sys.addaudithook(_record)
+"""
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=[p.name for p in PROVIDERS])
+def test_a_run_connects_to_the_judge_api_base_only(
+    provider: Provider, fakes: dict[str, FakeProvider], tmp_path: Path
+) -> None:
+    """Every socket connection and name lookup of a whole `autorubric run` (a subprocess whose
+    `socket.connect` / `socket.getaddrinfo` calls an audit hook records) is to the fake."""
+    fake = fakes[provider.name]
+    fake.reset()
+    rubric, data = write_inputs(tmp_path, provider, fake, Case(thinking=True))
+    hook_dir = tmp_path / "hook"
+    hook_dir.mkdir()
+    (hook_dir / "sitecustomize.py").write_text(AUDIT_HOOK)
+    log = tmp_path / "audit.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(hook_dir), env.get("PYTHONPATH", ""), str(ROOT)]),
+        AUTORUBRIC_AUDIT_LOG=str(log),
+        **{KEY_ENV: "sk-test-provider-0123456789"},
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "autorubric_cli", "run", str(rubric), str(data),
+         "--out", str(tmp_path / "exp")],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(fake.requests) >= ITEMS
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    connects = [address for event, address in events if event == "socket.connect"]
+    assert connects, "the audit hook saw no connection at all"
+    allowed = {repr(("127.0.0.1", fake.port)), repr(("127.0.0.1", fake.port, 0, 0))}
+    elsewhere = [a for a in connects if a not in allowed]
+    assert not elsewhere, f"connections to other hosts: {elsewhere}"
+    lookups = [a for event, a in events if event == "socket.getaddrinfo"]
+    assert all("127.0.0.1" in a for a in lookups), f"name lookups: {lookups}"
+    assert "Failed to fetch" not in done.stderr
