@@ -158,9 +158,7 @@ def litellm_read_bug(exc: BaseException) -> bool:
     return any(pattern.search(text) for pattern in LITELLM_READ_BUGS)
 
 
-def provider_failure(
-    status: int | None, exc: BaseException, message: str
-) -> JudgeFailure | None:
+def provider_failure(status: int | None, exc: BaseException, message: str) -> JudgeFailure | None:
     """Failures the provider table names (overload, a litellm reading bug); None otherwise.
 
     An overload is retried, honours the provider's hint and slows the judge down like a 429

@@ -9,6 +9,7 @@ from pathlib import Path
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.providers import Problem, preflight
+from autorubric_cli.loading.yaml_lines import Path as YamlPath
 from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
 
 
@@ -19,7 +20,7 @@ def check_judges(judges: list[JudgeSpec], rubric_path: Path | None) -> list[str]
     problems = preflight(judges)
     if not problems:
         return []
-    lines = {}
+    lines: dict[YamlPath, int] = {}
     if rubric_path is not None:
         _, lines = load_yaml_with_lines(rubric_path.read_text(encoding="utf-8"), str(rubric_path))
     first = problems[0]
@@ -33,7 +34,7 @@ def check_judges(judges: list[JudgeSpec], rubric_path: Path | None) -> list[str]
     return [_warning_line(p, rubric_path, lines) for p in problems]
 
 
-def _warning_line(problem: Problem, rubric_path: Path | None, lines: dict) -> str:
+def _warning_line(problem: Problem, rubric_path: Path | None, lines: dict[YamlPath, int]) -> str:
     if rubric_path is None:
         return f"--judge: {problem.message}"
     line = line_for(problem.key, lines)

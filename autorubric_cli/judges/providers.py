@@ -95,16 +95,19 @@ PROVIDERS: dict[str, ProviderFacts] = {
             "gemini",
             thinking="`thinkingConfig` (budget or level)",
             retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
-            overload="HTTP 503 `UNAVAILABLE` (\"The model is overloaded\")",
+            overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
         ),
         ProviderFacts(
             "vertex_ai",
             thinking="`thinkingConfig` (budget or level)",
             retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
-            overload="HTTP 503 `UNAVAILABLE` (\"The model is overloaded\")",
+            overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
         ),
         ProviderFacts(
-            "ollama", thinking="`think` (reasoning models)", retry_hint="none", probes_model_info=True
+            "ollama",
+            thinking="`think` (reasoning models)",
+            retry_hint="none",
+            probes_model_info=True,
         ),
         ProviderFacts(
             "ollama_chat",
@@ -128,7 +131,9 @@ NAME_HINTS = (("claude", "anthropic"), ("gemini", "gemini"), ("gpt", "openai"), 
 # Texts that mean "the provider is overloaded" whatever the status code litellm reports
 # (Anthropic 529 `overloaded_error`; Gemini 503 `UNAVAILABLE` "The model is overloaded").
 OVERLOAD_STATUS = frozenset({529})
-OVERLOAD_TEXT = re.compile(r"overloaded_error|\boverloaded\b|\"UNAVAILABLE\"|server busy", re.IGNORECASE)
+OVERLOAD_TEXT = re.compile(
+    r"overloaded_error|\boverloaded\b|\"UNAVAILABLE\"|server busy", re.IGNORECASE
+)
 # Gemini / Vertex put their wait in the error body: {"@type": "...RetryInfo", "retryDelay": "3s"}
 RETRY_DELAY = re.compile(r"[\"']retryDelay[\"']\s*:\s*[\"'](\d+(?:\.\d+)?)s[\"']")
 # litellm bugs that make a good reply fail on our side: retrying cannot help.
@@ -162,7 +167,9 @@ def only_temperature_one(model: str) -> bool:
 def temperature_fixed(spec: JudgeSpec) -> bool:
     """True when the provider accepts no temperature but 1 for this judge."""
     facts = facts_for(spec.model)
-    return only_temperature_one(spec.model) or (facts.thinking_fixes_temperature and thinking_on(spec))
+    return only_temperature_one(spec.model) or (
+        facts.thinking_fixes_temperature and thinking_on(spec)
+    )
 
 
 def sent_temperature(spec: JudgeSpec) -> float | None:
@@ -263,7 +270,8 @@ def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool)
                 "error",
                 (*key, "thinking"),
                 f"a thinking budget of {budget} tokens must be below max_tokens "
-                f"({spec.max_tokens}); the provider refuses it. Raise max_tokens or lower the budget",
+                f"({spec.max_tokens}); the provider refuses it. Raise max_tokens or lower the "
+                "budget",
             )
         )
     if facts.name != "simulated" and not priced(spec.model):

@@ -46,9 +46,7 @@ def check(path: Path) -> tuple[int, str]:
 def test_check_refuses_thinking_with_an_explicit_temperature(tmp_path: Path) -> None:
     path = rubric(
         tmp_path,
-        "    - model: anthropic/claude-sonnet-4-5\n"
-        "      thinking: 2048\n"
-        "      temperature: 0.2\n",
+        "    - model: anthropic/claude-sonnet-4-5\n      thinking: 2048\n      temperature: 0.2\n",
     )
     code, output = check(path)
     assert code == 2
@@ -58,9 +56,7 @@ def test_check_refuses_thinking_with_an_explicit_temperature(tmp_path: Path) -> 
 def test_check_refuses_a_thinking_budget_not_below_max_tokens(tmp_path: Path) -> None:
     path = rubric(
         tmp_path,
-        "    - model: anthropic/claude-sonnet-4-5\n"
-        "      thinking: 4096\n"
-        "      max_tokens: 4096\n",
+        "    - model: anthropic/claude-sonnet-4-5\n      thinking: 4096\n      max_tokens: 4096\n",
     )
     code, output = check(path)
     assert code == 2
@@ -132,7 +128,9 @@ def test_provider_names() -> None:
 
 
 def test_anthropic_overload_is_named_and_slows_down() -> None:
-    exc = StatusError(500, 'AnthropicException - {"type":"error","error":{"type":"overloaded_error"}}')
+    exc = StatusError(
+        500, 'AnthropicException - {"type":"error","error":{"type":"overloaded_error"}}'
+    )
     failure = classify(exc, judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert failure.describe().startswith("overloaded: HTTP 500: the provider is overloaded")
@@ -148,7 +146,9 @@ def test_gemini_unavailable_is_an_overload_and_its_retry_info_is_read() -> None:
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retry_after) == ("rate_limit", 3.0)
     overloaded = classify(
-        StatusError(503, '{"error": {"message": "The model is overloaded.", "status": "UNAVAILABLE"}}'),
+        StatusError(
+            503, '{"error": {"message": "The model is overloaded.", "status": "UNAVAILABLE"}}'
+        ),
         judge_id="j",
         secret=None,
     )
@@ -161,7 +161,9 @@ def test_a_plain_503_stays_a_server_error() -> None:
 
 
 def test_litellm_groq_service_tier_bug_is_not_retried() -> None:
-    exc = StatusError(500, "litellm.APIConnectionError: 'ModelResponse' object has no attribute 'service_tier'")
+    exc = StatusError(
+        500, "litellm.APIConnectionError: 'ModelResponse' object has no attribute 'service_tier'"
+    )
     failure = classify(exc, judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retryable, failure.hopeless) == ("client", False, True)

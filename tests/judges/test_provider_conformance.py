@@ -134,8 +134,11 @@ NOMINAL = {
     "name": "tone",
     "requirement": "Which tone does the answer take?",
     "scale_type": "nominal",
-    "options": [{"label": "Formal", "value": 1.0}, {"label": "Casual", "value": 0.5},
-                {"label": "Rude", "value": 0.0}],
+    "options": [
+        {"label": "Formal", "value": 1.0},
+        {"label": "Casual", "value": 0.5},
+        {"label": "Rude", "value": 0.0},
+    ],
 }
 
 
@@ -160,7 +163,9 @@ CASES: dict[str, Case] = {
     "ordinal_na": Case(criteria=(ORDINAL_NA,)),
     "nominal": Case(criteria=(NOMINAL,)),
     "cannot_assess": Case(
-        answer=json.dumps({"explanation": "too little to go on", "criterion_status": "CANNOT_ASSESS"})
+        answer=json.dumps(
+            {"explanation": "too little to go on", "criterion_status": "CANNOT_ASSESS"}
+        )
     ),
     "samples_3": Case(samples=3),
     "response_set": Case(
@@ -196,7 +201,9 @@ def fakes() -> Iterator[dict[str, FakeProvider]]:
             fake.stop()
 
 
-def write_inputs(tmp: Path, provider: Provider, fake: FakeProvider, case: Case) -> tuple[Path, Path]:
+def write_inputs(
+    tmp: Path, provider: Provider, fake: FakeProvider, case: Case
+) -> tuple[Path, Path]:
     judge = provider.judge_yaml(fake.api_base, thinking=case.thinking, samples=case.samples)
     rubric = {
         "name": "conformance",
@@ -242,7 +249,7 @@ def answered(fake: FakeProvider) -> list[dict[str, Any]]:
             answer = json.loads(text)
         except ValueError:
             continue
-        out += answer["criteria"] if "criteria" in answer else [answer]
+        out += answer.get("criteria", [answer])
     return out
 
 
@@ -291,7 +298,12 @@ def test_provider_conformance(
         return
     lines = records(tmp_path / "exp")
     assert sorted(r["id"] for r in lines) == [f"it{i}" for i in range(ITEMS)]
-    votes = [(c, v) for r in sorted(lines, key=lambda r: r["id"]) for c in r["criteria"] for v in c["votes"]]
+    votes = [
+        (c, v)
+        for r in sorted(lines, key=lambda r: r["id"])
+        for c in r["criteria"]
+        for v in c["votes"]
+    ]
     assert len(votes) == ITEMS * len(case.criteria) * case.samples
     assert max(v["attempts"] for _, v in votes) == case.attempts
     errored = [v for _, v in votes if v["error"] is not None]
@@ -309,7 +321,9 @@ def test_provider_conformance(
     check_sent_temperature(provider, case, tmp_path / "exp", fake)
 
 
-def check_vote(provider: Provider, case: Case, criterion: dict[str, Any], vote: dict[str, Any]) -> None:
+def check_vote(
+    provider: Provider, case: Case, criterion: dict[str, Any], vote: dict[str, Any]
+) -> None:
     assert vote["error"] is None, vote
     spec = next(c for c in case.criteria if c["name"] == criterion["name"])
     options = spec.get("options")
@@ -360,7 +374,9 @@ def check_faults(provider: Provider, case: Case, fake: FakeProvider) -> None:
         assert any("could not be used" in json.dumps(r.body) for r in later)
 
 
-def check_sent_temperature(provider: Provider, case: Case, directory: Path, fake: FakeProvider) -> None:
+def check_sent_temperature(
+    provider: Provider, case: Case, directory: Path, fake: FakeProvider
+) -> None:
     """The manifest says which temperature was sent; with thinking on Claude, none is."""
     manifest = json.loads((directory / "manifest.json").read_text())
     sent = manifest["sent"]["j"]["temperature"]
@@ -371,7 +387,9 @@ def check_sent_temperature(provider: Provider, case: Case, directory: Path, fake
     assert ('"temperature"' in body) == (sent is not None)
 
 
-@pytest.mark.parametrize("model", ["anthropic/claude-opus-4-7", "anthropic/claude-opus-4-7-thinking"])
+@pytest.mark.parametrize(
+    "model", ["anthropic/claude-opus-4-7", "anthropic/claude-opus-4-7-thinking"]
+)
 def test_temperature_one_models_work_without_the_user_knowing(
     model: str, fakes: dict[str, FakeProvider], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -379,7 +397,9 @@ def test_temperature_one_models_work_without_the_user_knowing(
     fake = fakes["anthropic"]
     fake.reset()
     thinking = model.endswith("-thinking")
-    provider = Provider("anthropic", AnthropicFake, model.removesuffix("-thinking"), 2048, "overloaded")
+    provider = Provider(
+        "anthropic", AnthropicFake, model.removesuffix("-thinking"), 2048, "overloaded"
+    )
     rubric, data = write_inputs(tmp_path, provider, fake, Case(thinking=thinking))
     result = run(tmp_path, rubric, data, monkeypatch)
     assert result.exit_code == 0, result.output
@@ -422,9 +442,20 @@ def test_a_run_connects_to_the_judge_api_base_only(
         **{KEY_ENV: "sk-test-provider-0123456789"},
     )
     done = subprocess.run(
-        [sys.executable, "-m", "autorubric_cli", "run", str(rubric), str(data),
-         "--out", str(tmp_path / "exp")],
-        env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "autorubric_cli",
+            "run",
+            str(rubric),
+            str(data),
+            "--out",
+            str(tmp_path / "exp"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert len(fake.requests) >= ITEMS

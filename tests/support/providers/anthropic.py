@@ -4,9 +4,9 @@ Requests are read as the real API reads them (docs.anthropic.com, Messages API; 
 `llms/anthropic/chat/transformation.py` for what litellm sends): `system` blocks, `messages`
 with text blocks (`cache_control` accepted on any), the schema either as native structured
 output (`output_format` + the `anthropic-beta: structured-outputs-...` header, for models
-litellm knows to have it) or as the forced tool `json_tool_call` (other models, and when
-thinking is on), `thinking: {type: enabled, budget_tokens}` or, for Opus 4.7+, `{type: adaptive, display}` with
-`output_config.effort` (litellm translates a budget into that).
+litellm knows to have it) or as the tool `json_tool_call` (other models; forced unless thinking
+is on), `thinking: {type: enabled, budget_tokens}` or, for Opus 4.7+, `{type: adaptive,
+display}` with `output_config.effort` (litellm translates a budget into that).
 
 Replies: a `thinking` block first when thinking is on (blank for adaptive thinking unless
 `display: summarized`, as the real API does), then a `text` block (native) or a
@@ -62,7 +62,9 @@ def texts(blocks: Any) -> list[str]:
 def as_messages(body: dict[str, Any]) -> list[dict[str, str]]:
     """System and turns as OpenAI-style messages (what judge_server answers from)."""
     system = "\n".join(texts(body.get("system")))
-    turns = [{"role": m["role"], "content": "\n".join(texts(m["content"]))} for m in body["messages"]]
+    turns = [
+        {"role": m["role"], "content": "\n".join(texts(m["content"]))} for m in body["messages"]
+    ]
     return ([{"role": "system", "content": system}] if system else []) + turns
 
 

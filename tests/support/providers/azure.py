@@ -21,8 +21,11 @@ from tests.support.providers.wire import tokens
 
 ERRORS = {
     "rate_limit": (429, "429", "Requests have exceeded the token rate limit of your tier."),
-    "overloaded": (503, "ServiceUnavailable", "The service is temporarily unable to process "
-                   "your request. Please retry later."),
+    "overloaded": (
+        503,
+        "ServiceUnavailable",
+        "The service is temporarily unable to process your request. Please retry later.",
+    ),
     "server_error": (500, "InternalServerError", "The server had an error."),
     "bad_request": (400, "BadRequest", "Invalid request."),
     "unauthorized": (401, "401", "Access denied due to invalid subscription key."),
@@ -31,8 +34,9 @@ ERRORS = {
 
 
 def error(status: int, code: str, message: str, headers: dict[str, str] | None = None):
-    return web.json_response({"error": {"code": code, "message": message}}, status=status,
-                             headers=headers)
+    return web.json_response(
+        {"error": {"code": code, "message": message}}, status=status, headers=headers
+    )
 
 
 class AzureFake(FakeProvider):
@@ -66,5 +70,8 @@ class AzureFake(FakeProvider):
         headers = None
         if fault.kind == "rate_limit":
             ms = round(fault.retry_after * 1000)
-            headers = {"retry-after": str(max(1, round(fault.retry_after))), "retry-after-ms": str(ms)}
+            headers = {
+                "retry-after": str(max(1, round(fault.retry_after))),
+                "retry-after-ms": str(ms),
+            }
         return error(status, code, message, headers)

@@ -34,12 +34,23 @@ from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
 ERRORS = {
-    "rate_limit": (429, "ThrottlingException", "Too many requests, please wait before trying again."),
-    "overloaded": (503, "ServiceUnavailableException", "Bedrock is unable to process your request."),
+    "rate_limit": (
+        429,
+        "ThrottlingException",
+        "Too many requests, please wait before trying again.",
+    ),
+    "overloaded": (
+        503,
+        "ServiceUnavailableException",
+        "Bedrock is unable to process your request.",
+    ),
     "server_error": (500, "InternalServerException", "The server encountered an internal error."),
     "bad_request": (400, "ValidationException", "Malformed input request."),
-    "unauthorized": (403, "UnrecognizedClientException", "The security token included in the "
-                     "request is invalid."),
+    "unauthorized": (
+        403,
+        "UnrecognizedClientException",
+        "The security token included in the request is invalid.",
+    ),
     "forbidden": (403, "AccessDeniedException", "You don't have access to the model."),
 }
 
@@ -129,15 +140,20 @@ class BedrockFake(FakeProvider):
                 {"reasoningContent": {"reasoningText": {"text": self.reasoning, "signature": "s"}}}
             )
         if schema is not None and text and _is_json(text):
-            content.append({"toolUse": {"toolUseId": "tooluse_01", "name": TOOL,
-                                        "input": json.loads(text)}})
+            content.append(
+                {"toolUse": {"toolUseId": "tooluse_01", "name": TOOL, "input": json.loads(text)}}
+            )
         else:
             content.append({"text": text})
         prompt, output = tokens(*(m["content"] for m in messages)), tokens(text)
         return {
             "output": {"message": {"role": "assistant", "content": content}},
             "stopReason": "tool_use" if "toolUse" in content[-1] else "end_turn",
-            "usage": {"inputTokens": prompt, "outputTokens": output, "totalTokens": prompt + output},
+            "usage": {
+                "inputTokens": prompt,
+                "outputTokens": output,
+                "totalTokens": prompt + output,
+            },
             "metrics": {"latencyMs": 1},
         }
 

@@ -42,7 +42,9 @@ class OllamaFake(FakeProvider):
             assert fault is not None
             return self.fault_reply(seen, fault)
         body = seen.body
-        messages = [{"role": m["role"], "content": str(m.get("content", ""))} for m in body["messages"]]
+        messages = [
+            {"role": m["role"], "content": str(m.get("content", ""))} for m in body["messages"]
+        ]
         schema = body.get("format") if isinstance(body.get("format"), dict) else None
         text = self.replied(reply_text(fault, self.answer(messages, schema)))
         message = {"role": "assistant", "content": text}

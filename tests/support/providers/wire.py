@@ -10,7 +10,6 @@ from typing import Any
 
 from tests.support.judge_server import default_answer, word_tokens
 
-
 BOUND_NOTE = re.compile(r"(minimum|maximum) value: (-?\d+)")
 
 
