@@ -1,14 +1,16 @@
 """Adaptive concurrency for one judge: find the provider's rate limit instead of fighting it.
 
 AIMD, as TCP does for congestion: the limit starts at `min(maximum, INITIAL)`, grows by one
-per answered call until the first 429 (slow start), then by 1/limit per answered call (one
-per window); a 429 multiplies it by DECREASE, at most once per window (the 429s of calls that
-started before the last decrease are the same overload, not a new one). Within one of the
-level where the last 429 came (the ceiling), growth is PLATEAU times slower, as CUBIC does
-near its last maximum: the run sits just under the provider's limit and probes it rarely, so
-few calls are refused; past the ceiling, growth is normal again (the provider's limit rose).
-It never exceeds the configured `max_concurrency` nor drops below 1. `Retry-After` is
-honoured by the retry policy as before; this only decides how many calls are in flight.
+per answered call until the first 429 or overload (slow start); each such refusal multiplies it
+by DECREASE (0.8, as Inspect does), at most once per window: the refusals of calls granted their
+slot before the last decrease are the same overload, not a new one (a slot keeps the epoch it
+was granted in, even when its task resumes after a decrease). Below the level where the last
+refusal came (the ceiling), the limit climbs back by CLIMB (5 %) a window, at least one; within
+one of the ceiling, PLATEAU times slower than one a window, as CUBIC does near its last maximum,
+so the run sits just under the provider's limit and probes it rarely; past the ceiling, one a
+window (the provider's limit rose). It never exceeds the configured `max_concurrency` nor drops
+below 1. Measured by `bench/rate_limit.py`. Retry hints are honoured by the retry policy; this
+only decides how many calls are in flight.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections import deque
 
 INITIAL = 8
 DECREASE = 0.8
+CLIMB = 0.05
 PLATEAU = 8.0
 
 
@@ -70,14 +73,19 @@ class AdaptiveLimit:
         """An answered call: grow (slow start: +1; after: +1/limit; near the ceiling: slower)."""
         if not self.adaptive or self.limit >= self.maximum:
             return
-        step = 1.0 if self.slow_start or self._below_ceiling() else 1.0 / self.limit
+        if self.slow_start:
+            step = 1.0
+        elif self._below_ceiling():
+            step = max(1.0, CLIMB * self.limit) / self.limit  # CLIMB a window, at least one
+        else:
+            step = 1.0 / self.limit
         if self.ceiling is not None and self.ceiling - 1.0 <= self.limit < self.ceiling:
             step = 1.0 / (self.limit * PLATEAU)
         self.limit = min(float(self.maximum), self.limit + step)
         self._wake()
 
     def _below_ceiling(self) -> bool:
-        """Well under the level of the last 429: climb back at once (one per answered call)."""
+        """Well under the level of the last 429: climb back faster than past it."""
         return self.ceiling is not None and self.limit < self.ceiling - 1.0
 
     def overloaded(self, started_epoch: int) -> None:
