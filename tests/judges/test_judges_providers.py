@@ -14,8 +14,12 @@ from autorubric_cli.cli.app import app
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.adaptive import AdaptiveLimit
 from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure, classify
+from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.providers import preflight, provider_name, sent_temperature
+from autorubric_cli.judges.retry import RetryPolicy
+from autorubric_cli.judges.simulated import SimulatedTransport
+from autorubric_cli.judges.stats import CallStats
 
 
 class StatusError(Exception):
@@ -201,3 +205,22 @@ def test_a_slot_keeps_the_epoch_it_was_granted_in() -> None:
     epoch, after_first, after_second = asyncio.run(scenario())
     assert epoch == 0
     assert after_second == after_first
+
+
+@pytest.mark.parametrize(("category", "shrinks"), [("overloaded", True), ("server", False)])
+def test_an_overload_lowers_the_judges_concurrency_like_a_429(category: str, shrinks: bool) -> None:
+    async def scenario() -> tuple[int, int]:
+        judge = Judge(
+            JudgeSpec(model="openai/x", max_concurrency=16),
+            SimulatedTransport(JudgeSpec(model="simulated/x")),
+            max_attempts=1,
+            policy=RetryPolicy(),
+            stats=CallStats(),
+            global_slots=asyncio.Semaphore(16),
+        )
+        before = judge.slots.current
+        judge._call_failed(JudgeFailure(category, "x", retryable=True), judge.slots.epoch)
+        return before, judge.slots.current
+
+    before, after = asyncio.run(scenario())
+    assert (after < before) == shrinks
