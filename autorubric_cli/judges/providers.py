@@ -120,9 +120,10 @@ PROVIDERS: dict[str, ProviderFacts] = {
         ProviderFacts("together_ai"),
         ProviderFacts("openrouter", thinking="`reasoning` (passed through)"),
         ProviderFacts("simulated", thinking="recorded, offline"),
-        ProviderFacts("huggingface", structured_output="prompt"),
+        # litellm 1.106.2 lists no `response_format` for these (get_supported_openai_params)
         ProviderFacts("replicate", structured_output="prompt"),
-        ProviderFacts("cloudflare", structured_output="prompt"),
+        ProviderFacts("cohere", structured_output="prompt"),
+        ProviderFacts("cohere_chat", structured_output="prompt"),
     )
 }
 DEFAULT = ProviderFacts("openai-compatible")

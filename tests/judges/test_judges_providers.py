@@ -104,7 +104,7 @@ def test_check_warns_about_an_unpriced_model_and_accepts_defaults(tmp_path: Path
 
 
 def test_warns_about_a_provider_without_structured_output() -> None:
-    problems = preflight([JudgeSpec(model="huggingface/some-model")])
+    problems = preflight([JudgeSpec(model="replicate/meta/llama-3")])
     assert any("no JSON schema" in p.message and p.severity == "warning" for p in problems)
 
 
