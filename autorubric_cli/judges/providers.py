@@ -52,13 +52,17 @@ class ProviderFacts:
     summarized_thinking_models: tuple[str, ...] = ()
     thinking_fixes_temperature: bool = False
     temperature_one_models: tuple[str, ...] = ()
+    reasoning_temperature_models: tuple[str, ...] = ()
     structured_output: StructuredOutput = "json_schema"
     probes_model_info: bool = False
     retry_hint: str = "`Retry-After` / `retry-after-ms` header"
     overload: str = "HTTP 503"
 
 
-OPENAI_REASONING = ("/o1", "/o3", "/o4", "/gpt-5")
+OPENAI_REASONING = ("/o1", "/o3", "/o4")
+# gpt-5 reasoning models take a temperature other than 1 only with reasoning_effort "none"
+# (litellm gpt_5_transformation.py); gpt-5-chat takes any
+GPT5 = ("/gpt-5",)
 ANTHROPIC_SAMPLING_REMOVED = ("opus-4-7", "opus_4_7", "opus-4.7", "opus-4-8", "opus-4.8", "fable")
 
 PROVIDERS: dict[str, ProviderFacts] = {
@@ -68,11 +72,13 @@ PROVIDERS: dict[str, ProviderFacts] = {
             "openai",
             thinking="`reasoning_effort` (o-series, gpt-5)",
             temperature_one_models=OPENAI_REASONING,
+            reasoning_temperature_models=GPT5,
         ),
         ProviderFacts(
             "azure",
             thinking="`reasoning_effort` (o-series, gpt-5 deployments)",
             temperature_one_models=OPENAI_REASONING,
+            reasoning_temperature_models=GPT5,
         ),
         ProviderFacts(
             "anthropic",
@@ -165,12 +171,26 @@ def only_temperature_one(model: str) -> bool:
     return any(marker in name for marker in facts_for(model).temperature_one_models)
 
 
-def temperature_fixed(spec: JudgeSpec) -> bool:
-    """True when the provider accepts no temperature but 1 for this judge."""
+def reasoning_fixes_temperature(spec: JudgeSpec) -> bool:
+    """A gpt-5 reasoning model (not gpt-5-chat) whose reasoning is not turned off."""
+    name = "/" + spec.model.lower()
+    markers = facts_for(spec.model).reasoning_temperature_models
+    reasoning = spec.thinking is None or str(spec.thinking).strip().lower() != "none"
+    return reasoning and "gpt-5-chat" not in name and any(m in name for m in markers)
+
+
+def temperature_refused(spec: JudgeSpec) -> bool:
+    """True when the provider certainly refuses any temperature but 1 for this judge."""
     facts = facts_for(spec.model)
     return only_temperature_one(spec.model) or (
         facts.thinking_fixes_temperature and thinking_on(spec)
     )
+
+
+def temperature_fixed(spec: JudgeSpec) -> bool:
+    """True when no temperature but 1 is sent: the refused cases, and gpt-5 reasoning models
+    (they take another only when their effective effort is "none", which we cannot know)."""
+    return temperature_refused(spec) or reasoning_fixes_temperature(spec)
 
 
 def sent_temperature(spec: JudgeSpec) -> float | None:
@@ -255,7 +275,7 @@ def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool)
     found: list[Problem] = []
     facts = facts_for(spec.model)
     written = "temperature" in spec.model_fields_set or not explicit
-    if written and spec.temperature not in (None, 1) and temperature_fixed(spec):
+    if written and spec.temperature not in (None, 1) and temperature_refused(spec):
         why = (
             f"{spec.model} accepts temperature 1 only"
             if only_temperature_one(spec.model)

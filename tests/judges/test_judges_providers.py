@@ -118,6 +118,9 @@ def test_warns_about_a_provider_without_structured_output() -> None:
         (JudgeSpec(model="gemini/gemini-2.5-flash", thinking="low"), 0.0),
         (JudgeSpec(model="azure/o4-mini"), None),
         (JudgeSpec(model="openai/gpt-4o", temperature=None), None),
+        (JudgeSpec(model="openai/gpt-5-mini"), None),
+        (JudgeSpec(model="openai/gpt-5-mini", thinking="none"), 0.0),
+        (JudgeSpec(model="openai/gpt-5-chat-latest"), 0.0),
     ],
 )
 def test_the_temperature_sent(spec: JudgeSpec, sent: float | None) -> None:
