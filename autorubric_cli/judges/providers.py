@@ -36,6 +36,8 @@ class ProviderFacts:
     400 "`temperature` may only be set to 1 when thinking is enabled"); we then send none.
     `temperature_one_models`: substrings of model names that accept temperature 1 only (litellm
     raises UnsupportedParamsError before sending); we then send none. `structured_output`:
+    `thinking_budget`: False where litellm refuses a token budget (`thinking` param) and takes an
+    effort (`reasoning_effort`) only; None where we do not know.
     `summarized_thinking_models`: adaptive-thinking models (Opus 4.7+) whose thinking blocks come
     back blank unless `display: summarized` is asked for; we ask, so the thinking is recorded.
     `probes_model_info`: litellm asks the server for model info (Ollama `/api/show`) when the
@@ -49,6 +51,7 @@ class ProviderFacts:
 
     name: str
     thinking: str = "✗"
+    thinking_budget: bool | None = None  # takes `thinking: <tokens>`; False: an effort only
     summarized_thinking_models: tuple[str, ...] = ()
     thinking_fixes_temperature: bool = False
     temperature_one_models: tuple[str, ...] = ()
@@ -70,18 +73,21 @@ PROVIDERS: dict[str, ProviderFacts] = {
     for f in (
         ProviderFacts(
             "openai",
+            thinking_budget=False,
             thinking="`reasoning_effort` (o-series, gpt-5)",
             temperature_one_models=OPENAI_REASONING,
             reasoning_temperature_models=GPT5,
         ),
         ProviderFacts(
             "azure",
+            thinking_budget=False,
             thinking="`reasoning_effort` (o-series, gpt-5 deployments)",
             temperature_one_models=OPENAI_REASONING,
             reasoning_temperature_models=GPT5,
         ),
         ProviderFacts(
             "anthropic",
+            thinking_budget=True,
             thinking="`thinking` blocks (budget or effort)",
             thinking_fixes_temperature=True,
             temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
@@ -91,6 +97,7 @@ PROVIDERS: dict[str, ProviderFacts] = {
         ),
         ProviderFacts(
             "bedrock",
+            thinking_budget=True,
             thinking="Claude models: `thinking` in additionalModelRequestFields",
             thinking_fixes_temperature=True,
             temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
@@ -99,29 +106,35 @@ PROVIDERS: dict[str, ProviderFacts] = {
         ),
         ProviderFacts(
             "gemini",
+            thinking_budget=True,
             thinking="`thinkingConfig` (budget or level)",
             retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
             overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
         ),
         ProviderFacts(
             "vertex_ai",
+            thinking_budget=True,
             thinking="`thinkingConfig` (budget or level)",
             retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
             overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
         ),
         ProviderFacts(
             "ollama",
+            thinking_budget=False,
             thinking="`think` (reasoning models)",
             retry_hint="none",
             probes_model_info=True,
         ),
         ProviderFacts(
             "ollama_chat",
+            thinking_budget=False,
             thinking="`think` (reasoning models)",
             retry_hint="none",
             probes_model_info=True,
         ),
-        ProviderFacts("groq", thinking="`reasoning_effort` (reasoning models)"),
+        ProviderFacts(
+            "groq", thinking_budget=False, thinking="`reasoning_effort` (reasoning models)"
+        ),
         ProviderFacts("mistral"),
         ProviderFacts("together_ai"),
         ProviderFacts("openrouter", thinking="`reasoning` (passed through)"),
@@ -285,6 +298,15 @@ def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool)
             Problem("error", (*key, "temperature"), f"{why}; remove `temperature` or set it to 1")
         )
     budget = thinking_budget(spec)
+    if budget is not None and facts.thinking_budget is False:
+        found.append(
+            Problem(
+                "error",
+                (*key, "thinking"),
+                f"{facts.name} takes a thinking effort (low, medium or high), not a token "
+                "budget; litellm refuses `thinking` with a number for it",
+            )
+        )
     if budget is not None and spec.max_tokens is not None and budget >= spec.max_tokens:
         found.append(
             Problem(

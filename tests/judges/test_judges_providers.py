@@ -227,3 +227,16 @@ def test_an_overload_lowers_the_judges_concurrency_like_a_429(category: str, shr
 
     before, after = asyncio.run(scenario())
     assert (after < before) == shrinks
+
+
+@pytest.mark.parametrize(
+    ("model", "refused"),
+    [("ollama_chat/qwen3", True), ("azure/o4-mini", True), ("gemini/gemini-2.5-flash", False)],
+)
+def test_a_token_budget_where_only_an_effort_is_taken_is_refused(model: str, refused: bool) -> None:
+    problems = preflight([JudgeSpec(model=model, thinking=2048)])
+    errors = [p for p in problems if p.severity == "error"]
+    assert bool(errors) == refused
+    if refused:
+        assert errors[0].key == ("grader", "judges", 0, "thinking")
+        assert "not a token budget" in errors[0].message
