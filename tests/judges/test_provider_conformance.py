@@ -2,12 +2,14 @@
 
 Each case is a real `autorubric run`, in this process (Typer's CliRunner), against one loopback
 fake speaking the provider's wire format through litellm. It checks the exit code and the
-records: every vote's verdict / option is the one the fake answered for that request, option
-orders are permutations, usage is there, cost is non-null exactly for priced models, thinking is
-recorded when on, and a fault leaves the trace the provider's answer calls for (attempts, the
-error text naming the cause, the retry hint honoured: the retry arrives after the hint, which is
-longer than our own backoff here). One fake per provider per module (faults are scripted per
-test and `reset` before each).
+records: the verdicts and shown options recorded are exactly the answers the fake gave (as
+multisets; response sets are checked for shape), option orders are permutations, usage is
+there, cost is non-null exactly for priced models, thinking is recorded when on; a fault leaves
+the trace the provider's answer calls for (attempts, the error text naming the cause, the retry
+hint honoured: the retry arrives after the hint, which is longer than our own backoff here); no
+request was refused by the fake for its shape (an empty re-ask, a temperature with thinking).
+One fake per provider per module (faults are scripted per test, `reset` before each); each
+test writes only under its tmp_path.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,97 +29,14 @@ from typer.testing import CliRunner, Result
 
 from autorubric_cli.cli.app import app
 from tests.support.providers.anthropic import AnthropicFake
-from tests.support.providers.azure import AzureFake
 from tests.support.providers.base import FakeProvider
-from tests.support.providers.bedrock import BedrockFake
 from tests.support.providers.faults import Fault
-from tests.support.providers.gemini import GeminiFake
-from tests.support.providers.ollama import OllamaFake
+from tests.support.providers.judges import KEY_ENV, PROVIDERS, Provider
 
 ROOT = Path(__file__).resolve().parents[2]
-KEY_ENV = "AUTORUBRIC_PROVIDER_KEY"
 HINT_S = 0.3  # the provider's retry hint; our own backoff here is at most 0.05 s
 ITEMS = 2
 
-
-@dataclass(frozen=True)
-class Provider:
-    """How a user points a judge at this provider (model, api_base, key, params)."""
-
-    name: str
-    fake: type[FakeProvider]
-    model: str
-    thinking: str | int
-    overload: str  # the error category an overload answer becomes
-    has_hint: bool = True  # the provider's 429 carries a retry hint
-    priced: bool = True
-    thinking_model: str | None = None
-    thinking_max_tokens: int | None = None
-    params: Callable[[str], dict[str, Any]] = field(default=lambda base: {})
-    uses_api_base: bool = True
-    uses_key: bool = True
-
-    def judge_yaml(self, api_base: str, *, thinking: bool, samples: int) -> str:
-        model = (self.thinking_model or self.model) if thinking else self.model
-        spec: dict[str, Any] = {"model": model, "id": "j", "samples": samples}
-        if self.uses_api_base:
-            spec["api_base"] = api_base
-        if self.uses_key:
-            spec["api_key_env"] = KEY_ENV
-        params = self.params(api_base)
-        if params:
-            spec["params"] = params
-        if thinking:
-            spec["thinking"] = self.thinking
-            if self.thinking_max_tokens:
-                spec["max_tokens"] = self.thinking_max_tokens
-        return json.dumps(spec)
-
-
-def bedrock_params(api_base: str) -> dict[str, Any]:
-    return {
-        "aws_bedrock_runtime_endpoint": api_base,
-        "aws_access_key_id": "AKIDUMMYDUMMYDUMMY",
-        "aws_secret_access_key": "dummy-secret",
-        "aws_region_name": "us-east-1",
-    }
-
-
-PROVIDERS = [
-    Provider("anthropic", AnthropicFake, "anthropic/claude-sonnet-4-5", 2048, "overloaded"),
-    Provider("gemini", GeminiFake, "gemini/gemini-2.5-flash", "low", "overloaded"),
-    Provider(
-        "azure",
-        AzureFake,
-        "azure/gpt-4o",
-        "low",
-        "server",
-        thinking_model="azure/o4-mini",
-        params=lambda base: {"api_version": "2024-10-21"},
-    ),
-    Provider(
-        "ollama",
-        OllamaFake,
-        "ollama_chat/qwen3",
-        "low",
-        "overloaded",
-        has_hint=True,
-        priced=False,
-        uses_key=False,
-    ),
-    Provider(
-        "bedrock",
-        BedrockFake,
-        "bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0",
-        2048,
-        "server",
-        has_hint=False,
-        thinking_max_tokens=4096,
-        params=bedrock_params,
-        uses_api_base=False,
-        uses_key=False,
-    ),
-]
 
 BINARY = {"name": "correct", "requirement": "The answer is correct"}
 ORDINAL_NA = {
