@@ -1,4 +1,8 @@
-"""Helpers for the engine tests: a rubric bound to the loopback server, datasets, CLI processes."""
+"""Helpers for the engine tests: a rubric bound to the loopback server, datasets, CLI processes.
+
+`start_cli` starts a process, for tests where the process is the point; every other CLI test
+runs in-process through `tests.support.cli.cli`.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ from typing import Any
 
 import orjson
 
-KEY_ENV = "AUTORUBRIC_TEST_KEY"
-KEY_VALUE = "sk-test-SECRET-0123456789abcdefghij"
+from tests.support.cli import KEY_ENV, KEY_VALUE
+
+__all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the engine tests' rubrics name this key
 
 
 def server_rubric(
@@ -94,16 +99,6 @@ def start_cli(*args: str | Path) -> subprocess.Popen[bytes]:
         env=cli_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    )
-
-
-def run_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "autorubric_cli", *map(str, args)],
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
     )
 
 

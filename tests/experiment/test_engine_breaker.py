@@ -8,7 +8,6 @@ from pathlib import Path
 
 from engine_support import (
     manifest,
-    run_cli,
     server_rubric,
     start_cli,
     valid_lines,
@@ -17,6 +16,7 @@ from engine_support import (
 )
 
 from tests.support import closed_port
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 
@@ -30,9 +30,9 @@ def test_a_closed_port_stops_2000_items_fast_with_one_line(tmp_path: Path) -> No
     rubric = server_rubric(tmp_path / "r.yaml", api_base, concurrency=16)
     out = tmp_path / "exp"
     started = time.monotonic()
-    result = run_cli("run", rubric, data, "--out", out, timeout=60)
+    result = cli("run", rubric, data, "--out", out)
     elapsed = time.monotonic() - started
-    assert result.returncode == 2, result.stderr
+    assert result.exit_code == 2, result.stderr
     assert elapsed < 20
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and f"connection refused to {api_base}" in line
@@ -46,9 +46,9 @@ def test_a_server_answering_404_gets_at_most_50_requests(tmp_path: Path) -> None
     with JudgeServer(fault_rate=1.0, fault_kinds=("not_found",)) as server:
         rubric = server_rubric(tmp_path / "r.yaml", server.api_base, concurrency=64)
         out = tmp_path / "exp"
-        result = run_cli("run", rubric, data, "--out", out)
+        result = cli("run", rubric, data, "--out", out)
         requests = server.request_count
-    assert result.returncode == 2, result.stderr
+    assert result.exit_code == 2, result.stderr
     assert 5 <= requests <= 50
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and "HTTP 404" in line
@@ -87,12 +87,12 @@ def test_a_server_dying_mid_run_keeps_what_finished_and_resume_matches(tmp_path:
         assert all(line["status"] == "ok" for line in kept)  # the rest: unrecorded, not errored
 
         server = JudgeServer(latency=0.01, port=port).start()
-        resumed = run_cli("resume", out, "--no-cache", "--format", "json")
-        assert resumed.returncode == 0, resumed.stderr
+        resumed = cli("resume", out, "--no-cache", "--format", "json")
+        assert resumed.exit_code == 0, resumed.stderr
         assert json.loads(resumed.stdout)["items"]["completed"] == n
         reference = tmp_path / "reference"
-        whole = run_cli("run", rubric, data, "--out", reference, "--no-cache")
-        assert whole.returncode == 0, whole.stderr
+        whole = cli("run", rubric, data, "--out", reference, "--no-cache")
+        assert whole.exit_code == 0, whole.stderr
     finally:
         server.stop()
     ids = [line["id"] for line in valid_lines(out / "items.jsonl")]
@@ -112,8 +112,8 @@ def test_a_gate_left_undefined_by_errored_items_exits_3_with_junit_errors(tmp_pa
             grader_extra="  breaker: {failed_votes: 1000}\n",
         )
         out, junit = tmp_path / "exp", tmp_path / "junit.xml"
-        result = run_cli("run", rubric, data, "--out", out, "--fail-under", "0.5", "--junit", junit)
-    assert result.returncode == 3, result.stderr
+        result = cli("run", rubric, data, "--out", out, "--fail-under", "0.5", "--junit", junit)
+    assert result.exit_code == 3, result.stderr
     suite = next(iter(JUnitXml.fromfile(str(junit))))
     kinds = {case.name: [type(r) for r in case.result] for case in suite}
     assert kinds["score.mean"] == [Error]

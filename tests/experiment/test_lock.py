@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from engine_support import (
-    run_cli,
     server_rubric,
     start_cli,
     valid_lines,
@@ -26,6 +25,7 @@ from autorubric_cli.experiment.lock import (
     no_writer,
     writer_lock,
 )
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,17 +109,17 @@ def test_claiming_a_used_directory_writes_nothing_into_it(tmp_path: Path) -> Non
 def test_run_on_a_locked_directory_exits_2_and_report_needs_no_lock(tmp_path: Path) -> None:
     rubric, data = ROOT / "rubrics" / "demo.yaml", ROOT / "datasets" / "demo.jsonl"
     exp = tmp_path / "exp"
-    done = run_cli("run", rubric, data, "--out", exp, "--limit", "3", "--no-cache")
-    assert done.returncode in (0, 1), done.stderr  # 1: the demo's gate on three items
+    done = cli("run", rubric, data, "--out", exp, "--limit", "3", "--no-cache")
+    assert done.exit_code in (0, 1), done.stderr  # 1: the demo's gate on three items
     holder = hold_lock(exp)
     try:
         for command in (["resume", exp], ["run", rubric, data, "--out", exp]):
-            busy = run_cli(*command)
-            assert busy.returncode == 2
+            busy = cli(*command)
+            assert busy.exit_code == 2
             assert f"in use by process {holder.pid} " in busy.stderr
             assert len(busy.stderr.strip().splitlines()) == 1
-        report = run_cli("report", exp, "--format", "json")
-        assert report.returncode == done.returncode, report.stderr
+        report = cli("report", exp, "--format", "json")
+        assert report.exit_code == done.exit_code, report.stderr
         assert '"completed": 3' in report.stdout
     finally:
         holder.kill()
