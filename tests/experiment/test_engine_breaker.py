@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from engine_support import (
     manifest,
     server_rubric,
@@ -15,6 +16,7 @@ from engine_support import (
     write_dataset,
 )
 
+from autorubric_cli.judges.litellm_transport import load_litellm
 from tests.support import closed_port
 from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
@@ -24,16 +26,35 @@ def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("autorubric: error:")]
 
 
-def test_a_closed_port_stops_2000_items_fast_with_one_line(tmp_path: Path) -> None:
+def counted_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every `litellm.acompletion` call made in this process (the CLI runs in-process), by
+    api_base: a closed port answers nothing, so the client is where attempts are counted."""
+    litellm = load_litellm()
+    calls: list[str] = []
+    real = litellm.acompletion
+
+    async def counting(**kwargs: Any) -> Any:
+        calls.append(str(kwargs.get("api_base")))
+        return await real(**kwargs)
+
+    monkeypatch.setattr(litellm, "acompletion", counting)
+    return calls
+
+
+def test_a_closed_port_stops_2000_items_after_a_few_calls_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = write_dataset(tmp_path / "data.jsonl", 2000)
     api_base = f"http://127.0.0.1:{closed_port()}/v1"
     rubric = server_rubric(tmp_path / "r.yaml", api_base, concurrency=16)
     out = tmp_path / "exp"
-    started = time.monotonic()
+    calls = counted_calls(monkeypatch)
     result = cli("run", rubric, data, "--out", out)
-    elapsed = time.monotonic() - started
     assert result.exit_code == 2, result.stderr
-    assert elapsed < 20
+    # Stopped by the breaker (5 refusals in a row) with the calls then in flight, not after
+    # 6,000 votes x 6 attempts: the count, not the clock, shows it stopped early.
+    assert 5 <= len(calls) <= 50, len(calls)
+    assert set(calls) == {api_base}
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and f"connection refused to {api_base}" in line
     assert f"autorubric resume {out}" in line

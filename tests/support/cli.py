@@ -34,11 +34,13 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 @dataclass(frozen=True)
 class CliResult:
-    """A finished command: its exit code and what it wrote to stdout and stderr."""
+    """A finished command: its exit code, what it wrote to stdout and to stderr, and both
+    interleaved as a terminal would show them (`output`)."""
 
     exit_code: int
     stdout: str
     stderr: str
+    output: str
 
 
 def cli(
@@ -70,7 +72,7 @@ def cli(
             catch_exceptions=False,
             prog_name="autorubric",
         )
-    return CliResult(result.exit_code, result.stdout, result.stderr)
+    return CliResult(result.exit_code, result.stdout, result.stderr, result.output)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from engine_support import (
+
+from tests.experiment.engine_support import (
     KEY_VALUE,
     manifest,
     server_rubric,
@@ -16,7 +17,6 @@ from engine_support import (
     wait_for_lines,
     write_dataset,
 )
-
 from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
