@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,7 +15,9 @@ from typing import Any
 
 import orjson
 
+from tests.support import cli_process
 from tests.support.cli import KEY_ENV, KEY_VALUE
+from tests.support.cli_process import CliProcess
 
 __all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the engine tests' rubrics name this key
 
@@ -93,13 +93,9 @@ def cli_env() -> dict[str, str]:
     return env
 
 
-def start_cli(*args: str | Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "autorubric_cli", *map(str, args)],
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+def start_cli(*args: str | Path) -> CliProcess:
+    """`autorubric ARGS` in a process of its own (forked warm), with the test key set."""
+    return cli_process.start_cli(*args, env=cli_env())
 
 
 def valid_lines(items: Path) -> list[dict[str, Any]]:
@@ -116,7 +112,7 @@ def valid_lines(items: Path) -> list[dict[str, Any]]:
     return out
 
 
-def wait_for_lines(items: Path, at_least: int, proc: subprocess.Popen[bytes], limit: float) -> bool:
+def wait_for_lines(items: Path, at_least: int, proc: CliProcess, limit: float) -> bool:
     """True once items.jsonl holds `at_least` readable lines; False if the process ended first."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
