@@ -3,7 +3,7 @@
 Default: 100,000 items x 5 criteria x 3 judges. Target: under 15 s with peak RSS under 400 MB.
 Prints wall time and peak RSS of the `report` subprocess (median of --runs runs).
 
-    python bench/report_scale.py [--items 100000] [--runs 3]
+    python -m bench.report_scale [--items 100000] [--runs 3]
 """
 
 from __future__ import annotations

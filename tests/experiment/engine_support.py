@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from tests.support import cli_process
-from tests.support.cli import KEY_ENV, KEY_VALUE
+from tests.support.cli import KEY_ENV, KEY_VALUE, UNSET
 from tests.support.cli_process import CliProcess
 
 __all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the engine tests' rubrics name this key
@@ -89,7 +89,8 @@ def write_dataset(path: Path, n: int) -> Path:
 def cli_env() -> dict[str, str]:
     env = dict(os.environ)
     env[KEY_ENV] = KEY_VALUE
-    env.pop("GITHUB_STEP_SUMMARY", None)
+    for name in UNSET:
+        env.pop(name, None)
     return env
 
 
@@ -151,6 +152,19 @@ def sigkill_and_resume(
     assert proc.returncode == 0, err.decode()
     assert len(snapshots) >= kills, f"only {len(snapshots)} kills before the run finished"
     return snapshots
+
+
+def comparable(directory: Path) -> dict[str, object]:
+    """Per item: status, score and every vote's outcome and shuffle (not timing or caching)."""
+    records = {}
+    for line in valid_lines(directory / "items.jsonl"):
+        votes = [
+            (v["judge"], v["sample"], v["verdict"], v["option_index"], v["shuffle_order"])
+            for c in line["criteria"]
+            for v in c["votes"]
+        ]
+        records[line["id"]] = (line["status"], line["score"], votes)
+    return records
 
 
 def vote_summary(directory: Path) -> dict[str, tuple[float | None, list[object]]]:

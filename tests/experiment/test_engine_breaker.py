@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from engine_support import (
+    comparable,
     manifest,
     server_rubric,
     start_cli,
@@ -74,19 +75,6 @@ def test_a_server_answering_404_gets_at_most_50_requests(tmp_path: Path) -> None
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and "HTTP 404" in line
     assert valid_lines(out / "items.jsonl") == []
-
-
-def comparable(directory: Path) -> dict[str, object]:
-    """Per item: status, score and every vote's outcome and shuffle (not timing or caching)."""
-    records = {}
-    for line in valid_lines(directory / "items.jsonl"):
-        votes = [
-            (v["judge"], v["sample"], v["verdict"], v["option_index"], v["shuffle_order"])
-            for c in line["criteria"]
-            for v in c["votes"]
-        ]
-        records[line["id"]] = (line["status"], line["score"], votes)
-    return records
 
 
 def test_a_server_dying_mid_run_keeps_what_finished_and_resume_matches(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from engine_support import (
+    comparable,
     manifest,
     server_rubric,
     start_cli,
@@ -16,7 +17,7 @@ from engine_support import (
     wait_for_lines,
     write_dataset,
 )
-from test_engine_breaker import comparable, error_lines
+from test_engine_breaker import error_lines
 
 from tests.support import closed_port
 from tests.support.cli import cli

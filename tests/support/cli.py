@@ -30,6 +30,9 @@ from typer.testing import CliRunner
 KEY_ENV = "AUTORUBRIC_TEST_KEY"
 KEY_VALUE = "sk-test-SECRET-0123456789abcdefghij"
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# Unset for every command: a CI step summary, and the terminal size pytest-xdist's workers
+# export (COLUMNS=80), which would narrow tables that the CLI renders 140 wide off a terminal.
+UNSET = ("GITHUB_STEP_SUMMARY", "COLUMNS", "LINES")
 
 
 @dataclass(frozen=True)
@@ -51,16 +54,17 @@ def cli(
 ) -> CliResult:
     """Run `autorubric *args` in-process; `env` adds (or, with None, removes) variables.
 
-    The test judge key is set and `GITHUB_STEP_SUMMARY` removed, as for the subprocesses the
-    suite starts. Exceptions the CLI does not turn into an exit code propagate (a bug shows
-    its traceback instead of hiding in `exit_code`).
+    The test judge key is set and the variables in `UNSET` removed, as for the processes the
+    suite starts (`tests.experiment.engine_support.cli_env`). Exceptions the CLI does not
+    turn into an exit code propagate (a bug shows its traceback instead of hiding in
+    `exit_code`).
     """
     from autorubric_cli.cli.app import app
     from autorubric_cli.judges.litellm_transport import load_litellm
 
     # Imported before the runner swaps sys.stderr, so litellm's log handlers bind the real one.
     load_litellm()
-    variables: dict[str, str | None] = {KEY_ENV: KEY_VALUE, "GITHUB_STEP_SUMMARY": None}
+    variables: dict[str, str | None] = {KEY_ENV: KEY_VALUE, **{name: None for name in UNSET}}
     variables.update(env or {})
     runner = CliRunner()
     with _isolated(cwd):
