@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import signal
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,12 +20,13 @@ from batch_support import (
 from engine_support import manifest, start_cli, valid_lines
 
 from tests.support.cli import cli
+from tests.support.cli_process import CliProcess
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 40
 
 
-def wait_until(condition: Callable[[], bool], proc: subprocess.Popen[bytes], limit: float) -> bool:
+def wait_until(condition: Callable[[], bool], proc: CliProcess, limit: float) -> bool:
     """True once `condition` holds; False when the process ended first."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -73,7 +73,7 @@ def polling(directory: Path, server: JudgeServer) -> Callable[[], bool]:
     return check
 
 
-def kill(proc: subprocess.Popen[bytes]) -> None:
+def kill(proc: CliProcess) -> None:
     proc.kill()
     proc.wait()
 

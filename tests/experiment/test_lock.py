@@ -29,6 +29,7 @@ from autorubric_cli.experiment.lock import (
     writer_lock,
 )
 from tests.support.cli import cli
+from tests.support.cli_process import CliProcess
 from tests.support.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,7 +176,7 @@ def test_two_resumes_at_once_one_runs_the_other_exits_2_without_waiting(tmp_path
     assert max(counts.values()) == 1, "an item was recorded twice"
 
 
-def first_exit(procs: list[subprocess.Popen[bytes]], exp: Path) -> tuple[int, str, int]:
+def first_exit(procs: list[CliProcess], exp: Path) -> tuple[int, str, int]:
     """(index of the first process to exit, the lock's holder then, items recorded then); the
     other process must still be running at that moment."""
     deadline = time.monotonic() + 120  # a hang guard, not a speed bound

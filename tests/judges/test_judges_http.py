@@ -15,6 +15,7 @@ from autorubric_cli.core.records import CriterionVerdict, ItemRecord
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeAuthError, RetryPolicy
+from autorubric_cli.judges.litellm_transport import load_litellm
 from tests.support import MULTI_CHOICE, TEST_KEY_ENV, http_judge, make_item, make_rubric
 from tests.support.judge_server import Fault, JudgeServer
 
@@ -275,14 +276,25 @@ async def test_global_concurrency_caps_all_judges(
 
 
 async def test_rpm_limit_spaces_request_starts(
-    judge_server: JudgeServer, judge_api_key: str
+    judge_server: JudgeServer, judge_api_key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Starts are taken where the client starts a request (litellm.acompletion), not where the
+    # server happens to receive it: a loaded machine can delay one request in transit and
+    # bunch arrivals, while the spacing the limiter enforces is between starts.
+    litellm = load_litellm()
+    starts: list[float] = []
+    real = litellm.acompletion
+
+    async def timed(**kwargs: Any) -> Any:
+        starts.append(time.monotonic())
+        return await real(**kwargs)
+
+    monkeypatch.setattr(litellm, "acompletion", timed)
     judge = http_judge(judge_server.api_base, samples=4, rpm=600)
     rubric = make_rubric([judge], [MULTI_CHOICE])
     engine = CriterionGrader(rubric, seed=1, retry=FAST)
     await engine.grade(make_item())
     await engine.aclose()
-    times = sorted(r.received_at for r in judge_server.requests)
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    assert len(times) == 4
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert len(starts) == 4 and judge_server.request_count == 4
     assert min(gaps) >= 0.09
