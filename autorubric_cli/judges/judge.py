@@ -159,7 +159,9 @@ class Judge:
         completion = await self._call(request, state.messages)
         state.add(completion)
         try:
-            answer = parse_answer(completion.content, request.option_count, request.elicitation)
+            answer = parse_answer(
+                completion.content, request.option_count, request.elicitation, request.asked_fields
+            )
         except JudgeFailure as failure:
             state.messages = reask_messages(request.messages, completion.content, failure.detail)
             raise

@@ -39,6 +39,8 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from tests.support.shared_reply import asked_properties
+
 FaultKind = Literal[
     "rate_limit",
     "server_error",
@@ -92,8 +94,9 @@ def content_hash(*parts: Any) -> int:
 
 
 def schema_properties(body: dict[str, Any]) -> dict[str, Any]:
+    """The reply properties asked for; a shared-schema call's as its prompt names them."""
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    return schema.get("properties") or {}
+    return asked_properties(body, schema.get("properties") or {})
 
 
 def option_count(body: dict[str, Any]) -> int | None:
