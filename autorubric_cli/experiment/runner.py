@@ -71,9 +71,12 @@ class StopSignals:
                 loop.remove_signal_handler(sig)
 
 
-def items_in_flight(concurrency: int, calls_per_item: int) -> int:
-    """Enough items queued to keep every call slot busy, and a few more for the tail."""
-    return max(4, 2 * -(-concurrency // max(calls_per_item, 1)))
+def items_in_flight(concurrency: int, calls_per_item: int, staged: bool = False) -> int:
+    """Enough items queued to keep every call slot busy, and a few more for the tail.
+
+    `staged`: an item's first call goes alone (provider prompt caching, `grading.grader`), so
+    an item keeps half as many calls in flight on average: twice as many items are queued."""
+    return max(4, (4 if staged else 2) * -(-concurrency // max(calls_per_item, 1)))
 
 
 def finish_record(record: ItemRecord, item: Item) -> ItemRecord:

@@ -36,6 +36,7 @@ from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_f
 from autorubric_cli.experiment.shard import count_items, in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
 from autorubric_cli.judges.preflight import check_judges, print_warnings
+from autorubric_cli.judges.prompt_caching import caching_kind
 from autorubric_cli.judges.providers import sent_params
 from autorubric_cli.judges.simulated import is_simulated as is_simulated_judge
 from autorubric_cli.loading.dataset import iter_items
@@ -367,7 +368,8 @@ def _execute(
     items = (i for i in planned if i.id not in done)
     per_item = rubric.grader.llm_calls == "per_item"
     calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in rubric.grader.judges)
-    window = items_in_flight(rubric.grader.concurrency, calls)
+    staged = not per_item and any(caching_kind(j) for j in rubric.grader.judges)
+    window = items_in_flight(rubric.grader.concurrency, calls, staged)
     window = batch_window(rubric.grader, len(rubric.criteria), window)
     started = utc_now()
     already = min(len(done), manifest.items_total)

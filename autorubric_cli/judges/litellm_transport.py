@@ -18,6 +18,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
+from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.providers import (
     facts_for,
     priced,
@@ -85,7 +86,7 @@ def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
 
 
 def request_kwargs(
-    spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
+    spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
 ) -> dict[str, Any]:
     """Arguments for `litellm.acompletion`, without the key. litellm never retries itself.
 
@@ -114,14 +115,33 @@ def request_kwargs(
     return kwargs
 
 
+def count(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
 def usage_of(response: Any) -> dict[str, int]:
+    """Prompt and completion tokens; and, when the provider billed them, the prompt tokens read
+    from its cache (`cached_prompt_tokens`: litellm's `prompt_tokens_details.cached_tokens`, from
+    OpenAI's field, Anthropic's `cache_read_input_tokens`, Gemini's `cachedContentTokenCount`)
+    and written to it (`cache_write_tokens`: Anthropic's `cache_creation_input_tokens`).
+    `prompt_tokens` includes both, as litellm reports it."""
     usage = getattr(response, "usage", None)
     if usage is None:
         return {}
-    return {
-        "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
-        "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+    counts = {
+        "prompt_tokens": count(getattr(usage, "prompt_tokens", 0)),
+        "completion_tokens": count(getattr(usage, "completion_tokens", 0)),
     }
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = count(getattr(details, "cached_tokens", 0))
+    written = count(getattr(usage, "cache_creation_input_tokens", 0)) or count(
+        getattr(details, "cache_creation_tokens", 0)
+    )
+    if cached:
+        counts["cached_prompt_tokens"] = cached
+    if written:
+        counts["cache_write_tokens"] = written
+    return counts
 
 
 def cost_of(litellm: ModuleType, response: Any) -> float | None:
@@ -165,7 +185,7 @@ def completion_of(litellm: ModuleType, response: Any, model: str) -> Completion:
 
 
 async def call_litellm(
-    spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
+    spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`) or in a judge worker process (workers.py)."""
@@ -205,4 +225,10 @@ class LiteLLMTransport:
     async def complete(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
-        return await call_litellm(self.spec, self.timeout, messages, response_format)
+        sent = cache_marked(self.spec, messages, prefix_of(request))
+        return await call_litellm(self.spec, self.timeout, sent, response_format)
+
+
+def prefix_of(request: CallRequest) -> int | None:
+    """The shared prefix's length of a per-criterion call (None: no cache marks)."""
+    return getattr(request, "prefix_chars", None)
