@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from tests.support.prompt_cache import ImplicitPromptCache
 from tests.support.shared_reply import asked_properties
 
 FaultKind = Literal[
@@ -74,6 +75,8 @@ class RecordedRequest:
     fault: str | None = None
     usage: dict[str, int] | None = None  # the usage sent back with a completion
     batch_id: str | None = None
+    cached_tokens: int = 0  # read from `prompt_cache` (what it held when the request arrived)
+    answered_at: float | None = None  # when the reply was sent
 
     def text(self) -> str:
         """Every message's content joined, to look for a token in the submission."""
@@ -357,6 +360,7 @@ class JudgeServer:
         create_delay: float = 0.0,
         concurrency_limit: int | None = None,
         port: int = 0,
+        prompt_cache: ImplicitPromptCache | None = None,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -376,6 +380,7 @@ class JudgeServer:
         self.files: dict[str, StoredFile] = {}
         self.batch_jobs: dict[str, BatchJob] = {}
         self.concurrency_limit = concurrency_limit
+        self.prompt_cache = prompt_cache  # OpenAI's automatic prompt caching (prompt_cache.py)
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
@@ -470,6 +475,8 @@ class JudgeServer:
             received_at=time.monotonic(),
             fault=fault.kind if fault else None,
         )
+        if self.prompt_cache is not None:
+            record.cached_tokens = self.prompt_cache.lookup(body).read
         if not self._enter(record):
             return error_response(
                 429, "too many requests", {"Retry-After": _seconds(self.retry_after)}
@@ -502,8 +509,15 @@ class JudgeServer:
                 content = out_of_range_answer(body, content)
         reasoning = self.reasoning if _asks_reasoning(body) else None
         reply = completion_body(model, content, prompt_tokens, reasoning)
+        if record is not None and record.cached_tokens:
+            reply["usage"]["prompt_tokens_details"] = {"cached_tokens": record.cached_tokens}
+        if self.prompt_cache is not None:
+            self.prompt_cache.store(body)  # visible to the requests that arrive from now on
         if record is not None:
             record.usage = {k: reply["usage"][k] for k in ("prompt_tokens", "completion_tokens")}
+            if record.cached_tokens:
+                record.usage["cached_tokens"] = record.cached_tokens
+            record.answered_at = time.monotonic()
         return web.json_response(reply)
 
     async def _fault_response(self, fault: Fault, authorization: str) -> web.Response | None:

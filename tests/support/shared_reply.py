@@ -18,11 +18,14 @@ OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
 SHARED_FIELDS = ("criterion_status", "selected_option", "selected_options")
 
 
+def admits_null(schema: dict[str, Any]) -> bool:
+    """`type` lists null, or `enum` holds it (litellm drops `type` for Anthropic's schemas)."""
+    return "null" in (schema.get("type") or ()) or None in (schema.get("enum") or ())
+
+
 def is_shared(properties: dict[str, Any]) -> bool:
     """The shared schema: every reply field present, each admitting null."""
-    return all(
-        "null" in ((properties.get(f) or {}).get("type") or ()) for f in SHARED_FIELDS
-    )
+    return all(admits_null(properties.get(f) or {}) for f in SHARED_FIELDS)
 
 
 def prompt_text(body: dict[str, Any]) -> str:
