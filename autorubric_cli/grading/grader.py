@@ -9,9 +9,10 @@ CANNOT_ASSESS / NA, so the `cannot_assess` strategy applies to the criterion).
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
@@ -31,6 +32,7 @@ from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.spend import BudgetReached, SpendCap
 
 if TYPE_CHECKING:
     from autorubric_cli.judges.batch_transport import BatchCoordinator
@@ -38,6 +40,25 @@ if TYPE_CHECKING:
 
 
 VoteSlot = tuple[int, str, int]  # (criterion index, judge id, sample)
+T = TypeVar("T")
+
+
+async def gather_within_budget(awaitables: Iterable[Awaitable[T]]) -> list[T]:
+    """`gather_or_cancel`, except that a call refused by the spend cap (`BudgetReached`) lets
+    the calls already sent finish (they are paid; the call cache keeps their answers for
+    `resume`) before it is raised."""
+
+    async def kept(awaitable: Awaitable[T]) -> T | BudgetReached:
+        try:
+            return await awaitable
+        except BudgetReached as exc:
+            return exc
+
+    results = await gather_or_cancel(kept(a) for a in awaitables)
+    for result in results:
+        if isinstance(result, BudgetReached):
+            raise result
+    return results  # type: ignore[return-value]
 
 
 async def judge_votes(judge: Judge, asked: list[tuple[int, VoteRequest]]) -> dict[VoteSlot, Vote]:
@@ -51,9 +72,9 @@ async def judge_votes(judge: Judge, asked: list[tuple[int, VoteRequest]]) -> dic
     requests = shared_prefix_requests(judge.spec, [request for _, request in asked])
     if requests and requests[0].prefix_chars is not None:
         first = await judge.vote(requests[0])
-        votes = [first, *await gather_or_cancel(judge.vote(r) for r in requests[1:])]
+        votes = [first, *await gather_within_budget(judge.vote(r) for r in requests[1:])]
     else:
-        votes = await gather_or_cancel(judge.vote(r) for r in requests)
+        votes = await gather_within_budget(judge.vote(r) for r in requests)
     return {
         (index, judge.id, request.sample): vote
         for (index, _), request, vote in zip(asked, requests, votes, strict=True)
@@ -93,7 +114,8 @@ class CriterionGrader:
     (default: `rubric.grader.retry`); `cache` is the call cache (SPEC §9), None for none;
     `batches` routes the judges that batch through provider batch APIs (SPEC §11), None for
     none; `workers` runs the litellm calls in worker processes (judges/workers.py), None: in
-    this process. `aclose` (or leaving `async with`) closes the cache and the workers. Judge
+    this process; `budget` is the run's spend cap (judges/spend.py), None for none.
+    `aclose` (or leaving `async with`) closes the cache and the workers. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
 
@@ -107,6 +129,7 @@ class CriterionGrader:
         cache: CallCache | None = None,
         batches: BatchCoordinator | None = None,
         workers: WorkerPool | None = None,
+        budget: SpendCap | None = None,
     ) -> None:
         if not rubric.grader.judges:
             raise InputError(
@@ -129,6 +152,7 @@ class CriterionGrader:
             cache=cache,
             batches=batches,
             workers=workers,
+            budget=budget,
         )
         self.per_item = per_item_builder(rubric, seed, base_dir)
         self.requests = RequestBuilder(
@@ -159,7 +183,7 @@ class CriterionGrader:
                         request = self.requests.request(item, criterion, judge.id, sample)
                         asked.append((index, request))
             runs.append(judge_votes(judge, asked))
-        for found in await gather_or_cancel(runs):
+        for found in await gather_within_budget(runs):
             votes.update(found)
         return [
             [votes[(index, j.id, s)] for j in self.judges for s in range(j.spec.samples)]

@@ -39,6 +39,7 @@ from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
 from autorubric_cli.judges.request import CallRequest, Completion, Transport, VoteRequest
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
+from autorubric_cli.judges.spend import SpendCap
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.workers import WorkerPool, WorkerTransport
 
@@ -107,6 +108,7 @@ class Judge:
         global_slots: asyncio.Semaphore,
         breaker: CircuitBreaker | None = None,
         adaptive: bool = True,
+        budget: SpendCap | None = None,
     ) -> None:
         self.spec = spec
         self.transport = transport
@@ -117,6 +119,7 @@ class Judge:
         self.slots = AdaptiveLimit(spec.max_concurrency, adaptive=adaptive)
         self.limiter = RequestRateLimiter(spec.rpm) if spec.rpm else None
         self.breaker = breaker or CircuitBreaker(spec.judge_id)
+        self.budget = budget
         self._show_concurrency()
 
     @property
@@ -178,15 +181,20 @@ class Judge:
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.breaker.check()  # tripped while this call waited for its slot
             epoch = self.slots.epoch
+            reserved = 0.0 if self.budget is None else self.budget.admit(self.spec, messages)
             self.stats.calls_started += 1
             self.stats.in_flight += 1
+            paid: float | None = None
             try:
                 completion = await self.transport.complete(messages, fmt, request)
+                paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)
                 raise
             finally:
                 self.stats.in_flight -= 1
+                if self.budget is not None:
+                    self.budget.settle(self.spec, reserved, paid)
             self.breaker.call_answered()
             self.slots.answered()
             self._show_concurrency()
@@ -304,6 +312,7 @@ def build_judges(
     cache: CallCache | None = None,
     batches: BatchCoordinator | None = None,
     workers: WorkerPool | None = None,
+    budget: SpendCap | None = None,
 ) -> list[Judge]:
     """Judges for a grader; a missing key variable or a bad param is an InputError now, and so
     is a judge to batch whose provider litellm cannot batch (SPEC §11)."""
@@ -331,6 +340,7 @@ def build_judges(
                 global_slots=slots,
                 breaker=CircuitBreaker(spec.judge_id, config.breaker),
                 adaptive=config.adaptive_concurrency and not unlimited,
+                budget=budget,
             )
         )
     return judges
