@@ -132,6 +132,12 @@ class JudgeSpec(Strict):
             raise ValueError("judge weight must be > 0")
         return v
 
+    @field_validator("prompt_caching", mode="before")
+    @classmethod
+    def _yaml_off(cls, v: Any) -> Any:
+        """YAML reads an unquoted `off` as false (and `on` as true)."""
+        return {False: "off", True: "auto"}.get(v, v) if isinstance(v, bool) else v
+
     @field_validator("params")
     @classmethod
     def _params_pass_through(cls, v: dict[str, Any]) -> dict[str, Any]:

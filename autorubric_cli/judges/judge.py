@@ -181,7 +181,7 @@ class Judge:
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.breaker.check()  # tripped while this call waited for its slot
             epoch = self.slots.epoch
-            reserved = 0.0 if self.budget is None else self.budget.admit(self.spec, messages)
+            reserved = 0.0 if self.budget is None else await self.budget.admit(self.spec, messages)
             self.stats.calls_started += 1
             self.stats.in_flight += 1
             paid: float | None = None

@@ -1,13 +1,18 @@
 """The run's spend cap as the call path sees it (`--max-cost`, `grader.max_cost`; SPEC §8).
 
 Before a paid call is sent (after the call cache, inside the judge's concurrency slot), its cost
-is estimated and admitted only if what was paid, plus what is in flight, plus the estimate stays
-within the cap; otherwise `BudgetReached` is raised and the call is not sent. Calls served by
-the call cache (SPEC §9) cost nothing and are never counted. The estimate of a call is the
-larger of a price-sheet estimate (its characters / 4 as input tokens at the full input price,
-x1.25 when an Anthropic cache write may be in it, plus `COMPLETION_ESTIMATE` output tokens) and
-the largest cost a call of that judge has had so far in this run, so the run stops at most one
-call's cost short of the cap and never passes it by more than an estimate's error.
+is estimated and the call is admitted when what was paid, plus the estimates of the calls in
+flight, plus its own estimate stays within the cap. When it would not, the call waits for calls
+in flight to end (their real cost replaces their estimate) and is asked again; once nothing is
+in flight and it still would not fit, `BudgetReached` is raised and the call is not sent. So
+concurrency narrows near the cap, and the run stops less than one call's estimate short of it.
+Calls served by the call cache (SPEC §9) cost nothing and are never counted.
+
+The estimate of a call: before any call of the judge has ended, a price-sheet estimate (its
+characters / 4 as input tokens at the full input price, x1.25 when an Anthropic cache write may
+be in it, plus `COMPLETION_ESTIMATE` output tokens, or `max_tokens`); after, the largest cost a
+call of that judge has had in this session (with prompt caching, the call that wrote the
+prefix).
 
 The experiment layer owns the cap (it knows what earlier sessions paid) and decides what a stop
 means for the run (`experiment.session`); litellm is needed only for prices, at call time.
@@ -15,6 +20,7 @@ means for the run (`experiment.session`); litellm is needed only for prices, at 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,10 +73,13 @@ class SpendCap:
     reserved: float = 0.0
     largest: dict[str, float] = field(default_factory=dict)
     prices: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def estimate(self, spec: JudgeSpec, messages: list[dict[str, Any]]) -> float:
         if is_simulated(spec.model):
             return 0.0
+        if spec.judge_id in self.largest:
+            return self.largest[spec.judge_id]
         if spec.model not in self.prices:
             self.prices[spec.model] = model_prices(spec.model)
         prices = self.prices[spec.model] or {}
@@ -80,13 +89,21 @@ class SpendCap:
         completion = (spec.max_tokens or COMPLETION_ESTIMATE) * float(
             prices.get("output_cost_per_token") or 0
         )
-        return max(prompt + completion, self.largest.get(spec.judge_id, 0.0))
+        return prompt + completion
 
-    def admit(self, spec: JudgeSpec, messages: list[dict[str, Any]]) -> float:
-        """Reserve the call's estimate, or raise BudgetReached (the call is not sent)."""
+    def fits(self, estimate: float, in_flight: float) -> bool:
+        return self.spent + in_flight + estimate <= self.cap + CAP_TOLERANCE
+
+    async def admit(self, spec: JudgeSpec, messages: list[dict[str, Any]]) -> float:
+        """Reserve the call's estimate, waiting for calls in flight while it does not fit;
+        BudgetReached (the call is not sent) when it cannot fit even with none in flight."""
         estimate = self.estimate(spec, messages)
-        if self.spent + self.reserved + estimate > self.cap + CAP_TOLERANCE:
-            raise BudgetReached(f"budget of ${self.cap:,.2f} reached")
+        while not self.fits(estimate, self.reserved):
+            if self.reserved <= CAP_TOLERANCE or not self.fits(estimate, 0.0):
+                raise BudgetReached(f"budget of ${self.cap:,.2f} reached")
+            changed = self.changed
+            await changed.wait()
+            estimate = self.estimate(spec, messages)
         self.reserved += estimate
         return estimate
 
@@ -96,3 +113,5 @@ class SpendCap:
         paid = cost or 0.0
         self.spent += paid
         self.largest[spec.judge_id] = max(self.largest.get(spec.judge_id, 0.0), paid)
+        self.changed.set()  # wake the calls waiting for room; later waiters get a new event
+        self.changed = asyncio.Event()

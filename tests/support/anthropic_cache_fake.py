@@ -74,7 +74,7 @@ class AnthropicCacheServer(JudgeServer):
             if self.latency > 0:
                 await asyncio.sleep(self.latency)
             content = self.answer(shaped)
-            prompt = sum(word_tokens(m["content"]) for m in shaped["messages"])
+            prompt = len(self.anthropic_cache.breakpoints(body)[1])  # every block's tokens
             usage = {
                 "input_tokens": prompt - bill.read - bill.written,
                 "output_tokens": word_tokens(content),

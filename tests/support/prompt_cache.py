@@ -15,7 +15,8 @@ What each provider does (FIELD-NOTES, "Provider prompt caching"), as emulated he
 
 Every cache gives a call what was stored before the call arrived (`lookup`) and stores what the
 call wrote only once it has finished (`store`): calls sent at the same instant all miss, as with
-the real providers. A token is a whitespace-separated word (the fakes' own prompt token count).
+the real providers. A token is a whitespace-separated word (the fakes' own prompt token count)
+unless `tokenize` says otherwise (the bench uses litellm's tokenizer, like the dry run).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Clock = Callable[[], float]
+Tokenize = Callable[[str], list[Any]]
 TTL_S = {"5m": 300.0, "1h": 3600.0}
 
 
@@ -61,6 +63,7 @@ class ImplicitPromptCache:
 
     minimum: int = 1024
     step: int = 128
+    tokenize: Tokenize = words
     entries: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -68,7 +71,9 @@ class ImplicitPromptCache:
         """(what must match before the prompt: model and schema, the prompt's tokens)."""
         schema = body.get("response_format")
         prompt = [
-            w for m in body.get("messages") or [] for w in words(content_text(m.get("content")))
+            t
+            for m in body.get("messages") or []
+            for t in self.tokenize(content_text(m.get("content")))
         ]
         return digest(body.get("model"), schema), prompt
 
@@ -92,12 +97,12 @@ class ImplicitPromptCache:
             self.entries |= keys
 
 
-def OpenAIPromptCache() -> ImplicitPromptCache:  # noqa: N802 - reads like a class
-    return ImplicitPromptCache(minimum=1024, step=128)
+def OpenAIPromptCache(tokenize: Tokenize = words) -> ImplicitPromptCache:  # noqa: N802
+    return ImplicitPromptCache(minimum=1024, step=128, tokenize=tokenize)
 
 
-def GeminiPromptCache() -> ImplicitPromptCache:  # noqa: N802
-    return ImplicitPromptCache(minimum=1024, step=1)
+def GeminiPromptCache(tokenize: Tokenize = words) -> ImplicitPromptCache:  # noqa: N802
+    return ImplicitPromptCache(minimum=1024, step=1, tokenize=tokenize)
 
 
 def anthropic_minimum(model: str) -> int:
@@ -109,6 +114,7 @@ class AnthropicPromptCache:
     """Explicit breakpoints (`cache_control`) on an Anthropic Messages request body."""
 
     clock: Clock = time.monotonic
+    tokenize: Tokenize = words
     entries: dict[str, float] = field(default_factory=dict)  # key -> expiry
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -124,7 +130,7 @@ class AnthropicPromptCache:
         prompt: list[str] = []
         marks: list[tuple[int, float]] = []
         for block in blocks:
-            prompt += words(str(block.get("text", "")))
+            prompt += self.tokenize(str(block.get("text", "")))
             mark = block.get("cache_control")
             if mark:
                 marks.append((len(prompt), TTL_S[mark.get("ttl", "5m")]))
