@@ -45,16 +45,17 @@ from autorubric_cli.experiment.budget import BudgetStop  # noqa: E402
 from autorubric_cli.experiment.dry_run import EXPLANATION_WORDS, dry_run_start  # noqa: E402
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run  # noqa: E402
 from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
+from autorubric_cli.judges.replies import REPLY_FIELDS  # noqa: E402
 from tests.support.anthropic_cache_fake import AnthropicCacheServer  # noqa: E402
 from tests.support.prompt_cache import AnthropicPromptCache, OpenAIPromptCache  # noqa: E402
 
 KEY_ENV = "AUTORUBRIC_BENCH_KEY"
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-5", "openai": "openai/gpt-4.1-mini"}
 TARGETS = {"anthropic": 0.40, "openai": 0.50}
-WORDS = (
+WORDS = str.split(
     "the battery cell stores energy in its cathode and anode while the electrolyte moves "
     "ions between them during charge and discharge cycles at a given rate"
-).split()
+)
 
 
 def tokenizer(model: str) -> Any:
@@ -132,11 +133,14 @@ def verdicts(directory: Path) -> dict[tuple[str, str], Any]:
 
 def verbose(answer: Any) -> Any:
     """The fakes' answers with an explanation of `EXPLANATION_WORDS` words, the length the
-    dry run assumes (a judge's one or two sentences); the verdict is unchanged."""
+    dry run assumes (a judge's one or two sentences), and every field of the shared schema (a
+    strict structured output has them all: the unasked ones null); the verdict is unchanged."""
 
     def wordy(body: dict[str, Any]) -> str:
         reply = json.loads(answer(body))
         reply["explanation"] = " ".join(["because"] * EXPLANATION_WORDS)
+        for name in REPLY_FIELDS:
+            reply.setdefault(name, None)
         return json.dumps(reply)
 
     return wordy
@@ -184,10 +188,8 @@ def run_once(
     fresh_cache(server, args.provider, model)
     started = time.perf_counter()
     with contextlib.redirect_stderr(io.StringIO()):
-        try:
+        with contextlib.suppress(BudgetStop):
             start_run(rubric, data, RunOptions(out=out, grace_s=60.0, **kw))
-        except BudgetStop:
-            pass
     wall = time.perf_counter() - started
     litellm = load_litellm()
     bill = sum(billed(litellm, model, r.usage or {}) for r in server.requests)
