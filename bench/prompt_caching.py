@@ -187,9 +187,8 @@ def run_once(
     server.reset()
     fresh_cache(server, args.provider, model)
     started = time.perf_counter()
-    with contextlib.redirect_stderr(io.StringIO()):
-        with contextlib.suppress(BudgetStop):
-            start_run(rubric, data, RunOptions(out=out, grace_s=60.0, **kw))
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(BudgetStop):
+        start_run(rubric, data, RunOptions(out=out, grace_s=60.0, **kw))
     wall = time.perf_counter() - started
     litellm = load_litellm()
     bill = sum(billed(litellm, model, r.usage or {}) for r in server.requests)
@@ -214,6 +213,7 @@ def bench(args: argparse.Namespace) -> None:
                     auto_dir, auto_bill = out, bill
                     no_cache = sum(billed(litellm, model, r.usage or {}, False) for r in s.requests)
                     calls_auto = len(s.requests)
+                    largest = max(billed(litellm, model, r.usage or {}) for r in s.requests)
                 if run == 0 and caching == "off":
                     off_dir, off_bill = out, bill
         recorded = sum(r["cost"] or 0.0 for r in records(auto_dir))
@@ -250,7 +250,6 @@ def bench(args: argparse.Namespace) -> None:
         )
         stopped = records(out)
         first_calls = len(s.requests)
-        largest = max((r["cost"] or 0.0) / 8 for r in records(auto_dir))
         s.reset()
         with contextlib.redirect_stderr(io.StringIO()):
             try:
@@ -269,8 +268,8 @@ def bench(args: argparse.Namespace) -> None:
         manifest = json.loads((out / "manifest.json").read_text())
         print(
             f"  --max-cost ${cap:.4f}: stopped after {len(stopped)} items, billed "
-            f"${first_bill:.4f} (cap - billed = ${cap - first_bill:.4f}; a call costs up to "
-            f"~${largest * 2:.4f})"
+            f"${first_bill:.4f} (cap - billed = ${cap - first_bill:.4f}; the dearest call "
+            f"${largest:.4f})"
         )
         print(
             f"  resume --max-cost ${auto_bill * 2:.4f}: {manifest['status']}, "

@@ -43,10 +43,10 @@ def digest(*parts: Any) -> str:
 
 
 def content_text(content: Any) -> str:
-    """A message's text: a string, or its text blocks joined with a newline."""
+    """A message's text: a string, or its text blocks concatenated."""
     if isinstance(content, str):
         return content
-    return "\n".join(str(b.get("text", "")) for b in content or [] if b.get("type") == "text")
+    return "".join(str(b.get("text", "")) for b in content or [] if b.get("type") == "text")
 
 
 @dataclass
