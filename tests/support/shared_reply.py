@@ -29,11 +29,15 @@ def is_shared(properties: dict[str, Any]) -> bool:
 
 
 def prompt_text(body: dict[str, Any]) -> str:
-    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
-    content = users[0].get("content", "") if users else ""
-    if isinstance(content, list):  # content blocks (cache marks): the text parts, joined
-        return "".join(str(part.get("text", "")) for part in content)
-    return str(content)
+    """Every message's text (litellm sends the system prompt as a user message to some
+    models, so the prompt is found by its content, not its place)."""
+    texts = []
+    for message in body.get("messages") or []:
+        content = message.get("content", "")
+        if isinstance(content, list):  # content blocks (cache marks): the text parts
+            content = "".join(str(part.get("text", "")) for part in content)
+        texts.append(str(content))
+    return "\n".join(texts)
 
 
 def shown_option_count(text: str) -> int | None:
