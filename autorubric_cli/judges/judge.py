@@ -57,10 +57,15 @@ class Bill:
     cost: float | None = None
     priced: bool = True
     calls: int = 0
+    prompt_cache_saved: float | None = None
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
         add_counts(self.usage, completion.usage)
+        if completion.prompt_cache_saved is not None:
+            self.prompt_cache_saved = (
+                self.prompt_cache_saved or 0.0
+            ) + completion.prompt_cache_saved
         if completion.cost is None:
             self.priced = False
         if self.priced and completion.cost is not None:
@@ -247,6 +252,7 @@ class Judge:
             cost=state.bill.cost,
             cached=state.cached,
             attempts=state.attempts,
+            prompt_cache_saved=state.bill.prompt_cache_saved,
         )
 
     def _answer_vote(
@@ -267,6 +273,7 @@ class Judge:
             cached=state.cached,
             thinking=completion.reasoning,
             attempts=state.attempts,
+            prompt_cache_saved=state.bill.prompt_cache_saved,
             option_set=original_set(request.shuffle_order, answer.shown_set),
         )
 

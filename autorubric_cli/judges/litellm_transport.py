@@ -172,15 +172,36 @@ def priced_cost(litellm: ModuleType, response: Any, model: str) -> float | None:
     return cost
 
 
+def prompt_cache_saved(
+    litellm: ModuleType, model: str, usage: dict[str, int], cost: float | None
+) -> float | None:
+    """What the call would have cost with no cached tokens, minus its cost; None when the
+    provider billed no cache tokens or the model is unpriced."""
+    if cost is None or not (usage.get("cached_prompt_tokens") or usage.get("cache_write_tokens")):
+        return None
+    try:
+        full = litellm.cost_per_token(
+            model=model,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+        )
+    except Exception:  # litellm raises for a model it cannot price
+        return None
+    return float(sum(full)) - cost
+
+
 def completion_of(litellm: ModuleType, response: Any, model: str) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     reasoning = getattr(message, "reasoning_content", None)
+    usage = usage_of(response)
+    cost = priced_cost(litellm, response, model)
     return Completion(
         content=getattr(message, "content", None),
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
-        usage=usage_of(response),
-        cost=priced_cost(litellm, response, model),
+        usage=usage,
+        cost=cost,
+        prompt_cache_saved=prompt_cache_saved(litellm, model, usage, cost),
     )
 
 

@@ -62,6 +62,7 @@ class Completion:
     usage: dict[str, int] = field(default_factory=dict)
     cost: float | None = None
     cached: bool = False
+    prompt_cache_saved: float | None = None  # cost with no cached tokens minus cost billed
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 

@@ -7,18 +7,24 @@ tests/support/prompt_cache.py (OpenAI: automatic, 128-token steps; Anthropic: br
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from autorubric_cli.core.items import Item, Submission
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.experiment.session import RunOptions, start_run
 from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.prompts import PromptExample
 from autorubric_cli.judges.replies import shared_response_format
+from autorubric_cli.report.build import build_report
 from tests.support import BINARY, MULTI_CHOICE, TEST_KEY_ENV, make_item, make_rubric
 from tests.support.anthropic_cache_fake import AnthropicCacheServer
 from tests.support.judge_server import JudgeServer
@@ -232,3 +238,46 @@ async def test_nothing_is_marked_or_staged_below_the_minimum_or_when_off(
     assert all(r.received_at < first_answer for r in requests)  # sent together
     for vote in votes_of(record):
         assert "cache_write_tokens" not in vote.usage and "cached_prompt_tokens" not in vote.usage
+
+
+def full_price(model: str, usage: dict[str, int]) -> float:
+    return litellm_cost(model, {k: usage[k] for k in ("prompt_tokens", "completion_tokens")})
+
+
+async def test_each_vote_records_what_the_prompt_cache_saved(
+    anthropic_caching: AnthropicCacheServer, judge_api_key: str
+) -> None:
+    [record] = await grade_items(anthropic_judge(anthropic_caching), [make_item(output=LONG)])
+    for vote in votes_of(record):
+        expected = full_price("claude-sonnet-4-5", vote.usage) - (vote.cost or 0.0)
+        assert vote.prompt_cache_saved == pytest.approx(expected)
+    writer = next(v for v in votes_of(record) if "cache_write_tokens" in v.usage)
+    assert writer.prompt_cache_saved is not None and writer.prompt_cache_saved < 0  # 1.25x
+
+
+def test_the_report_sums_what_the_prompt_cache_saved_per_judge(
+    tmp_path: Path, openai_caching: JudgeServer, judge_api_key: str
+) -> None:
+    rubric = tmp_path / "rubric.yaml"
+    judge = openai_judge(openai_caching, id="gpt")
+    rubric.write_text(yaml.safe_dump({"criteria": CRITERIA, "grader": {"judges": [judge]}}))
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        "".join(json.dumps({"id": f"q{i}", "submission": f"m{i} {LONG}"}) + "\n" for i in range(2))
+    )
+    out = tmp_path / "exp"
+    start_run(rubric, data, RunOptions(out=out, cache_dir=tmp_path / "calls"))
+    report = build_report(open_experiment(out))
+    [summary] = report["judges"]
+    votes = [
+        v
+        for line in (out / "items.jsonl").read_text().splitlines()
+        for c in json.loads(line)["criteria"]
+        for v in c["votes"]
+    ]
+    saved = [v["prompt_cache_saved"] for v in votes if v["prompt_cache_saved"] is not None]
+    assert len(saved) == 4  # two items x the two calls after the first
+    assert summary["prompt_cache_saved"] == pytest.approx(sum(saved)) and sum(saved) > 0
+    assert summary["usage"]["cached_prompt_tokens"] == sum(
+        v["usage"].get("cached_prompt_tokens", 0) for v in votes
+    )
