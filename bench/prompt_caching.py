@@ -40,8 +40,7 @@ os.environ["LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS"] = "true"  # no fetch at the f
 
 import tests.support.anthropic_cache_fake as anthropic_fake  # noqa: E402
 import tests.support.judge_server as judge_server  # noqa: E402
-from autorubric_cli.errors import InputError  # noqa: E402
-from autorubric_cli.experiment.budget import BudgetStop  # noqa: E402
+from autorubric_cli.errors import BudgetStop, InputError  # noqa: E402
 from autorubric_cli.experiment.dry_run import EXPLANATION_WORDS, dry_run_start  # noqa: E402
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run  # noqa: E402
 from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
