@@ -12,6 +12,8 @@
     │                                  turned into an error vote; never reaches the CLI
     ├── RunStopped                  2  the run stopped on a JudgeError; `resume` continues it
     │   └── BudgetStop              2  the run reached its spend cap (--max-cost, SPEC §8)
+    ├── BudgetReached                  (judges/spend.py) a call refused by the spend cap; the
+    │                                  runner turns it into BudgetStop; never reaches the CLI
     └── RunInterrupted            130  Ctrl-C or SIGTERM; everything finished is kept
 
 `exit_code` maps any exception to the CLI's exit code in one place (SPEC §8).

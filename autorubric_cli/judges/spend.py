@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import AutorubricError, InputError
 from autorubric_cli.judges.prompt_caching import CHARS_PER_TOKEN, caching_kind
 from autorubric_cli.judges.simulated import is_simulated
 
@@ -33,8 +33,9 @@ COMPLETION_ESTIMATE = 300
 CAP_TOLERANCE = 1e-12  # float sums: a call that lands exactly on the cap is admitted
 
 
-class BudgetReached(Exception):
-    """A call was not sent: its estimated cost would take the run past its spend cap."""
+class BudgetReached(AutorubricError):
+    """A call was not sent: its estimated cost would take the run past its spend cap. The
+    runner turns it into `BudgetStop`; it never reaches the CLI itself."""
 
 
 def model_prices(model: str) -> dict[str, Any] | None:
