@@ -97,6 +97,7 @@ def judges_table(report: dict[str, Any]) -> Table:
         "cost",
         "cached",
         "cost saved",
+        "prompt cache saved",
     ):
         table.add_column(column, justify="left" if column in ("judge", "model") else "right")
     for j in report["judges"]:
@@ -113,6 +114,7 @@ def judges_table(report: dict[str, Any]) -> Table:
             fmt_cost(j["cost"]),
             str(j.get("cached", 0)),
             fmt_cost(j.get("cost_saved")),
+            fmt_cost(j.get("prompt_cache_saved")),
         )
     return table
 

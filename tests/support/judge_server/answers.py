@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tests.support.shared_reply import asked_properties
+
 Answerer = Callable[[dict[str, Any]], str]
 OPTION_LINE = re.compile(r"^(\d+)\. ", re.MULTILINE)
 
@@ -23,8 +25,9 @@ def content_hash(*parts: Any) -> int:
 
 
 def schema_properties(body: dict[str, Any]) -> dict[str, Any]:
+    """The reply properties asked for; a shared-schema call's as its prompt names them."""
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    return schema.get("properties") or {}
+    return asked_properties(body, schema.get("properties") or {})
 
 
 def option_count(body: dict[str, Any]) -> int | None:

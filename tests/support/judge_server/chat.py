@@ -18,6 +18,7 @@ from tests.support.judge_server.faults import (
     garbled,
     seconds_header,
 )
+from tests.support.prompt_cache import ImplicitPromptCache
 
 
 @dataclass
@@ -29,6 +30,8 @@ class RecordedRequest:
     fault: str | None = None
     usage: dict[str, int] | None = None  # the usage sent back with a completion
     batch_id: str | None = None
+    cached_tokens: int = 0  # read from `prompt_cache` (what it held when the request arrived)
+    answered_at: float | None = None  # when the reply was sent
 
     def text(self) -> str:
         """Every message's content joined, to look for a token in the submission."""
@@ -94,6 +97,7 @@ class ChatEndpoints:
     hang_s: float
     echo_key: bool
     concurrency_limit: int | None
+    prompt_cache: ImplicitPromptCache | None  # OpenAI's automatic prompt caching
     stats: ServerStats
     _lock: threading.Lock
     _stopping: asyncio.Event | None
@@ -126,6 +130,8 @@ class ChatEndpoints:
         body = await request.json()
         fault = self._next_fault(body)
         record = record_of(body, fault)
+        if self.prompt_cache is not None:
+            record.cached_tokens = self.prompt_cache.lookup(body).read
         if not self._enter(record):
             return error_response(
                 429, "too many requests", {"Retry-After": seconds_header(self.retry_after)}
@@ -160,6 +166,13 @@ class ChatEndpoints:
             if special is not None:
                 return special
         reply = self._completion(body, garbled(fault, body, content))
+        if record is not None and record.cached_tokens:
+            reply["usage"]["prompt_tokens_details"] = {"cached_tokens": record.cached_tokens}
+        if self.prompt_cache is not None:
+            self.prompt_cache.store(body)  # visible to the requests that arrive from now on
         if record is not None:
             record.usage = {k: reply["usage"][k] for k in ("prompt_tokens", "completion_tokens")}
+            if record.cached_tokens:
+                record.usage["cached_tokens"] = record.cached_tokens
+            record.answered_at = time.monotonic()
         return web.json_response(reply)

@@ -21,6 +21,7 @@ from tests.support.judge_server.answers import Answerer, content_hash, default_a
 from tests.support.judge_server.batches import BatchEndpoints, BatchJob, StoredFile
 from tests.support.judge_server.chat import ChatEndpoints, RecordedRequest, ServerStats
 from tests.support.judge_server.faults import FAULT_KINDS, Fault, FaultKind
+from tests.support.prompt_cache import ImplicitPromptCache
 
 
 class JudgeServer(ChatEndpoints, BatchEndpoints):
@@ -44,6 +45,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         create_delay: float = 0.0,
         concurrency_limit: int | None = None,
         port: int = 0,
+        prompt_cache: ImplicitPromptCache | None = None,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -63,6 +65,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         self.files: dict[str, StoredFile] = {}
         self.batch_jobs: dict[str, BatchJob] = {}
         self.concurrency_limit = concurrency_limit
+        self.prompt_cache = prompt_cache  # OpenAI's automatic prompt caching (prompt_cache.py)
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
