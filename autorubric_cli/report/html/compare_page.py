@@ -8,6 +8,14 @@ from autorubric_cli import __version__
 from autorubric_cli.report.html.page import asset, bokeh_script, environment
 from autorubric_cli.report.html.plots import Spec
 
+# Colours that mean what they say: better is green, worse is red, no change is grey.
+CHANGE_COLORS = {"improved": "#1e7d32", "regressed": "#b3261e", "unchanged": "#8a929e"}
+
+
+def change_color(diff: float) -> str:
+    key = "improved" if diff > 0 else "regressed" if diff < 0 else "unchanged"
+    return CHANGE_COLORS[key]
+
 
 def criteria_diffs(compare: dict[str, Any]) -> Spec | None:
     """new − base per criterion with a defined difference (MET rate or mean option value)."""
@@ -23,7 +31,8 @@ def criteria_diffs(compare: dict[str, Any]) -> Spec | None:
         "hi": [c["diff"] for c in rows],
         "n": [c.get("n") for c in rows],
         "value_name": "difference",
-        "color": "#4a78b5",
+        "colors": [change_color(c["diff"]) for c in rows],
+        "whiskers": False,
         "x_range": [-1, 1],
     }
 
@@ -44,7 +53,8 @@ def item_changes(compare: dict[str, Any]) -> Spec | None:
         "hi": [k / total for k in counts],
         "n": counts,
         "value_name": "share",
-        "color": "#6a9f58",
+        "colors": [CHANGE_COLORS[k] for k in labels],
+        "whiskers": False,
     }
 
 
