@@ -26,7 +26,8 @@ DEEP_QUERY = """(root, selector) => {
   return found.map((n) => {
     const r = n.getBoundingClientRect();
     const s = getComputedStyle(n);
-    return {visible: r.width > 0 && r.height > 0 && s.display !== 'none' && s.visibility !== 'hidden'};
+    const shown = s.display !== 'none' && s.visibility !== 'hidden';
+    return {visible: r.width > 0 && r.height > 0 && shown};
   });
 }"""
 BAR_COLORS = """() => {
@@ -173,7 +174,8 @@ def test_plot_titles_and_toolbars_fit(browser: Browser, experiments: dict[str, P
             assert caption.count() == 1, figure.get_attribute("data-plot")
             fits = caption.evaluate(
                 "c => c.scrollWidth <= c.clientWidth && "
-                "c.getBoundingClientRect().right <= c.parentElement.getBoundingClientRect().right + 1"
+                "c.getBoundingClientRect().right <= "
+                "c.parentElement.getBoundingClientRect().right + 1"
             )
             assert fits and caption.inner_text().strip(), figure.get_attribute("data-plot")
             overflow = figure.evaluate(DEEP_QUERY, ".bk-tool-overflow")

@@ -35,7 +35,8 @@ def check_sentence(check: dict[str, Any]) -> str:
             return f"regression test: {check.get('reason', 'undefined')}"
         worse = (check.get("diff") or 0.0) < 0
         seen = "worse" if worse else "not worse"
-        return f"regression test: NEW is {seen}, Wilcoxon p = {_p(value)} (fails when worse and p < {alpha:g})"
+        rule = f"fails when worse and p < {alpha:g}"
+        return f"regression test: NEW is {seen}, Wilcoxon p = {_p(value)} ({rule})"
     if value is None:
         return f"{metric} is undefined ({check.get('reason', 'no value')})"
     low, high = check.get("min"), check.get("max")
