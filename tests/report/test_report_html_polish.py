@@ -4,6 +4,7 @@ in warnings, the raw score explained; the compare page's colours and verdict hea
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from collections.abc import Iterator
@@ -253,12 +254,18 @@ def test_the_compare_page_colours_and_verdict(browser: Browser, tmp_path: Path) 
 
     from autorubric_cli.report.html.compare_page import render_compare_html
 
+    compare = copy.deepcopy(COMPARE)
+    penalty = {**compare["criteria"][0], "name": "harm", "weight": -15.0}
+    compare["criteria"].append(penalty | {"base": 0.1, "new": 0.3, "diff": 0.2})
+    compare["criteria"].append(penalty | {"name": "same", "diff": 1e-9})
     path = tmp_path / "compare.html"
-    path.write_text(render_compare_html(COMPARE))
+    path.write_text(render_compare_html(compare))
     page = open_page(browser, path, items=False)
     bars = page.evaluate(BAR_COLORS)
     assert is_green(bars["improved"]) and is_red(bars["regressed"]) and is_grey(bars["unchanged"])
     assert is_red(bars["x"])  # the criterion whose MET rate fell
+    assert is_red(bars["harm"])  # a penalty criterion met more often: worse for the score
+    assert is_grey(bars["same"])
     for cls, check in (("improved", is_green), ("regressed", is_red)):
         cell = page.locator(f"#scores td.{cls}").first
         color = cell.evaluate("c => getComputedStyle(c).color")
