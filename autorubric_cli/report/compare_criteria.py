@@ -73,6 +73,7 @@ def empty_entry(criterion: Criterion, reason: str) -> dict[str, Any]:
     return {
         "name": criterion.name,
         "kind": criterion.kind,
+        "weight": criterion.weight,
         **dict.fromkeys(keys),
         "test": None,
         "n": 0,
@@ -91,6 +92,7 @@ def compare_criterion(
     entry: dict[str, Any] = {
         "name": criterion.name,
         "kind": criterion.kind,
+        "weight": criterion.weight,
         "test": TESTS[criterion.kind],
         "n": pairs.n,
     }
