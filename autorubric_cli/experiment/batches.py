@@ -148,7 +148,7 @@ def batch_window(config: LLMConfig, criteria: int, window: int) -> int:
     batched = [j for j in config.judges if batch_enabled(config, j)]
     if not batched:
         return window
-    per_batch = BatchSettings.from_env().max_requests
+    per_batch = BatchSettings.from_env().max_requests or 50_000  # enough to fill a batch
     return max(window, *(-(-per_batch // max(criteria * j.samples, 1)) for j in batched))
 
 

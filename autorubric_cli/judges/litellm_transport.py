@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -190,12 +191,17 @@ def prompt_cache_saved(
     return float(sum(full)) - cost
 
 
-def completion_of(litellm: ModuleType, response: Any, model: str) -> Completion:
+def completion_of(
+    litellm: ModuleType,
+    response: Any,
+    model: str,
+    price: Callable[[ModuleType, Any, str], float | None] = priced_cost,
+) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     reasoning = getattr(message, "reasoning_content", None)
     usage = usage_of(response)
-    cost = priced_cost(litellm, response, model)
+    cost = price(litellm, response, model)
     return Completion(
         content=getattr(message, "content", None),
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
@@ -209,7 +215,9 @@ async def call_litellm(
     spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
-    runs in this process (`LiteLLMTransport`) or in a judge worker process (workers.py)."""
+    runs in this process (`LiteLLMTransport`), in a judge worker process (workers.py) or over a
+    provider batch (`client`: litellm's HTTP client whose network is the batch, batch_capture.py;
+    `price`: the batch price)."""
     litellm = load_litellm()
     facts = facts_for(spec.model)
     if facts.probes_model_info and not priced(spec.model):
@@ -218,6 +226,8 @@ async def call_litellm(
     kwargs = request_kwargs(spec, timeout, messages, response_format)
     if key is not None:
         kwargs["api_key"] = key
+    if client is not None:
+        kwargs["client"] = client
     failure: Exception | None = None
     try:
         response = await litellm.acompletion(**kwargs)
@@ -231,7 +241,7 @@ async def call_litellm(
         )
     if failure is not None:
         raise failure  # raised outside `except` so the provider's text is not chained
-    return completion_of(litellm, response, spec.model)
+    return completion_of(litellm, response, spec.model, price)
 
 
 class LiteLLMTransport:

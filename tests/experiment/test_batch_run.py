@@ -131,7 +131,7 @@ def test_provider_without_batch_api_is_an_input_error_before_any_call(
         "grader": {
             "judges": [
                 {"model": "openai/ok", "api_base": judge_server.api_base},
-                {"model": "anthropic/claude-sonnet-4-5", "id": "claude", "batch": True},
+                {"model": "ollama/llama3", "id": "claude", "batch": True},
             ]
         },
     }
@@ -139,7 +139,7 @@ def test_provider_without_batch_api_is_an_input_error_before_any_call(
     data = write_dataset(tmp_path / "data.jsonl", 3)
     done = cli("run", rubric, data, "--out", tmp_path / "exp")
     assert done.exit_code == 2
-    assert "provider `anthropic`" in done.stderr and "'claude'" in done.stderr
+    assert "provider `ollama`" in done.stderr and "'claude'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "exp").exists()
     assert judge_server.request_count == 0
