@@ -86,6 +86,7 @@ class AnthropicBatches(NativeBatchAPI):
     provider = "anthropic"
     limits = (100_000, 250 * 1024 * 1024)  # a margin under 256 MB
     key_envs = ("ANTHROPIC_API_KEY",)
+    found_by = "listing"  # created in the window with as many requests (module docstring)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -137,6 +137,7 @@ class BatchAPI:
     # -- what the batch transport asks of every provider's batch API -----------------------
 
     inline = False  # requests travel in an uploaded file, not in the create call
+    found_by = "metadata"  # how an orphan is recognised (the ledger says so)
     limits = (50_000, 190 * 1024 * 1024)  # requests, bytes per batch (a margin under 200 MB)
 
     async def start(

@@ -85,6 +85,7 @@ class GeminiBatches(NativeBatchAPI):
     provider = "gemini"
     limits = (100_000, 19 * 1024 * 1024)  # a margin under the 20 MB of an inline create call
     key_envs = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    found_by = "display_name"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

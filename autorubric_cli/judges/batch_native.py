@@ -53,6 +53,7 @@ class NativeBatchAPI:
     inline = True
     limits = (100_000, 250 * 1024 * 1024)
     key_envs: tuple[str, ...] = ()
+    found_by = ""
     poll_s = 15.0  # the coordinator's polling interval (telling look-alike orphans apart)
 
     def __init__(
@@ -188,9 +189,10 @@ def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
     """A request the batch ended without answering: expired (asked again) or cancelled (an
     error vote: someone cancelled on purpose, the judge is not to blame)."""
     cancelled = kind in ("canceled", "cancelled")
+    said = "cancelled" if cancelled else kind
     return JudgeFailure(
         "batch",
-        f"batch {batch_id} ended {kind} without an answer for this request",
+        f"batch {batch_id} ended {said} without an answer for this request",
         retryable=not cancelled,
         blames_judge=not cancelled,
     )

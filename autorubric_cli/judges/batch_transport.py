@@ -225,7 +225,7 @@ class BatchCoordinator:
                     if info is None:
                         self._abandon(submission, "not found at the provider")
                     else:
-                        self._record_id(submission, info.id, "metadata")
+                        self._record_id(submission, info.id, api.found_by)
             self.orphans_checked.add(judge)
 
     async def finished(self, submission: Submission, api: ProviderAPI) -> bool:
@@ -293,7 +293,7 @@ class BatchCoordinator:
                 self._abandon(submission, failure.describe())
                 submission.fail(failure)
                 return
-            info, found_by = found, "metadata"
+            info, found_by = found, api.found_by
         self._record_id(submission, info.id, found_by)
         self.sending.discard(asyncio.current_task())
         await self._watch(submission, api)

@@ -3,6 +3,8 @@ judged by one provider model on a fake, in-process runs and resumes."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from engine_support import KEY_ENV, KEY_VALUE
 
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run
 from tests.support.anthropic_batches import AnthropicBatchServer
-from tests.support.batch_fake import BatchFake
+from tests.support.batch_fake import BatchFake, Processed
 from tests.support.gemini_batches import GeminiBatchServer
 
 # priced models with batch prices in litellm's map (half their list price)
@@ -31,6 +33,11 @@ CRITERIA: list[dict[str, Any]] = [
         ],
     },
 ]
+
+
+def bodies(requests: list[Processed]) -> Counter[str]:
+    """The request bodies the provider answered, as a multiset."""
+    return Counter(json.dumps(p.body, sort_keys=True) for p in requests)
 
 
 def offline(monkeypatch: pytest.MonkeyPatch) -> None:
