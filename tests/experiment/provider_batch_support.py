@@ -46,8 +46,15 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "true")
 
 
-def provider_rubric(path: Path, provider: str, api_base: str, **grader: Any) -> Path:
+def provider_rubric(
+    path: Path,
+    provider: str,
+    api_base: str,
+    judge_extra: dict[str, Any] | None = None,
+    **grader: Any,
+) -> Path:
     judge = {
+        **(judge_extra or {}),
         "model": MODELS[provider],
         "id": provider,
         "api_base": api_base,

@@ -9,6 +9,7 @@ import time
 import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from batch_support import comparable, fast_batches, ledger_events
@@ -30,11 +31,11 @@ def vote_costs(directory: Path) -> dict[tuple[str, str, int], float | None]:
 
 
 def direct_and_batch(
-    tmp_path: Path, server: BatchFake, provider: str, items: int
+    tmp_path: Path, server: BatchFake, provider: str, items: int, **grader: Any
 ) -> tuple[list[Processed], list[Processed]]:
     """A direct run then a batch run of the same rubric and data on `server`; the requests
     each one made."""
-    rubric = provider_rubric(tmp_path / "rubric.yaml", provider, server.api_base)
+    rubric = provider_rubric(tmp_path / "rubric.yaml", provider, server.api_base, **grader)
     data = write_dataset(tmp_path / "data.jsonl", items)
     run_here(rubric, data, tmp_path / "direct", batch=False)
     direct = server.direct_requests
@@ -69,6 +70,29 @@ def test_batch_run_equals_direct_run_at_the_batch_price(
     prepared = [e for e in events if e["event"] == "prepared"]
     assert len(prepared) == jobs and all(len(e["requests"]) <= 25 for e in prepared)
     assert not [e for e in events if e["event"] == "abandoned"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_per_item_calls_and_samples_batch_like_direct_ones(
+    provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One call per item (SPEC §10) with 2 samples: identical requests of two samples are two
+    batch requests (their keys differ by sample), answered as the direct calls were."""
+    offline(monkeypatch)
+    fast_batches(monkeypatch)
+    with FAKES[provider](batch_delay=0.05) as server:
+        direct, batched = direct_and_batch(
+            tmp_path, server, provider, 6, llm_calls="per_item", judge_extra={"samples": 2}
+        )
+    assert len(direct) == 6 * 2 and bodies(batched) == bodies(direct)
+    assert comparable(tmp_path / "batch") == comparable(tmp_path / "direct")
+    votes = [
+        v
+        for r in comparable(tmp_path / "batch").values()
+        for c in r["criteria"]
+        for v in c["votes"]
+    ]
+    assert len(votes) == 6 * 3 * 2 and not any(v["error"] for v in votes)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
