@@ -43,13 +43,19 @@ def cost(directory: Path) -> float:
     return sum(line["cost"] or 0.0 for line in valid_lines(directory / "items.jsonl"))
 
 
+def grading(directory: Path, moment: float) -> bool:
+    """The process started after `moment` is grading: manifest rewritten, batching begun."""
+    path = directory / "manifest.json"
+    return path.exists() and path.stat().st_mtime > moment and bool(ledger_events(directory))
+
+
 def killed_run(rubric: Path, data: Path, exp: Path, kills: int, rng: random.Random) -> int:
-    """`run --batch`, SIGKILLed `kills` times at random moments once batching began, each time
-    resumed; the last resume runs to the end. Returns the kills made."""
+    """`run --batch`, SIGKILLed `kills` times at random moments (0-3 s after the process began
+    grading), each time resumed; the last resume runs to the end. Returns the kills made."""
     proc = start_cli("run", rubric, data, "--out", exp, "--batch", "--no-cache")
-    made = 0
+    made, moment = 0, time.time()
     while made < kills:
-        while not ledger_events(exp) and proc.poll() is None:
+        while not grading(exp, moment) and proc.poll() is None:
             time.sleep(0.01)
         time.sleep(rng.uniform(0.0, 3.0))
         if proc.poll() is not None:
@@ -57,6 +63,7 @@ def killed_run(rubric: Path, data: Path, exp: Path, kills: int, rng: random.Rand
         proc.kill()
         proc.wait()
         made += 1
+        moment = time.time()
         proc = start_cli("resume", exp, "--no-cache")
     _, err = proc.communicate(timeout=1800)
     if proc.returncode != 0:

@@ -109,7 +109,6 @@ class BatchedLiteLLM:
         price: Callable[[ModuleType, Any, str], float | None],
     ) -> tuple[Completion, bool]:
         """The Completion litellm makes of the batch reply, and whether it was a duplicate."""
-        call = _Call(answer)
         seen: list[RawReply] = []
 
         async def answering(request: CapturedRequest) -> RawReply:
@@ -117,7 +116,7 @@ class BatchedLiteLLM:
             seen.append(reply)
             return reply
 
-        call.answer = answering
+        call = _Call(answering)
         token = _CURRENT.set(call)
         try:
             completion = await call_litellm(

@@ -41,6 +41,15 @@ def wait_until(condition: Callable[[], bool], proc: subprocess.Popen[bytes]) -> 
     raise AssertionError("condition not reached in 60 s")
 
 
+def grading_since(directory: Path, moment: float) -> Callable[[], bool]:
+    """The process started after `moment` is grading: it has rewritten the manifest, and
+    batching has begun."""
+    path = directory / "manifest.json"
+    return lambda: (
+        path.exists() and path.stat().st_mtime > moment and bool(ledger_events(directory))
+    )
+
+
 def kill(proc: subprocess.Popen[bytes]) -> None:
     proc.kill()
     proc.wait()
@@ -99,14 +108,14 @@ def test_resume_reattaches_and_finds_the_orphan(
 def test_random_sigkills_during_a_batch_run_then_resume(
     provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Three SIGKILLs at random moments (collecting, creating, polling), each followed by a
-    resume; the provider answers every request exactly once and the records equal a direct
-    run's."""
+    """Up to three SIGKILLs at random moments once the (re)started process is grading
+    (collecting, creating, polling, reading results), each followed by a resume; the provider
+    answers every request exactly once and the records equal a direct run's."""
     rng = random.Random(f"kills-{provider}")
     offline(monkeypatch)
     fast_batches(monkeypatch, SEND_DELAY_S=0.2, MAX_REQUESTS=20)
     items = 24
-    with FAKES[provider](batch_delay=0.6, create_delay=0.3) as server:
+    with FAKES[provider](batch_delay=1.5, create_delay=0.3) as server:
         rubric = provider_rubric(tmp_path / "rubric.yaml", provider, server.api_base)
         data = write_dataset(tmp_path / "data.jsonl", items)
         run_here(rubric, data, tmp_path / "direct", batch=False)
@@ -115,21 +124,22 @@ def test_random_sigkills_during_a_batch_run_then_resume(
 
         exp = tmp_path / "exp"
         proc = start_cli("run", rubric, data, "--out", exp, "--batch", "--no-cache")
-        kills = 0
+        kills, moment = 0, time.time()
         while kills < 3:
-            if not wait_until(lambda: bool(ledger_events(exp)), proc):
+            if not wait_until(grading_since(exp, moment), proc):
                 break
-            time.sleep(rng.uniform(0.0, 1.2))
+            time.sleep(rng.uniform(0.0, 0.8))
             if proc.poll() is not None:
                 break
             kill(proc)
             kills += 1
+            moment = time.time()
             proc = start_cli("resume", exp, "--no-cache")
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()
         batched, called = server.batch_requests, server.direct_requests
 
-    assert kills == 3, f"the run ended after {kills} kills"
+    assert kills >= 2, f"the run ended after {kills} kills"  # a late resume may just finish
     assert called == []
     assert bodies(batched) == bodies(direct)
     assert set(Counter(p.key for p in batched).values()) == {1}

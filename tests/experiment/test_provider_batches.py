@@ -4,6 +4,7 @@ in this process."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import urllib.request
@@ -76,13 +77,15 @@ def test_batch_run_equals_direct_run_at_the_batch_price(
 def test_per_item_calls_and_samples_batch_like_direct_ones(
     provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One call per item (SPEC §10) with 2 samples: identical requests of two samples are two
-    batch requests (their keys differ by sample), answered as the direct calls were."""
+    """One call per item (SPEC §10) with 2 samples and thinking on (no temperature, as the
+    providers require with thinking): identical requests of two samples are two batch requests
+    (their keys differ by sample), answered as the direct calls were, thinking recorded."""
     offline(monkeypatch)
     fast_batches(monkeypatch)
+    judge = {"samples": 2, "temperature": None, "thinking": 1024}
     with FAKES[provider](batch_delay=0.05) as server:
         direct, batched = direct_and_batch(
-            tmp_path, server, provider, 6, llm_calls="per_item", judge_extra={"samples": 2}
+            tmp_path, server, provider, 6, llm_calls="per_item", judge_extra=judge
         )
     assert len(direct) == 6 * 2 and bodies(batched) == bodies(direct)
     assert comparable(tmp_path / "batch") == comparable(tmp_path / "direct")
@@ -93,6 +96,13 @@ def test_per_item_calls_and_samples_batch_like_direct_ones(
         for v in c["votes"]
     ]
     assert len(votes) == 6 * 3 * 2 and not any(v["error"] for v in votes)
+    thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    if provider == "anthropic":  # the fake answers thinking blocks; litellm records them
+        assert all(json.loads(b).items() >= thinking.items() for b in bodies(batched))
+        paying = [v for v in votes if v["billed_with"] is None]  # one vote per shared call
+        assert len(paying) == 6 * 2 and all(v["thinking"] == "weighing it" for v in paying)
+    else:
+        assert all('"thinkingConfig"' in b for b in bodies(batched))
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
