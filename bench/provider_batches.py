@@ -1,10 +1,12 @@
 """Claude and Gemini batches at scale, against the loopback fakes (SPEC §11, issue 22).
 
 For each provider: 500 items x 3 criteria graded directly (the reference), then in batch mode
-with 3 SIGKILLs at random moments, each followed by `resume`. Printed side by side: whether the
-records equal the direct run's apart from accounting, whether the provider answered every
-request exactly once (and the same request bodies as the direct run sent), the cost of both
-runs and their ratio (the batch price), batches created, orphans found, wall times.
+with 3 SIGKILLs, each followed by `resume`: the first inside a create call (an orphan: the
+batch exists at the provider, its id unrecorded), the others at random moments. Printed side
+by side: whether the records equal the direct run's apart from accounting, whether the
+provider answered every request exactly once (and the same request bodies as the direct run
+sent), the cost of both runs and their ratio (the batch price), batches created, orphans
+found, wall times.
 
     python bench/provider_batches.py [--items 500] [--kills 3] [--seed 1]
 """
@@ -29,6 +31,8 @@ from batch_support import comparable, ledger_events  # noqa: E402
 from engine_support import KEY_ENV, KEY_VALUE, start_cli, valid_lines, write_dataset  # noqa: E402
 from provider_batch_support import FAKES, bodies, provider_rubric  # noqa: E402
 
+from tests.support.batch_fake import BatchFake  # noqa: E402
+
 SETTINGS = {"SEND_DELAY_S": "0.5", "POLL_S": "0.1", "MAX_REQUESTS": "250"}
 
 
@@ -49,15 +53,30 @@ def grading(directory: Path, moment: float) -> bool:
     return path.exists() and path.stat().st_mtime > moment and bool(ledger_events(directory))
 
 
-def killed_run(rubric: Path, data: Path, exp: Path, kills: int, rng: random.Random) -> int:
-    """`run --batch`, SIGKILLed `kills` times at random moments (0-3 s after the process began
-    grading), each time resumed; the last resume runs to the end. Returns the kills made."""
+def creating(directory: Path, server: BatchFake) -> bool:
+    """A batch exists at the provider whose id the ledger does not hold yet: a create call is
+    being answered (the fake holds its reply `create_delay` seconds)."""
+    known = {e["batch_id"] for e in ledger_events(directory) if e["event"] == "submitted"}
+    return any(job_id not in known for job_id in list(server.jobs))
+
+
+def killed_run(
+    rubric: Path, data: Path, exp: Path, kills: int, rng: random.Random, server: BatchFake
+) -> int:
+    """`run --batch`, SIGKILLed `kills` times, each time resumed; the last resume runs to the
+    end. The first kill lands inside a create call (the batch exists, its id is unrecorded: an
+    orphan for `resume` to find), the others at random moments 0-3 s after the (re)started
+    process began grading. Returns the kills made."""
     proc = start_cli("run", rubric, data, "--out", exp, "--batch", "--no-cache")
     made, moment = 0, time.time()
     while made < kills:
-        while not grading(exp, moment) and proc.poll() is None:
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 3.0))
+        if made == 0:
+            while not creating(exp, server) and proc.poll() is None:
+                time.sleep(0.002)
+        else:
+            while not grading(exp, moment) and proc.poll() is None:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 3.0))
         if proc.poll() is not None:
             break
         proc.kill()
@@ -82,7 +101,7 @@ def one_provider(provider: str, items: int, kills: int, seed: int, work: Path) -
         direct = server.direct_requests
         server.reset()
         started = time.monotonic()
-        made = killed_run(rubric, data, work / f"{provider}-batch", kills, rng)
+        made = killed_run(rubric, data, work / f"{provider}-batch", kills, rng, server)
         batch_s = time.monotonic() - started
         batched, called = server.batch_requests, server.direct_requests
         jobs = len(server.jobs)

@@ -11,10 +11,11 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.batch_anthropic import AnthropicBatches
-from autorubric_cli.judges.batch_capture import RawReply
+from autorubric_cli.judges.batch_capture import RawReply, batch_cost
 from autorubric_cli.judges.batch_gemini import GeminiBatches
 from autorubric_cli.judges.batch_ledger import RecordedBatch
 from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.retry import RetryPolicy
 from tests.support.anthropic_batches import AnthropicBatchServer
 from tests.support.gemini_batches import GeminiBatchServer
@@ -121,3 +122,22 @@ async def test_gemini_orphans_are_found_by_display_name(monkeypatch: pytest.Monk
         found = await api.find([record("L1", ["k1"], now), record("L3", ["k1"], now)], set())
         await api.aclose()
     assert found == {"L1": mine} and mine.status == "in_progress"
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "expected"),
+    [
+        # litellm's *_batches prices: Sonnet 4.5 $1.50 / $7.50, Gemini 2.5 Flash $0.15 / $1.25
+        ("anthropic", "anthropic/claude-sonnet-4-5", 1000 * 1.5e-6 + 200 * 7.5e-6),
+        ("gemini", "gemini/gemini-2.5-flash", 1000 * 1.5e-7 + 200 * 1.25e-6),
+        ("anthropic", "anthropic/claude-not-a-model-xyz", None),  # unpriced: null, never 0
+    ],
+)
+def test_batch_cost_is_litellms_batch_price(
+    provider: str, model: str, expected: float | None
+) -> None:
+    litellm = load_litellm()
+    usage = litellm.Usage(prompt_tokens=1000, completion_tokens=200, total_tokens=1200)
+    response = litellm.ModelResponse(usage=usage)
+    cost = batch_cost(provider)(litellm, response, model)
+    assert cost == (None if expected is None else pytest.approx(expected, rel=1e-12))
