@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.batch_api import FILE_TIMEOUT_S, BatchInfo, retried
 from autorubric_cli.judges.batch_capture import (
     BatchedLiteLLM,
@@ -36,9 +37,9 @@ from autorubric_cli.judges.retry import RetryPolicy
 LIST_PAGE = 100
 
 
-class ProviderHTTPError(Exception):
+class ProviderHTTPError(JudgeError):
     """A non-2xx reply to a control call, shaped so that `classify` reads its status and
-    `Retry-After`."""
+    `Retry-After` (like `batch_lines.LineError`; never leaves `retried`, which classifies it)."""
 
     def __init__(self, status_code: int, message: str, headers: dict[str, str]) -> None:
         self.status_code = status_code
