@@ -212,7 +212,13 @@ def completion_of(
 
 
 async def call_litellm(
-    spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
+    spec: JudgeSpec,
+    timeout: float,
+    messages: list[dict[str, Any]],
+    response_format: dict,
+    *,
+    client: Any = None,
+    price: Callable[[ModuleType, Any, str], float | None] = priced_cost,
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`), in a judge worker process (workers.py) or over a
