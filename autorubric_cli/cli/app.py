@@ -16,7 +16,7 @@ from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.guard import STATE, guarded
 from autorubric_cli.cli.label_cmd import label_app
 from autorubric_cli.cli.logs import install_warning_handler
-from autorubric_cli.errors import EXIT_OK, InputError, RunInterrupted
+from autorubric_cli.errors import EXIT_OK, RunInterrupted
 
 app = typer.Typer(
     add_completion=False,
@@ -73,18 +73,27 @@ DryRun = Annotated[
 ]
 
 
+def _print_version(value: bool) -> None:
+    """--version is eager: it prints and exits before click looks for a command."""
+    if value:
+        from autorubric_cli import __version__
+
+        print(f"autorubric {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def main_callback(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
-    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     STATE["debug"] = debug
     install_warning_handler()
-    if version:
-        from autorubric_cli import __version__
-
-        print(__version__)
-        raise typer.Exit(0)
 
 
 FieldOpt = Annotated[
@@ -96,18 +105,74 @@ FieldOpt = Annotated[
 ]
 
 
+JudgeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--judge", metavar="MODEL", help="Judge model (repeatable); replaces grader.judges."
+    ),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, metavar="N", help="Grade only the first N items."),
+]
+LLMCallsOpt = Annotated[
+    LLMCalls | None,
+    typer.Option(
+        "--llm-calls",
+        help="per_criterion: one call per criterion; per_item: one call grades every criterion.",
+    ),
+]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        metavar="K/N",
+        help="Grade only shard K of N (by a hash of `id`); see `merge`.",
+    ),
+]
+BatchOpt = Annotated[bool, typer.Option("--batch", help="Submit through the provider's batch API.")]
+
+
 @app.command()
 def check(
-    rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path | None, typer.Argument(help="Dataset file (SPEC §2 formats).")] = None,
+    rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
+    dataset: Annotated[
+        Path | None,
+        typer.Argument(metavar="[DATASET]", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
+    ] = None,
+    judge: JudgeOpt = None,
     field: FieldOpt = None,
+    limit: LimitOpt = None,
+    llm_calls: LLMCallsOpt = None,
+    shard: ShardOpt = None,
+    batch: BatchOpt = False,
+    no_env: Annotated[
+        bool,
+        typer.Option(
+            "--no-env",
+            help="Skip the environment checks (API key variables): for lint jobs without secrets.",
+        ),
+    ] = False,
 ) -> None:
-    """Validate a rubric (and a dataset against it); calls no judge."""
+    """Refuse everything `run` would refuse before its first call; calls no judge.
+
+    The same checks as `run` and `run --dry-run` (rubric, flags, API key variables, dataset),
+    so a passing `check` means `run` starts.
+    """
 
     def body() -> int:
         from autorubric_cli.cli.check import run_check
+        from autorubric_cli.experiment.options import RunOptions
 
-        run_check(rubric, dataset, field or [])
+        options = RunOptions(
+            judges=judge or [],
+            limit=limit,
+            fields=field or [],
+            llm_calls=None if llm_calls is None else llm_calls.value,
+            shard=shard,
+            batch=batch,
+        )
+        run_check(rubric, dataset, options, env=not no_env)
         return EXIT_OK
 
     guarded(body)
@@ -117,10 +182,7 @@ def check(
 def run(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
     dataset: Annotated[Path, typer.Argument(help="Dataset file (SPEC §2 formats).")],
-    judge: Annotated[
-        list[str] | None,
-        typer.Option("--judge", help="Judge model (repeatable); replaces grader.judges."),
-    ] = None,
+    judge: JudgeOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Experiment name under experiments/.")
     ] = None,
@@ -133,9 +195,7 @@ def run(
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")
     ] = None,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Grade only the first N items.")
-    ] = None,
+    limit: LimitOpt = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
@@ -150,19 +210,9 @@ def run(
     max_drop: MaxDrop = None,
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = 0.05,
-    llm_calls: Annotated[
-        LLMCalls | None,
-        typer.Option("--llm-calls", help="per_item: one call grades every criterion (SPEC §10)."),
-    ] = None,
-    shard: Annotated[
-        str | None,
-        typer.Option(
-            "--shard", help="K/N: grade only shard K of N (by a hash of `id`); see `merge`."
-        ),
-    ] = None,
-    batch: Annotated[
-        bool, typer.Option("--batch", help="Submit through the provider's batch API (SPEC §11).")
-    ] = False,
+    llm_calls: LLMCallsOpt = None,
+    shard: ShardOpt = None,
+    batch: BatchOpt = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -171,8 +221,6 @@ def run(
         # process spawned first overlaps its litellm import with theirs
         from autorubric_cli.experiment.session import RunOptions, start_run
 
-        if name is not None and out is not None:
-            raise InputError("use either --name or --out, not both", key="--name")
         options = RunOptions(
             judges=judge or [],
             name=name,
