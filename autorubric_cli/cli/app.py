@@ -14,11 +14,13 @@ import typer
 
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.guard import STATE, guarded
+from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 from autorubric_cli.cli.label_cmd import label_app
 from autorubric_cli.cli.logs import install_warning_handler
 from autorubric_cli.errors import EXIT_OK, RunInterrupted
 
 app = typer.Typer(
+    cls=PlainHelpGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -46,16 +48,14 @@ FailUnder = Annotated[
     float | None, typer.Option("--fail-under", help="Gate: fail (exit 1) if score.mean < X.")
 ]
 Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML file here.")]
-NoCache = Annotated[
-    bool, typer.Option("--no-cache", help="Neither read nor write the call cache (SPEC §9).")
-]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the call cache.")]
 CacheDir = Annotated[
     Path | None,
     typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
 ]
 Baseline = Annotated[
     Path | None,
-    typer.Option("--baseline", help="Then compare with this experiment and gate on it (§12)."),
+    typer.Option("--baseline", help="Then compare with this experiment and gate on it."),
 ]
 MaxDrop = Annotated[
     float | None,
@@ -100,7 +100,8 @@ FieldOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--field",
-        help="TARGET=PATH: read our field TARGET from the dataset's dotted PATH (repeatable).",
+        metavar="TARGET=PATH",
+        help="Read our field TARGET from the dataset's dotted PATH (repeatable).",
     ),
 ]
 
@@ -133,7 +134,7 @@ ShardOpt = Annotated[
 BatchOpt = Annotated[bool, typer.Option("--batch", help="Submit through the provider's batch API.")]
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def check(
     rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
     dataset: Annotated[
@@ -178,10 +179,10 @@ def check(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def run(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path, typer.Argument(help="Dataset file (SPEC §2 formats).")],
+    dataset: Annotated[Path, typer.Argument(help="Dataset file (JSONL, JSON, CSV or Parquet).")],
     judge: JudgeOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Experiment name under experiments/.")
@@ -258,14 +259,19 @@ def run(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def resume(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
     retry_errors: Annotated[
         bool,
         typer.Option("--retry-errors", help="Re-grade errored items (reusing their good votes)."),
     ] = False,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1)] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", min=1, help="Global cap on in-flight calls (default: the run's)."
+        ),
+    ] = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
@@ -322,7 +328,7 @@ def resume(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def merge(
     out: Annotated[Path, typer.Argument(help="New experiment directory for the merged result.")],
     sources: Annotated[list[Path], typer.Argument(help="Shard directories (run --shard K/N).")],
@@ -333,7 +339,7 @@ def merge(
     format: FormatOpt = Format.table,
     junit: Junit = None,
 ) -> None:
-    """Merge the shards of one run into one experiment (SPEC §11), then report on it."""
+    """Merge the shards of one run into one experiment, then report on it."""
 
     def body() -> int:
         from autorubric_cli.cli.merge_cmd import run_merge
@@ -350,24 +356,65 @@ def merge(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def report(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
     format: FormatOpt = Format.table,
     fail_under: FailUnder = None,
     junit: Junit = None,
     aggregation: Annotated[
-        str | None, typer.Option("--aggregation", help="What-if: binary aggregation.")
+        str | None,
+        typer.Option(
+            "--aggregation",
+            metavar="METHOD",
+            help="What-if: aggregate binary criteria's judges this way. "
+            "One of: majority, weighted, unanimous, any.",
+        ),
     ] = None,
-    ordinal_aggregation: Annotated[str | None, typer.Option("--ordinal-aggregation")] = None,
-    nominal_aggregation: Annotated[str | None, typer.Option("--nominal-aggregation")] = None,
-    sample_aggregation: Annotated[str | None, typer.Option("--sample-aggregation")] = None,
+    ordinal_aggregation: Annotated[
+        str | None,
+        typer.Option(
+            "--ordinal-aggregation",
+            metavar="METHOD",
+            help="What-if: aggregate ordinal criteria's judges this way. "
+            "One of: mean, median, weighted_mean, mode, min, max.",
+        ),
+    ] = None,
+    nominal_aggregation: Annotated[
+        str | None,
+        typer.Option(
+            "--nominal-aggregation",
+            metavar="METHOD",
+            help="What-if: aggregate nominal criteria's judges this way. "
+            "One of: mode, weighted_mode, unanimous.",
+        ),
+    ] = None,
+    sample_aggregation: Annotated[
+        str | None,
+        typer.Option(
+            "--sample-aggregation",
+            metavar="METHOD",
+            help="What-if: combine each judge's repeated samples this way. "
+            "One of: majority, median, mean.",
+        ),
+    ] = None,
     cannot_assess: Annotated[
-        str | None, typer.Option("--cannot-assess", help="What-if: skip|zero|partial|fail.")
+        str | None,
+        typer.Option(
+            "--cannot-assess",
+            metavar="STRATEGY",
+            help="What-if: score CANNOT_ASSESS verdicts this way. "
+            "One of: skip, zero, partial, fail.",
+        ),
     ] = None,
     ca_mode: Annotated[
         str,
-        typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category."),
+        typer.Option(
+            "--ca-mode",
+            metavar="MODE",
+            help="How CANNOT_ASSESS/NA count against ground truth. "
+            "One of: exclude, as_unmet, as_category.",
+        ),
     ] = "exclude",
     output: Annotated[
         Path | None,
@@ -417,7 +464,7 @@ class CompareFormat(StrEnum):
     html = "html"
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def compare(
     base: Annotated[Path, typer.Argument(help="BASE experiment directory (e.g. main).")],
     new: Annotated[Path, typer.Argument(help="NEW experiment directory (the change).")],
@@ -429,7 +476,13 @@ def compare(
     alpha: Alpha = 0.05,
     junit: Junit = None,
     ca_mode: Annotated[
-        str, typer.Option("--ca-mode", help="CANNOT_ASSESS/NA: exclude|as_unmet|as_category.")
+        str,
+        typer.Option(
+            "--ca-mode",
+            metavar="MODE",
+            help="How CANNOT_ASSESS/NA count in the comparison. "
+            "One of: exclude, as_unmet, as_category.",
+        ),
     ] = "exclude",
     top: Annotated[int, typer.Option("--top", min=0, help="Items that moved most to list.")] = 10,
     seed: Annotated[
@@ -454,7 +507,7 @@ def compare(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def validate(
     directory: Annotated[
         Path, typer.Argument(help="Experiment directory (from `run`, or `simulate`'s experiment/).")
@@ -488,21 +541,30 @@ def validate(
     beta_pair: Annotated[
         str | None,
         typer.Option(
-            "--beta-pair", help='"k,k\'": the options beta links (binary default: MET,UNMET).'
+            "--beta-pair",
+            metavar="K,K'",
+            help="The two options beta links (binary default: MET,UNMET).",
         ),
     ] = None,
     beta_sweep: Annotated[
         str | None,
-        typer.Option("--beta-sweep", help="Betas to sweep, e.g. 0,0.1,0.2,0.3,0.4; 'off'."),
+        typer.Option(
+            "--beta-sweep",
+            metavar="BETAS",
+            help="Comma-separated betas to sweep, e.g. 0,0.1,0.2,0.3,0.4; or off.",
+        ),
     ] = None,
     fc_matrix: Annotated[
         Path | None,
         typer.Option(
             "--fc-matrix",
-            help='JSON {"<criterion>": {"<chosen>": [{"set": ["<label>", ...], "p": 0.3}, ...]}}.',
+            help="JSON mapping criterion -> chosen option -> list of "
+            '{"set": [option labels], "p": probability}.',
         ),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+    ] = "table",
 ) -> None:
     """Validate judges against disagreeing human raters, without gold labels; no judge calls.
 
@@ -531,7 +593,7 @@ def validate(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def simulate(
     out: Annotated[Path, typer.Argument(help="Output directory (new or empty).")],
     items: Annotated[int, typer.Option("--items", min=2, help="Items.")] = 200,
@@ -552,21 +614,39 @@ def simulate(
         float, typer.Option("--judge-gamma", help="Judge selection effect γ.")
     ] = 0.0,
     judge_noise: Annotated[
-        str, typer.Option("--judge-noise", help="'min,max' sd of the judges' perturbation.")
+        str,
+        typer.Option(
+            "--judge-noise",
+            metavar="MIN,MAX",
+            help="Range of the sd of the judges' perturbation, 0 <= MIN <= MAX.",
+        ),
     ] = "0.02,0.3",
     concentration: Annotated[
         float, typer.Option("--concentration", help="Dirichlet concentration over sets.")
     ] = 1.0,
     human_elicitation: Annotated[
-        str, typer.Option("--human-elicitation", help="forced_choice | response_set")
+        str,
+        typer.Option(
+            "--human-elicitation",
+            metavar="KIND",
+            help="What the simulated humans report. One of: forced_choice, response_set.",
+        ),
     ] = "forced_choice",
     judge_elicitation: Annotated[
-        str, typer.Option("--judge-elicitation", help="forced_choice | both (adds option_set)")
+        str,
+        typer.Option(
+            "--judge-elicitation",
+            metavar="KIND",
+            help="What the simulated judges report (both adds option_set). "
+            "One of: forced_choice, both.",
+        ),
     ] = "forced_choice",
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
-    format: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+    ] = "table",
 ) -> None:
-    """Write a synthetic study (Guerdan et al. §6) that `validate` reads; no judge calls.
+    """Write a synthetic study (Guerdan et al., section 6) that `validate` reads; no judge calls.
 
     Per item, response-set distributions are Dirichlet draws; human raters report sets with
     error ε (skew η) and pick a forced choice with selection effect γ; judges are perturbed

@@ -18,7 +18,11 @@ def run_check(
 ) -> None:
     """Refuse what `run` would refuse before its first call (the same pre-flight rules), then
     print a summary. `env=False` (--no-env) skips the rules that read the environment."""
-    scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
+    scopes: set[Scope] = (
+        {"rubric", "judges", "dataset", "env"} if env else {"rubric", "judges", "dataset"}
+    )
+    if not options.judges and not load_rubric(rubric_path).grader.judges:
+        scopes.discard("judges")  # a rubric meant for `run --judge MODEL`
     plan = preflight(rubric_path, dataset_path, options, frozenset(scopes))
     rubric = plan.rubric
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
@@ -31,7 +35,9 @@ def run_check(
         labelled = "-" if summary is None else str(summary.labels.get(c.name, 0))
         table.add_row(c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled)
     console.print(table)
-    judges = ", ".join(j.judge_id for j in rubric.grader.judges)
+    judges = ", ".join(j.judge_id for j in rubric.grader.judges) or (
+        "none: `run` needs --judge MODEL (pass it to `check` too, to check that run)"
+    )
     console.print(f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"))
     for warning in plan.warnings:
         console.print(f"warning: {warning}", markup=False)

@@ -5,13 +5,15 @@ RULES is made by all three. A rule is a plain function of the Plan that raises I
 (`file:line: key: message`) or returns. Its `scope` says what it needs:
 
 - "rubric": the rubric and the flags only (always checked);
+- "judges": at least one judge (`check` of a rubric without judges, meant for `run --judge`,
+  skips it and says so);
 - "env": the environment, i.e. key variables (`check --no-env` skips these, for lint jobs that
   hold no secrets);
 - "dataset": the dataset file (skipped by `check RUBRIC` without a dataset);
 - "directory": where `run` would write (skipped by `check`, which writes nothing anywhere).
 
-Building the Plan itself refuses what makes a run impossible to describe: an invalid rubric, no
-judge (neither `grader.judges` nor --judge), a bad --field or --shard flag.
+Building the Plan itself refuses what makes a run impossible to describe: an invalid rubric, a
+bad --field or --shard flag.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.loading.yaml_lines import load_yaml_with_lines
 
-Scope = Literal["rubric", "env", "dataset", "directory"]
-ALL_SCOPES: frozenset[Scope] = frozenset({"rubric", "env", "dataset", "directory"})
+Scope = Literal["rubric", "judges", "env", "dataset", "directory"]
+ALL_SCOPES: frozenset[Scope] = frozenset({"rubric", "judges", "env", "dataset", "directory"})
 
 
 @dataclass
@@ -119,11 +121,6 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
     if options.batch:
         update["batch"] = True
     config = rubric.grader.model_copy(update=update)
-    if not config.judges:
-        raise InputError(
-            "no judge configured: add `grader.judges` to the rubric or pass --judge MODEL",
-            key="grader.judges",
-        )
     return LLMConfig.model_validate(config.model_dump())
 
 
@@ -137,6 +134,14 @@ def make_plan(rubric_path: Path, dataset_path: Path | None, options: RunOptions)
 
 
 # --- the rules ------------------------------------------------------------------------------
+
+
+def judges_configured(plan: Plan) -> None:
+    if not plan.config.judges:
+        raise InputError(
+            "no judge configured: add `grader.judges` to the rubric or pass --judge MODEL",
+            key="grader.judges",
+        )
 
 
 def name_or_out(plan: Plan) -> None:
@@ -260,6 +265,7 @@ def in_use_message(directory: Path) -> str:
 
 RULES: list[Check] = [
     Check(name_or_out, "directory"),
+    Check(judges_configured, "judges"),
     Check(simulated_params, "rubric"),
     Check(provider_settings, "rubric"),
     Check(per_item_settings, "rubric"),

@@ -104,12 +104,26 @@ CASES = {
         args=["--name", "x", "--out", "{out}"],
         check_applies=False,
     ),
-    "no-judge": Case("make_plan", CRITERIA, "grader.judges: no judge configured"),
+    "no-judge": Case(
+        "judges_configured",
+        CRITERIA,
+        "grader.judges: no judge configured",
+        check_applies=False,  # `check` lints a rubric meant for `run --judge` (it says so)
+    ),
+    "no-judge-checked-with-judge-flag": Case(
+        "key_variables",
+        CRITERIA,
+        "--judge: judge 'openai/x' needs the environment variable OPENAI_API_KEY",
+        args=["--judge", "openai/x"],
+    ),
     "bad-shard": Case(
         "make_plan", CRITERIA + judge_block(), "--shard: expected K/N", args=["--shard", "x"]
     ),
     "bad-field": Case(
-        "make_plan", CRITERIA + judge_block(), "--field: expected TARGET=PATH", args=["--field", "x"]
+        "make_plan",
+        CRITERIA + judge_block(),
+        "--field: expected TARGET=PATH",
+        args=["--field", "x"],
     ),
 }
 
@@ -182,6 +196,14 @@ def test_check_passes_when_the_key_variable_is_set(
     code, stdout, stderr = invoke("check", rubric, setup["dataset"])
     assert code == 0, stderr
     assert "sk-test-value" not in stdout + stderr
+
+
+def test_check_of_a_rubric_without_judges_says_run_needs_one(setup: dict[str, str]) -> None:
+    rubric = Path(setup["rubric"])
+    rubric.write_text(CRITERIA)
+    code, stdout, stderr = invoke("check", rubric)
+    assert code == 0, stderr
+    assert "`run` needs --judge MODEL" in " ".join(stdout.split())
 
 
 def test_version_prints_the_version_and_exits_0() -> None:
