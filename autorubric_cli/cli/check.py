@@ -18,11 +18,8 @@ def run_check(
 ) -> None:
     """Refuse what `run` would refuse before its first call (the same pre-flight rules), then
     print a summary. `env=False` (--no-env) skips the rules that read the environment."""
-    scopes: set[Scope] = (
-        {"rubric", "judges", "dataset", "env"} if env else {"rubric", "judges", "dataset"}
-    )
-    if not options.judges and not load_rubric(rubric_path).grader.judges:
-        scopes.discard("judges")  # a rubric meant for `run --judge MODEL`
+    # no "judges" scope: a rubric without judges is meant for `run --judge MODEL` (said below)
+    scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
     plan = preflight(rubric_path, dataset_path, options, frozenset(scopes))
     rubric = plan.rubric
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
