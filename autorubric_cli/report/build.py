@@ -64,6 +64,8 @@ def build_report_and_fold(
     report: dict[str, Any] = {
         "experiment": experiment.manifest.name,
         "status": experiment.manifest.status,
+        "error": experiment.manifest.error,  # why a `failed` run stopped
+        "shard": None if experiment.manifest.shard is None else experiment.manifest.shard.label,
         "simulated": fold.simulated,
         "items": {
             "total": experiment.manifest.items_total,
@@ -92,7 +94,7 @@ def build_report_and_fold(
             seed=seed,
         ),
         "usage": fold.usage,
-        "cost": exact_sum(fold.costs),
+        "cost": exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
         "usage_saved": fold.usage_saved,
         "cost_saved": exact_sum(fold.costs_saved),
         "retries": sum(j.retries for j in fold.judges.values()),

@@ -125,8 +125,13 @@ def cost_line(report: dict[str, Any]) -> str:
     )
 
 
-def gate_table(gate: dict[str, Any]) -> Table:
+SIMULATED_NOTE = "[yellow]These results come from SIMULATED judges, not real models.[/]"
+
+
+def gate_table(gate: dict[str, Any], shard: str | None = None) -> Table:
     verdict = "[green]PASSED[/]" if gate["passed"] else "[red]FAILED[/]"
+    if shard is not None:
+        verdict += f" (shard {shard} only: `autorubric merge` the shards for the whole run)"
     table = Table(title=f"Gate: {verdict}")
     for column in ("metric", "min", "max", "value", "result"):
         table.add_column(column)
@@ -142,8 +147,24 @@ def gate_table(gate: dict[str, Any]) -> Table:
     return table
 
 
-def render_tables(report: dict[str, Any], console: Console) -> None:
+def status_lines(report: dict[str, Any], directory: str | None) -> list[str]:
+    """Why a run is not complete, and how to finish it."""
+    lines = []
+    if report["status"] == "failed" and report.get("error"):
+        lines.append(f"[red]failed:[/] {report['error']}")
+    if report["status"] in ("failed", "interrupted") and directory is not None:
+        lines.append(f"finish it with: autorubric resume {directory}")
+    return lines
+
+
+def print_status(report: dict[str, Any], console: Console, directory: str | None) -> None:
+    for line in status_lines(report, directory):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def render_tables(report: dict[str, Any], console: Console, directory: str | None = None) -> None:
     console.print(summary_table(report))
+    print_status(report, console, directory)
     console.print(criteria_table(report))
     console.print(judges_table(report))
     console.print(cost_line(report))
@@ -155,13 +176,11 @@ def render_tables(report: dict[str, Any], console: Console) -> None:
         for table in human_labels_tables(report["human_labels"]):
             console.print(table)
     if report["gate"] is not None:
-        console.print(gate_table(report["gate"]))
+        console.print(gate_table(report["gate"], report.get("shard")))
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/] {warning}")
     if report.get("simulated"):
-        console.print(
-            "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
-        )
+        console.print(SIMULATED_NOTE)
 
 
 ERRORS_SHOWN = 10
@@ -172,9 +191,10 @@ def render_compact(
 ) -> None:
     """The end of `run`/`resume`: score summary, criteria, gate, errors; then where the rest is."""
     console.print(summary_table(report))
+    print_status(report, console, directory)
     console.print(criteria_table(report))
     if report["gate"] is not None:
-        console.print(gate_table(report["gate"]))
+        console.print(gate_table(report["gate"], report.get("shard")))
     errored = report["errored_items"]
     for item in errored[:ERRORS_SHOWN]:
         console.print(f"[red]error:[/] {item['id']}: {item['error']}", highlight=False)
@@ -183,9 +203,7 @@ def render_compact(
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if report.get("simulated"):
-        console.print(
-            "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
-        )
+        console.print(SIMULATED_NOTE)
     where = f"{html} · " if html else ""
     line = f"Full report: {where}all tables: autorubric report {directory}"
     console.print(line, highlight=False, soft_wrap=True)  # one line: people copy the path
