@@ -98,16 +98,16 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
     if fmt == "json":
         _print_json(bill)
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    from autorubric_cli.report.render_table import fmt_cost
+    from autorubric_cli.cli.console import output_console
+    from autorubric_cli.report.render_table import fmt_cost, name_column
 
     calls = bill["calls"]
     table = Table(title="Dry run: no judge called, nothing written")
+    name_column(table, "judge", [r["judge"] for r in bill["criteria"]])
+    name_column(table, "criterion", [r["criterion"] for r in bill["criteria"]])
     for column in (
-        "judge",
-        "criterion",
         "calls",
         "cached",
         "to send",
@@ -115,12 +115,12 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
         "compl tok ~",
         "cost ~",
     ):
-        table.add_column(column, justify="left" if column in ("judge", "criterion") else "right")
+        table.add_column(column, justify="right")
     for row in bill["criteria"]:
         table.add_row(*_bill_cells(row, row["judge"], row["criterion"], fmt_cost))
     for row in bill["judges"]:
         table.add_row(*_bill_cells(row, row["id"], "(all)", fmt_cost))
-    console = Console()
+    console = output_console()
     console.print(table)
     console.print(
         f"calls {calls['total']:,}: {calls['cached']:,} from the cache, {calls['to_send']:,} to "

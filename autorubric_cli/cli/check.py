@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.cli.console import output_console
 from autorubric_cli.core.rubric import CriterionOption
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import Scope, preflight
@@ -23,7 +23,7 @@ def run_check(
     plan = preflight(rubric_path, dataset_path, options, frozenset(scopes))
     rubric = plan.rubric
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
-    console = Console()
+    console = output_console()
     table = Table(title=f"{rubric_path}: {rubric.name or rubric_path.stem} — OK")
     for column in ("criterion", "kind", "weight", "aggregation", "options", "labelled items"):
         table.add_column(column)

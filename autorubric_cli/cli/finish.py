@@ -11,6 +11,7 @@ import orjson
 from pydantic import ValidationError
 from rich.console import Console
 
+from autorubric_cli.cli.console import output_console
 from autorubric_cli.cli.pipes import tolerate_closed_stdout
 from autorubric_cli.core.config import (
     BINARY_AGGREGATIONS,
@@ -162,8 +163,4 @@ def render(report: dict[str, Any], fmt: str, experiment: Any) -> None:
 
 
 def wide_console() -> Console:
-    """Rich console; when output is not a terminal (CI logs), 140 columns unless COLUMNS says."""
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = 140
-    return console
+    return output_console()

@@ -60,7 +60,7 @@ class Criterion(Strict):
     def _check_options_and_aggregation(self) -> Criterion:
         if self.scale_type == "binary" and self.options is not None:
             raise ValueError(
-                "`scale_type: binary` is for a criterion without `options` (MET/UNMET); "
+                "scale_type `binary` is for a criterion without options (MET/UNMET); "
                 "with options use ordinal or nominal"
             )
         if self.options is not None:

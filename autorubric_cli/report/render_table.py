@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from autorubric_cli.report.labels_section import human_labels_tables
-from autorubric_cli.report.metrics_section import agreement_table, ground_truth_tables
+from autorubric_cli.report.metrics_section import ground_truth_tables
+from autorubric_cli.report.render_agreement import agreement_table, pairwise_kappa_table
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -54,23 +55,26 @@ def summary_table(report: dict[str, Any]) -> Table:
     return table
 
 
+NAME_WIDTH = 32  # a longer name folds onto a second line rather than losing its end
+VOTES_WITH_VERDICT = (
+    "with verdict: the share of votes (all judges and samples) that chose the criterion's "
+    "verdict, mean over items"
+)
+
+
+def name_column(table: Table, header: str, names: list[str]) -> None:
+    """A column of names (criteria, judges, models): never cut, folded only past NAME_WIDTH."""
+    longest = max((len(n) for n in names), default=0)
+    table.add_column(header, no_wrap=longest <= NAME_WIDTH, overflow="fold")
+
+
 def criteria_table(report: dict[str, Any]) -> Table:
-    table = Table(title="Criteria")
-    for column in (
-        "criterion",
-        "kind",
-        "weight",
-        "met rate",
-        "mean value",
-        "CA/NA rate",
-        "agreement",
-        "distribution",
-    ):
-        table.add_column(
-            column, justify="left" if column in ("criterion", "kind", "distribution") else "right"
-        )
+    table = Table(title="Criteria", caption=VOTES_WITH_VERDICT)
+    name_column(table, "criterion", [c["name"] for c in report["criteria"]])
+    table.add_column("kind")
+    for column in ("weight", "met rate", "mean value", "CA/NA rate", "with verdict"):
+        table.add_column(column, justify="right")
     for c in report["criteria"]:
-        dist = ", ".join(f"{k}: {v}" for k, v in c["distribution"].items())
         table.add_row(
             c["name"],
             c["kind"],
@@ -79,41 +83,46 @@ def criteria_table(report: dict[str, Any]) -> Table:
             fmt(c["mean_value"]),
             fmt(c["cannot_assess_rate"]),
             fmt(c["agreement"]),
-            dist,
         )
+    return table
+
+
+def distribution_table(report: dict[str, Any]) -> Table:
+    """Each criterion's outcomes over items, in the rubric's option order."""
+    table = Table(title="Outcomes (items per option, in option order)")
+    name_column(table, "criterion", [c["name"] for c in report["criteria"]])
+    table.add_column("items per option", ratio=1)
+    for c in report["criteria"]:
+        table.add_row(c["name"], " · ".join(f"{k} {v}" for k, v in c["distribution"].items()))
     return table
 
 
 def judges_table(report: dict[str, Any]) -> Table:
     table = Table(title="Judges")
-    for column in (
-        "judge",
-        "model",
-        "weight",
-        "mean score",
-        "votes",
-        "error votes",
-        "tokens",
-        "cost",
-        "cached",
-        "cost saved",
-    ):
-        table.add_column(column, justify="left" if column in ("judge", "model") else "right")
+    name_column(table, "judge", [j["id"] for j in report["judges"]])
+    name_column(table, "model", [j["model"] for j in report["judges"]])
+    for column in ("weight", "mean score", "votes", "error votes"):
+        table.add_column(column, justify="right")
     for j in report["judges"]:
-        tokens = sum(j["usage"].get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
         model = j["model"] + (" (simulated)" if j["simulated"] else "")
         table.add_row(
-            j["id"],
-            model,
-            fmt(j["weight"], 2),
-            fmt(j["mean_score"]),
-            str(j["votes"]),
+            j["id"], model, fmt(j["weight"], 2), fmt(j["mean_score"]), str(j["votes"]),
             str(j["errors"]),
-            f"{tokens:,}",
-            fmt_cost(j["cost"]),
-            str(j.get("cached", 0)),
+        )  # fmt: skip
+    return table
+
+
+def judge_costs_table(report: dict[str, Any]) -> Table:
+    table = Table(title="Judges: tokens and cost")
+    name_column(table, "judge", [j["id"] for j in report["judges"]])
+    for column in ("tokens", "cost", "cached votes", "cost saved"):
+        table.add_column(column, justify="right")
+    for j in report["judges"]:
+        tokens = sum(j["usage"].get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
+        table.add_row(
+            j["id"], f"{tokens:,}", fmt_cost(j["cost"]), str(j.get("cached", 0)),
             fmt_cost(j.get("cost_saved")),
-        )
+        )  # fmt: skip
     return table
 
 
@@ -125,6 +134,10 @@ def cost_line(report: dict[str, Any]) -> str:
     )
 
 
+SINGLE_JUDGE = (
+    "Agreement between judges: not shown, this run has one judge "
+    "(add a second judge to `grader.judges` to measure it)."
+)
 SIMULATED_NOTE = "[yellow]These results come from SIMULATED judges, not real models.[/]"
 
 
@@ -167,8 +180,14 @@ def render_tables(report: dict[str, Any], console: Console, directory: str | Non
     print_status(report, console, directory)
     console.print(criteria_table(report))
     console.print(judges_table(report))
+    console.print(judge_costs_table(report))
     console.print(cost_line(report))
-    console.print(agreement_table(report["agreement"]))
+    console.print(distribution_table(report))
+    if len(report["judges"]) < 2:
+        console.print(SINGLE_JUDGE)
+    else:
+        console.print(agreement_table(report["agreement"]))
+        console.print(pairwise_kappa_table(report["agreement"]))
     if report["ground_truth"] is not None:
         for table in ground_truth_tables(report["ground_truth"]):
             console.print(table)
