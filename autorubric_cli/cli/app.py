@@ -17,7 +17,7 @@ from autorubric_cli.cli.guard import STATE, guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 from autorubric_cli.cli.label_cmd import label_app
 from autorubric_cli.cli.logs import install_warning_handler
-from autorubric_cli.errors import EXIT_OK, RunInterrupted
+from autorubric_cli.errors import EXIT_OK
 
 app = typer.Typer(
     cls=PlainHelpGroup,
@@ -244,13 +244,7 @@ def run(
         from autorubric_cli.cli.baseline import baseline_options, then_compare
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
-        try:
-            directory = start_run(rubric, dataset, options)
-        except RunInterrupted as exc:
-            from autorubric_cli.cli.finish import finish
-
-            finish(exc.directory, format.value, fail_under, junit, quiet=True, compact=True)
-            raise
+        directory = start_run(rubric, dataset, options)  # Ctrl-C: RunInterrupted, no report
         from autorubric_cli.cli.finish import finish
 
         code = finish(directory, format.value, fail_under, junit, compact=True)
@@ -304,20 +298,14 @@ def resume(
         from autorubric_cli.experiment.session import resume_run
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
-        try:
-            warnings = resume_run(
-                directory,
-                retry_errors=retry_errors,
-                concurrency=concurrency,
-                no_cache=no_cache,
-                cache_dir=cache_dir,
-                no_batch=no_batch,
-            )
-        except RunInterrupted:
-            from autorubric_cli.cli.finish import finish
-
-            finish(directory, format.value, fail_under, junit, quiet=True, compact=True)
-            raise
+        warnings = resume_run(  # Ctrl-C: RunInterrupted, no report
+            directory,
+            retry_errors=retry_errors,
+            concurrency=concurrency,
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+            no_batch=no_batch,
+        )
         from autorubric_cli.cli.finish import finish
 
         for warning in warnings:
