@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from rich.console import Group
 from rich.table import Table
 
 from autorubric_cli.metrics import (
@@ -400,6 +401,6 @@ def _judges_table(section: dict[str, Any]) -> Table:
     return table
 
 
-def ground_truth_tables(section: dict[str, Any]) -> list[Table]:
+def ground_truth_tables(section: dict[str, Any]) -> list[Group | Table]:
     """The ensemble's per-criterion table and the judges' comparison table."""
-    return [*_ensemble_tables(section), _judges_table(section)]
+    return [Group(*_ensemble_tables(section)), _judges_table(section)]

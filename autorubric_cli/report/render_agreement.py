@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 
 from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
@@ -21,7 +22,12 @@ def number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def agreement_table(section: dict[str, Any]) -> Table:
+def agreement_table(section: dict[str, Any]) -> Group:
+    """The coefficients per criterion, then Cohen's kappa per pair of judges."""
+    return Group(coefficients_table(section), pairwise_kappa_table(section))
+
+
+def coefficients_table(section: dict[str, Any]) -> Table:
     """Per-criterion inter-judge agreement."""
     caption = f"{AGREEING_PAIRS} (mean over criteria: {number(section['mean_agreement'])})"
     table = Table(title="Agreement between judges", caption=caption)
@@ -35,12 +41,11 @@ def agreement_table(section: dict[str, Any]) -> Table:
 
 
 def pairwise_kappa_table(section: dict[str, Any]) -> Table:
-    """Cohen's kappa of every pair of judges, per criterion."""
+    """Cohen's kappa of every pair of judges, per criterion (one pair a line)."""
     table = Table(title="Cohen's κ per pair of judges")
     table.add_column("criterion", no_wrap=True)
-    table.add_column("judges", overflow="fold")
-    table.add_column("κ", justify="right")
+    table.add_column("judges κ", overflow="fold")
     for c in section["criteria"]:
-        for pair, kappa in c["pairwise_cohen_kappa"].items():
-            table.add_row(c["name"], pair.replace("|", " · "), number(kappa))
+        pairs = "\n".join(f"{k} {number(v)}" for k, v in c["pairwise_cohen_kappa"].items())
+        table.add_row(c["name"], pairs or "n/a")
     return table

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from autorubric_cli.report.labels_section import human_labels_tables
 from autorubric_cli.report.metrics_section import ground_truth_tables
-from autorubric_cli.report.render_agreement import agreement_table, pairwise_kappa_table
+from autorubric_cli.report.render_agreement import agreement_table
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -187,7 +187,6 @@ def render_tables(report: dict[str, Any], console: Console, directory: str | Non
         console.print(SINGLE_JUDGE)
     else:
         console.print(agreement_table(report["agreement"]))
-        console.print(pairwise_kappa_table(report["agreement"]))
     if report["ground_truth"] is not None:
         for table in ground_truth_tables(report["ground_truth"]):
             console.print(table)
