@@ -196,7 +196,7 @@ def render_tables(report: dict[str, Any], console: Console, directory: str | Non
     if report["gate"] is not None:
         console.print(gate_table(report["gate"], report.get("shard")))
     for warning in report["warnings"]:
-        console.print(f"[yellow]warning:[/] {warning}")
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if report.get("simulated"):
         console.print(SIMULATED_NOTE)
 

@@ -226,8 +226,9 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
         rest = json.loads(resumed.stdout)
         assert rest["calls"] == {"total": 0, "cached": 0, "to_send": 0}  # --limit 3 is recorded
         assert bill["prompt_tokens"] > sent > 0
+        fresh = tmp_path / "b"  # `out` is taken now: `run` (and its dry run) would refuse it
         warm = json.loads(
-            run_cli("run", rubric, data, "--out", out, "--dry-run", "-f", "json").stdout
+            run_cli("run", rubric, data, "--out", fresh, "--dry-run", "-f", "json").stdout
         )
         assert warm["calls"] == {"total": 48, "cached": 24, "to_send": 24}
         assert warm["prompt_tokens"] == bill["prompt_tokens"] - sent
