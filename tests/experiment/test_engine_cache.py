@@ -6,8 +6,18 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from cache_support import CRITERIA, MODELS, by_id, cache_rubric, without_cache_marks
-from engine_support import run_cli, start_cli, token, valid_lines, wait_for_lines, write_dataset
+from engine_support import (
+    KEY_ENV,
+    KEY_VALUE,
+    run_cli,
+    start_cli,
+    token,
+    valid_lines,
+    wait_for_lines,
+    write_dataset,
+)
 
 from tests.support.judge_server import JudgeServer
 
@@ -195,7 +205,7 @@ def test_a_corrupt_cache_warns_once_and_the_run_goes_on(
 
 
 def test_dry_run_bills_exactly_what_the_run_then_sends(
-    tmp_path: Path, isolated_call_cache: Path
+    tmp_path: Path, isolated_call_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from autorubric_cli.experiment.dry_run import dry_run_start
     from autorubric_cli.experiment.session import RunOptions
@@ -241,6 +251,7 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
         unpriced = cache_rubric(
             tmp_path / "u.yaml", server.api_base, judges=1, judge_extra={0: {"model": "openai/x"}}
         )
+        monkeypatch.setenv(KEY_ENV, KEY_VALUE)  # the dry run checks key variables like `run`
         free = dry_run_start(unpriced, data, RunOptions())  # in process: one CLI start less
         assert free["cost_estimate"] is None and free["judges"][0]["cost_estimate"] is None
         table = run_cli("run", unpriced, data, "--dry-run")
