@@ -29,7 +29,8 @@ from autorubric_cli.experiment.manifest import (
     sha256_file,
     utc_now,
 )
-from autorubric_cli.experiment.options import GRACE_S, RunOptions
+from autorubric_cli.experiment.options import GRACE_S
+from autorubric_cli.experiment.options import RunOptions as RunOptions  # re-exported
 from autorubric_cli.experiment.preflight import in_use_message, preflight
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
