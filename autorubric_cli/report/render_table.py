@@ -56,9 +56,9 @@ def summary_table(report: dict[str, Any]) -> Table:
 
 
 NAME_WIDTH = 32  # a longer name folds onto a second line rather than losing its end
-VOTES_WITH_VERDICT = (
-    "with verdict: the share of votes (all judges and samples) that chose the criterion's "
-    "verdict, mean over items"
+WITH_OUTCOME = (
+    "judges w/ outcome: the share of judges (one kept sample each, abstentions set aside) "
+    "whose answer is the criterion's outcome, mean over items"
 )
 
 
@@ -69,10 +69,10 @@ def name_column(table: Table, header: str, names: list[str]) -> None:
 
 
 def criteria_table(report: dict[str, Any]) -> Table:
-    table = Table(title="Criteria", caption=VOTES_WITH_VERDICT)
+    table = Table(title="Criteria", caption=WITH_OUTCOME)
     name_column(table, "criterion", [c["name"] for c in report["criteria"]])
     table.add_column("kind")
-    for column in ("weight", "met rate", "mean value", "CA/NA rate", "with verdict"):
+    for column in ("weight", "met rate", "mean value", "CA/NA rate", "judges w/ outcome"):
         table.add_column(column, justify="right")
     for c in report["criteria"]:
         table.add_row(

@@ -74,10 +74,10 @@ def test_each_agreement_figure_says_what_it_measures(experiment: Path) -> None:
     code, stdout, _ = invoke("report", experiment, env={"COLUMNS": "100"})
     assert code == 0
     flat = " ".join(stdout.split())
-    assert "with verdict: the share of votes (all judges and samples) that chose the" in flat
+    assert "judges w/ outcome: the share of judges (one kept sample each, abstentions set" in flat
     assert "agreeing pairs: the share of pairs of judges that gave an item the same answer" in flat
     criteria_header = next(line for line in stdout.splitlines() if "┃ criterion" in line)
-    assert "with verdict" in criteria_header and "agreement" not in criteria_header
+    assert "judges" in criteria_header and "agreement" not in criteria_header
 
 
 def test_a_single_judge_run_says_why_agreement_is_absent(tmp_path: Path) -> None:
