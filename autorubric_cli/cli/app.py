@@ -674,4 +674,27 @@ app.add_typer(label_app, name="label")
 
 
 def main() -> None:
-    app()
+    """The console script: the command, then a fast exit.
+
+    After the command, the interpreter would tear down every module and collect every object
+    still alive (litellm's tables, a large run's records): seconds with nothing on screen, as
+    long after Ctrl-C as after a finished run. Output is flushed and atexit handlers run; the
+    process then ends without that teardown.
+    """
+    try:
+        app()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        fast_exit(code)
+
+
+def fast_exit(code: int) -> None:
+    import atexit
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
