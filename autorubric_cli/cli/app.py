@@ -412,8 +412,9 @@ def report(
         str,
         typer.Option(
             "--ground-truth",
-            help="Human labels (§14) as ground truth where the dataset has none: "
-            "majority | rater:NAME.",
+            metavar="SOURCE",
+            help="Human labels as ground truth where the dataset has none. "
+            "One of: majority, rater:NAME.",
         ),
     ] = "majority",
 ) -> None:

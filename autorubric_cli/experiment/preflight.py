@@ -32,7 +32,7 @@ from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.shard import Shard, count_items, parse_shard
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
-from autorubric_cli.loading.yaml_lines import load_yaml_with_lines
+from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
 
 Scope = Literal["rubric", "judges", "env", "dataset", "directory"]
 ALL_SCOPES: frozenset[Scope] = frozenset({"rubric", "judges", "env", "dataset", "directory"})
@@ -70,11 +70,9 @@ class Plan:
         """An error about judge `index`: at its line in the rubric, or on --judge."""
         if self.options.judges:
             return InputError(message, key="--judge")
-        loc = ("grader", "judges", index, *key.split("."))
-        found = (self.lines.get(loc[:n]) for n in range(len(loc), 0, -1))
-        line = next((n for n in found if n is not None), None)
-        dotted = ".".join(str(p) for p in loc)
-        return InputError(message, path=str(self.rubric_path), line=line, key=dotted)
+        loc: tuple[str | int, ...] = ("grader", "judges", index, *key.split("."))
+        line = line_for(loc, self.lines)
+        return InputError(message, path=str(self.rubric_path), line=line, key=dotted(loc))
 
 
 Rule = Callable[[Plan], None]
@@ -203,8 +201,11 @@ def provider_settings(plan: Plan) -> None:
     warnings kept for the caller to print."""
     from autorubric_cli.judges.preflight import check_judges
 
-    flagged = bool(plan.options.judges)
-    plan.warnings += check_judges(plan.config.judges, None if flagged else plan.rubric_path)
+    flagged = [JudgeSpec(model=m) for m in plan.options.judges]
+    # the judges as written (not the resolved copies): a provider rule may depend on whether
+    # the user set a key (an explicit temperature) or left its default
+    written = flagged or load_rubric(plan.rubric_path).grader.judges
+    plan.warnings += check_judges(written, None if flagged else plan.rubric_path)
 
 
 def per_item_settings(plan: Plan) -> None:
@@ -216,7 +217,7 @@ def per_item_settings(plan: Plan) -> None:
     except InputError as exc:
         if exc.path is not None:
             raise
-        line = plan.lines.get(tuple(exc.key.split(".")))
+        line = line_for(tuple(exc.key.split(".")), plan.lines)
         raise InputError(exc.message, path=str(plan.rubric_path), line=line, key=exc.key) from None
 
 

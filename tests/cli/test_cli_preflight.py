@@ -45,12 +45,12 @@ CASES = {
     "simulated-param-misspelt": Case(
         "simulated_params",
         CRITERIA + judge_block("      params:\n        acuracy: 0.9\n"),
-        "{rubric}:8: grader.judges.0.params.acuracy: judge 'simulated/a': unknown",
+        "{rubric}:8: grader.judges[0].params.acuracy: judge 'simulated/a': unknown",
     ),
     "simulated-param-out-of-range": Case(
         "simulated_params",
         CRITERIA + judge_block("      params: {{accuracy: 1.5}}\n"),
-        "{rubric}:7: grader.judges.0.params.accuracy: judge 'simulated/a': param",
+        "{rubric}:7: grader.judges[0].params.accuracy: judge 'simulated/a': param",
     ),
     "key-variable-unset": Case(
         "key_variables",
@@ -59,7 +59,7 @@ CASES = {
             f"      api_key_env: {UNSET_KEY}\n      api_base: {{api_base}}\n",
             model="openai/loopback",
         ),
-        f"{{rubric}}:7: grader.judges.0.api_key_env: judge 'openai/loopback' needs the "
+        f"{{rubric}}:7: grader.judges[0].api_key_env: judge 'openai/loopback' needs the "
         f"environment variable {UNSET_KEY}",
     ),
     "judge-flag-without-provider-key": Case(
@@ -67,6 +67,14 @@ CASES = {
         CRITERIA,
         "--judge: judge 'openai/gpt-4.1-mini' needs the environment variable OPENAI_API_KEY",
         args=["--judge", "openai/gpt-4.1-mini"],
+    ),
+    "provider-refuses-a-thinking-budget": Case(
+        "provider_settings",
+        CRITERIA
+        + judge_block(
+            f"      api_key_env: {UNSET_KEY}\n      thinking: 2048\n", model="openai/gpt-4.1-mini"
+        ),
+        "{rubric}:8: grader.judges[0].thinking: ",
     ),
     "per-item-with-criterion-prompt": Case(
         "per_item_settings",
