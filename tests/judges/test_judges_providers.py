@@ -43,7 +43,8 @@ def rubric(tmp_path: Path, judge: str) -> Path:
 
 
 def check(path: Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["check", str(path)])
+    # --no-env: these tests are about provider settings, not the key variables `check` reads
+    result = CliRunner().invoke(app, ["check", str(path), "--no-env"])
     return result.exit_code, result.output
 
 
