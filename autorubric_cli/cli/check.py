@@ -37,7 +37,7 @@ def run_check(
     )
     console.print(f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"))
     for warning in plan.warnings:
-        console.print(f"warning: {warning}", markup=False)
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)  # one line
     if rubric.gate:
         console.print("gate: " + "; ".join(_bounds(g.metric, g.min, g.max) for g in rubric.gate))
     if summary is not None:
