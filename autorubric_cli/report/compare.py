@@ -69,6 +69,12 @@ def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) 
     warnings = setting_warnings(base.experiment, new.experiment) + warnings
     for side in (base, new):
         warnings += side.issues.warnings(side.experiment.directory / ITEMS)
+    errored = {"base": sum(base.errored), "new": sum(new.errored)}
+    if errored["base"]:
+        warnings.append(
+            f"BASE has {errored['base']} errored item(s): left out; they do not make the "
+            "exit code 3 (only NEW's errors do)"
+        )
     seed = base.experiment.manifest.seed if options.seed is None else options.seed
     b_scores = np.frombuffer(base.score)[pairs.base_rows]
     n_scores = np.frombuffer(new.score)[pairs.new_rows]
@@ -86,6 +92,7 @@ def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) 
         "new": {"experiment": new.name, "path": str(new_dir)},
         "warnings": warnings,
         "items": items,
+        "errored": errored,
         "score": score_block(b_scores, n_scores, diffs, seed),
         "criteria": criteria_block(
             {c.name: c for c in base.criteria},
@@ -268,12 +275,15 @@ def regression_check(score: dict[str, Any], alpha: float) -> dict[str, Any]:
 
 
 def exit_code(result: dict[str, Any]) -> int:
-    """SPEC §8: 1 when a gate check failed on a defined value; else 3 when errored items were
-    left out; else 1 when a check is undefined; else 0."""
+    """SPEC §8/§12: 1 when a gate check failed on a defined value; else 3 when NEW (the run
+    under test) has errored items, or a failed check is undefined while errored items were left
+    out; else 1 when a check failed; else 0. BASE's errored items alone are a warning."""
     gate = result["gate"]
     failed = [] if gate is None else [c for c in gate["checks"] if not c["passed"]]
     if any(c["value"] is not None for c in failed):
         return 1
-    if result["items"]["excluded_errored"]:
+    if result["errored"]["new"]:
+        return 3
+    if failed and result["items"]["excluded_errored"]:
         return 3
     return 1 if failed else 0

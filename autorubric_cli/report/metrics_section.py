@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from rich.console import Group
 from rich.table import Table
 
 from autorubric_cli.metrics import (
@@ -351,15 +352,32 @@ def _overall_caption(block: dict[str, Any]) -> str:
     )
 
 
-def _ensemble_table(section: dict[str, Any]) -> Table:
-    table = Table(title=f"Ground truth: ensemble (ca_mode={section['ca_mode']}, 95% CI)")
-    for header in ("Criterion", "Kind", "n", *(h for h, _ in CRITERION_COLUMNS)):
-        table.add_column(header, justify="left" if header in ("Criterion", "Kind") else "right")
-    for c in section["criteria"]:
-        cells = [_cell(c, key) for _, key in CRITERION_COLUMNS]
-        table.add_row(c["name"], c["kind"], str(c["n"]), *cells)
-    table.caption = _overall_caption(section)
-    return table
+def _ensemble_tables(section: dict[str, Any]) -> list[Table]:
+    """Agreement with the labels (every criterion), then the ordinal figures (ordinal criteria
+    only): two narrow tables rather than one too wide for a terminal."""
+    title = f"Ground truth: ensemble (ca_mode={section['ca_mode']}, 95% CI)"
+    groups = [
+        (title, CRITERION_COLUMNS[:4], section["criteria"]),
+        (f"{title}: ordinal", CRITERION_COLUMNS[4:], _ordinal(section["criteria"])),
+    ]
+    tables = []
+    for heading, columns, criteria in groups:
+        if not criteria:
+            continue
+        table = Table(title=heading)
+        table.add_column("Criterion", no_wrap=True)
+        for header in ("Kind", "n", *(h for h, _ in columns)):
+            table.add_column(header, justify="left" if header == "Kind" else "right")
+        for c in criteria:
+            cells = [_cell(c, key) for _, key in columns]
+            table.add_row(c["name"], c["kind"], str(c["n"]), *cells)
+        tables.append(table)
+    tables[0].caption = _overall_caption(section)
+    return tables
+
+
+def _ordinal(criteria: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for c in criteria if c["kind"] == "ordinal"]
 
 
 def _judges_table(section: dict[str, Any]) -> Table:
@@ -383,20 +401,6 @@ def _judges_table(section: dict[str, Any]) -> Table:
     return table
 
 
-def ground_truth_tables(section: dict[str, Any]) -> list[Table]:
+def ground_truth_tables(section: dict[str, Any]) -> list[Group | Table]:
     """The ensemble's per-criterion table and the judges' comparison table."""
-    return [_ensemble_table(section), _judges_table(section)]
-
-
-def agreement_table(section: dict[str, Any]) -> Table:
-    """Per-criterion inter-judge agreement."""
-    table = Table(title="Agreement between judges")
-    headers = ("Items", "Agreement", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
-    for header in ("Criterion", "Kind", *headers, "Pairwise κ"):
-        table.add_column(header, justify="right" if header in headers else "left")
-    for c in section["criteria"]:
-        pairs = "\n".join(f"{k} {_number(v)}" for k, v in c["pairwise_cohen_kappa"].items())
-        figures = [_number(c[key]) for key in AGREEMENT_KEYS]
-        table.add_row(c["name"], c["kind"], str(c["n_items"]), *figures, pairs or "n/a")
-    table.caption = f"mean agreement {_number(section['mean_agreement'])}"
-    return table
+    return [Group(*_ensemble_tables(section)), _judges_table(section)]

@@ -13,10 +13,10 @@ from autorubric_cli.metrics import ABSTAIN, MISSING
 from autorubric_cli.report.metrics_section import (
     CriterionLabels,
     agreement_section,
-    agreement_table,
     ground_truth_section,
     ground_truth_tables,
 )
+from autorubric_cli.report.render_agreement import agreement_table
 
 A, M = ABSTAIN, MISSING
 BINARY_KEYS = {"accuracy", "precision", "recall", "f1", "cohen_kappa", "mcc", "fpr", "fnr"}
