@@ -37,6 +37,15 @@ DEFAULT_KEY = {"hosted_vllm": "fake-api-key"}
 DEFAULT_BASE_ENV = {"hosted_vllm": "HOSTED_VLLM_API_BASE"}
 PER_REQUEST_CODES = ("context_length_exceeded", "content_policy_violation", "content_filter")
 USER_AGENT = "autorubric"
+# the order litellm 1.106.2 writes OpenAI chat parameters in (DEFAULT_CHAT_COMPLETION_PARAM_VALUES)
+OPENAI_ORDER = (
+    *("temperature", "top_p", "n", "stream_options", "stop", "max_tokens"),
+    *("max_completion_tokens", "modalities", "prediction", "audio", "presence_penalty"),
+    *("frequency_penalty", "logit_bias", "response_format", "seed", "tools", "tool_choice"),
+    *("logprobs", "top_logprobs", "parallel_tool_calls", "reasoning_effort", "verbosity"),
+    *("web_search_options", "safety_identifier", "prompt_cache_key", "prompt_cache_retention"),
+    "store",
+)
 
 _SESSIONS: weakref.WeakSet[aiohttp.ClientSession] = weakref.WeakSet()
 
@@ -59,20 +68,24 @@ def bearer_key(spec: JudgeSpec) -> str | None:
 def request_body(
     spec: JudgeSpec, messages: list[dict[str, str]], response_format: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """(JSON body, extra headers) of one call, as litellm builds them for this judge."""
+    """(JSON body, extra headers) of one call, as litellm builds them for this judge, keys in
+    litellm's order: model, messages, the OpenAI parameters in `OPENAI_ORDER`, any other
+    param as given, then `extra_body`."""
     _, name = split_model(spec.model)
-    body: dict[str, Any] = {"model": name, "messages": messages}
-    if spec.temperature is not None:
-        body["temperature"] = spec.temperature
-    if spec.max_tokens is not None:
-        body["max_tokens"] = spec.max_tokens
-    body["response_format"] = response_format
     params = dict(spec.params)
     headers = {str(k): str(v) for k, v in (params.pop("extra_headers", None) or {}).items()}
     extra_body = params.pop("extra_body", None) or {}
-    body.update(params)
+    ours: dict[str, Any] = {"response_format": response_format}
+    if spec.temperature is not None:
+        ours["temperature"] = spec.temperature
+    if spec.max_tokens is not None:
+        ours["max_tokens"] = spec.max_tokens
     if isinstance(spec.thinking, str):
-        body["reasoning_effort"] = spec.thinking
+        ours["reasoning_effort"] = spec.thinking
+    given = {**ours, **params}
+    body: dict[str, Any] = {"model": name, "messages": messages}
+    body.update((key, given.pop(key)) for key in OPENAI_ORDER if key in given)
+    body.update(given)
     body.update(extra_body)
     return body, headers
 

@@ -76,7 +76,7 @@ def model_entry(model: str) -> dict[str, Any] | None:
     for key in (f"{provider}/{name}", name):
         entry = table.get(key)
         if entry is not None and entry.get("litellm_provider") == provider:
-            return entry if entry.get("input_cost_per_token") is not None else None
+            return entry
     return None
 
 
