@@ -22,6 +22,7 @@ from typing import Literal
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.price_table import exotic, model_entry, split_model
+from autorubric_cli.judges.simulated import is_simulated
 
 TransportName = Literal["native", "litellm"]
 
@@ -85,3 +86,11 @@ def transport_of(spec: JudgeSpec) -> tuple[TransportName, str]:
     if spec.transport != "auto":
         return spec.transport, "set in the rubric"
     return auto_transport(spec)
+
+
+def describe_transport(spec: JudgeSpec) -> str:
+    """What `check` prints for a judge: `native (why)`, `litellm (why)` or `simulated`."""
+    if is_simulated(spec.model):
+        return "simulated"
+    name, why = transport_of(spec)
+    return f"{name}: {why}"

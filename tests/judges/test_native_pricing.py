@@ -21,7 +21,11 @@ USAGES: list[dict[str, Any]] = [
         "prompt_tokens_details": {"cached_tokens": 1024},
         "completion_tokens_details": {"reasoning_tokens": 300},
     },
-    {"prompt_tokens": 250_000, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": 0}},
+    {
+        "prompt_tokens": 250_000,
+        "completion_tokens": 10,
+        "prompt_tokens_details": {"cached_tokens": 0},
+    },
     {
         "prompt_tokens": 300_000,
         "completion_tokens": 900,
