@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import itertools
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,6 +107,16 @@ def worker_pool(config: LLMConfig) -> Any:
     pool = WorkerPool(direct, config.timeout, config.workers)
     pool.start()
     return pool
+
+
+def _preload_report() -> threading.Thread:
+    """Import what the end-of-run report needs (numpy, scipy: seconds) in a thread while the
+    run grades: a run mostly waits on its judges, so the import then costs it nothing."""
+    thread = threading.Thread(
+        target=importlib.import_module, args=("autorubric_cli.report.build",), daemon=True
+    )
+    thread.start()
+    return thread
 
 
 @contextlib.contextmanager
@@ -335,6 +347,7 @@ def _execute(
     already = min(len(done), manifest.items_total)
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
     outcome = RunOutcome()
+    preloading = _preload_report()
     try:
         outcome = asyncio.run(
             _run_async(grader, items, directory, progress, window, grace_s, priors)
@@ -346,6 +359,7 @@ def _execute(
         outcome.fatal = exc
         raise
     finally:
+        preloading.join()  # never leave an import running into interpreter shutdown
         manifest.runs.append(
             {
                 "started": started,
