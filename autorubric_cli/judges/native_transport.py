@@ -19,9 +19,8 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
@@ -30,6 +29,9 @@ from autorubric_cli.judges.failures import HTTPStatusError, classify
 from autorubric_cli.judges.litellm_transport import api_key_for
 from autorubric_cli.judges.price_table import native_cost, split_model
 from autorubric_cli.judges.request import CallRequest, Completion
+
+if TYPE_CHECKING:  # imported by the first NativeTransport: `check` and `--help` never pay it
+    import aiohttp
 
 # where litellm reads a key or a base URL the judge does not name (litellm 1.106.2)
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
@@ -142,6 +144,8 @@ class NativeTransport:
     simulated = False
 
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
+        import aiohttp
+
         self.spec = spec
         self.timeout = aiohttp.ClientTimeout(total=spec.timeout or timeout)
         base = api_base_of(spec)
@@ -154,6 +158,8 @@ class NativeTransport:
         self.session: aiohttp.ClientSession | None = None
 
     def _session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         if self.session is None or self.session.closed:
             limit = self.spec.max_concurrency
             self.session = aiohttp.ClientSession(
@@ -170,6 +176,8 @@ class NativeTransport:
         body, headers = request_body(self.spec, messages, response_format)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
+        import aiohttp
+
         failure: Exception | None = None
         try:
             return await self._post(orjson.dumps(body), headers)
@@ -184,6 +192,8 @@ class NativeTransport:
         raise failure  # outside `except`: the provider's text is not chained
 
     async def _post(self, data: bytes, headers: dict[str, str]) -> Completion:
+        import aiohttp
+
         session = self._session()
         try:
             async with session.post(
