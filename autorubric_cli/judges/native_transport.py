@@ -28,6 +28,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import HTTPStatusError, classify
 from autorubric_cli.judges.litellm_transport import api_key_for
 from autorubric_cli.judges.price_table import native_cost, split_model
+from autorubric_cli.judges.providers import sent_temperature
 from autorubric_cli.judges.request import CallRequest, Completion
 
 if TYPE_CHECKING:  # imported by the first NativeTransport: `check` and `--help` never pay it
@@ -78,8 +79,9 @@ def request_body(
     headers = {str(k): str(v) for k, v in (params.pop("extra_headers", None) or {}).items()}
     extra_body = params.pop("extra_body", None) or {}
     ours: dict[str, Any] = {"response_format": response_format}
-    if spec.temperature is not None:
-        ours["temperature"] = spec.temperature
+    temperature = sent_temperature(spec)  # the one the manifest records, as over litellm
+    if temperature is not None:
+        ours["temperature"] = temperature
     if spec.max_tokens is not None:
         ours["max_tokens"] = spec.max_tokens
     if isinstance(spec.thinking, str):

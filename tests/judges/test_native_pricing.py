@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+import uuid
 from typing import Any
 
 import pytest
@@ -34,11 +35,14 @@ USAGES: list[dict[str, Any]] = [
     },
 ]
 TIERS = [None, "default", "priority", "flex"]
+# a name no other test has made litellm register at a zero price (judges/pricing.py does that
+# for unpriced models in the same process)
+UNKNOWN = f"unknown-{uuid.uuid4().hex[:8]}"
 
 
 def native_models() -> list[str]:
     """Every chat model of litellm's table a native judge can name, and a few it cannot price."""
-    names = {"openai/my-local-model", "hosted_vllm/my-local-model", "hosted_vllm/gpt-4o-mini"}
+    names = {f"openai/{UNKNOWN}", f"hosted_vllm/{UNKNOWN}", "hosted_vllm/gpt-4o-mini"}
     for key, entry in price_table.price_table().items():
         provider = entry.get("litellm_provider")
         if entry.get("mode") == "chat" and provider in ("openai", "hosted_vllm"):
@@ -94,7 +98,7 @@ def test_cached_reasoning_and_service_tier_change_the_price() -> None:
     assert priority == litellm_cost(model, plain, "priority")
 
 
-@pytest.mark.parametrize("model", ["openai/my-local-model", "hosted_vllm/gpt-4o-mini"])
+@pytest.mark.parametrize("model", [f"openai/{UNKNOWN}", "hosted_vllm/gpt-4o-mini"])
 def test_a_model_litellm_cannot_price_costs_null(model: str) -> None:
     assert price_table.native_cost(model, USAGES[0]) is None
     assert litellm_cost(model, USAGES[0], None) is None
