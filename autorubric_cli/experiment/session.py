@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import itertools
 import shutil
 import sys
@@ -109,12 +108,14 @@ def worker_pool(config: LLMConfig) -> Any:
     return pool
 
 
+def _import_metrics() -> None:
+    import autorubric_cli.metrics  # noqa: F401
+
+
 def _preload_report() -> threading.Thread:
-    """Import what the end-of-run report needs (numpy, scipy: seconds) in a thread while the
-    run grades: a run mostly waits on its judges, so the import then costs it nothing."""
-    thread = threading.Thread(
-        target=importlib.import_module, args=("autorubric_cli.report.build",), daemon=True
-    )
+    """Import the metrics the end-of-run report needs (numpy, scipy: seconds) in a thread while
+    the run grades: a run mostly waits on its judges, so the import then costs it nothing."""
+    thread = threading.Thread(target=_import_metrics, daemon=True)
     thread.start()
     return thread
 
