@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-import uuid
 from typing import Any
 
 import pytest
@@ -37,7 +36,8 @@ USAGES: list[dict[str, Any]] = [
 TIERS = [None, "default", "priority", "flex"]
 # a name no other test has made litellm register at a zero price (judges/pricing.py does that
 # for unpriced models in the same process)
-UNKNOWN = f"unknown-{uuid.uuid4().hex[:8]}"
+# (fixed, not random: pytest-xdist workers must collect the same test ids)
+UNKNOWN = "native-pricing-unknown-model"
 
 
 def native_models() -> list[str]:
