@@ -26,7 +26,7 @@ import orjson
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import HTTPStatusError, classify
-from autorubric_cli.judges.litellm_transport import api_key_for
+from autorubric_cli.judges.litellm_transport import api_key_for, count
 from autorubric_cli.judges.price_table import native_cost, split_model
 from autorubric_cli.judges.providers import sent_temperature
 from autorubric_cli.judges.request import CallRequest, Completion
@@ -101,10 +101,7 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
         message = reply["choices"][0]["message"]
         content = message.get("content")
         usage = reply.get("usage") or {}
-        counts = {
-            "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-            "completion_tokens": int(usage.get("completion_tokens") or 0),
-        }
+        counts = usage_counts(usage)
     except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError, ValueError):
         raise HTTPStatusError(200, "the reply is not a chat completion: " + garbled(raw)) from None
     reasoning = message.get("reasoning_content") or message.get("reasoning")
@@ -114,6 +111,26 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
         usage=counts if usage else {},
         cost=native_cost(spec.model, usage, reply.get("service_tier")),
     )
+
+
+def usage_counts(usage: dict[str, Any]) -> dict[str, int]:
+    """The usage recorded, with the keys `litellm_transport.usage_of` records: prompt and
+    completion tokens, and the prompt tokens read from (`cached_prompt_tokens`) or written to
+    (`cache_write_tokens`) the provider's cache when it reports them."""
+    details = usage.get("prompt_tokens_details") or {}
+    counts = {
+        "prompt_tokens": count(usage.get("prompt_tokens")),
+        "completion_tokens": count(usage.get("completion_tokens")),
+    }
+    cached = count(details.get("cached_tokens"))
+    written = count(usage.get("cache_creation_input_tokens")) or count(
+        details.get("cache_creation_tokens")
+    )
+    if cached:
+        counts["cached_prompt_tokens"] = cached
+    if written:
+        counts["cache_write_tokens"] = written
+    return counts
 
 
 def garbled(raw: bytes) -> str:

@@ -118,7 +118,12 @@ async def test_the_native_body_equals_litellms(
         assert headers["X-Tenant"] == litellm_headers["x-tenant"] == "eval"
     assert native.content == via_litellm.content
     assert native.reasoning == via_litellm.reasoning == "weighed it"
-    assert native.usage == via_litellm.usage == {"prompt_tokens": 1200, "completion_tokens": 300}
+    assert native.usage == via_litellm.usage
+    assert native.usage == {
+        "prompt_tokens": 1200,
+        "completion_tokens": 300,
+        "cached_prompt_tokens": 1024,
+    }
     assert native.cost == via_litellm.cost  # both None: litellm cannot price this name
 
 
