@@ -9,12 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import KEY_ENV, cli_env, run_cli, valid_lines, write_dataset
+from engine_support import KEY_ENV, cli_env, valid_lines, write_dataset
 
 from tests.support import closed_port
 from tests.support.judge_server import JudgeServer
 
 TRANSPORTS = ["native", "litellm"]
+
+
+def run_cli(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`autorubric ARGS` in a fresh interpreter (what a user runs), with the test key set."""
+    command = [sys.executable, "-m", "autorubric_cli", *map(str, args)]
+    return subprocess.run(command, env=cli_env(), capture_output=True, text=True, timeout=timeout)
 
 
 def judge_lines(model: str, api_base: str, transport: str, **extra: Any) -> str:
