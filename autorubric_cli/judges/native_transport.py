@@ -154,7 +154,7 @@ def status_error(status: int, raw: bytes, headers: Any) -> HTTPStatusError:
 
 
 class ConnectionLost(ConnectionError):
-    """The connection broke after it was made (the server died mid-reply)."""
+    """The connection could not be used: refused, reset, or broken mid-reply."""
 
 
 class NativeTransport:
@@ -221,8 +221,11 @@ class NativeTransport:
                 raw = await reply.read()
                 if reply.status != 200:
                     raise status_error(reply.status, raw, reply.headers)
-        except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as exc:
-            raise ConnectionLost(f"connection lost: {type(exc).__name__}") from exc
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            # a connection that failed or broke (refused, reset, closed mid-reply): retryable
+            # as litellm's APIConnectionError is; `classify` still reads a refusal or an
+            # unknown host from the chain beneath (`from exc`)
+            raise ConnectionLost(f"connection lost: {exc}") from exc
         return completion_of(self.spec, raw)
 
     async def aclose(self) -> None:

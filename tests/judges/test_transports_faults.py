@@ -8,6 +8,7 @@ import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -258,3 +259,25 @@ async def test_a_broken_judge_trips_the_breaker_alike(
     assert expected in str(caught.value) and "(3 calls in a row)" in str(caught.value)
     if where == "not_found":
         assert server.request_count == 3
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        aiohttp.ClientOSError(104, "Connection reset by peer"),
+        aiohttp.ClientOSError(None, "Can not write request body"),
+        aiohttp.ServerDisconnectedError(),
+    ],
+)
+async def test_a_broken_connection_is_retryable_on_native(
+    judge_api_key: str, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    """Seen when a server dies mid-run: a reset must be retried (as litellm's
+    APIConnectionError is), never an immediate error vote that would be recorded."""
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    monkeypatch.setattr(aiohttp.ClientSession, "post", broken)
+    failure = await failure_of("http://127.0.0.1:9/v1", "native")
+    assert (failure.category, failure.retryable, failure.hopeless) == ("connection", True, False)
