@@ -32,7 +32,7 @@ from autorubric_cli.judges.breaker import CircuitBreaker
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
 from autorubric_cli.judges.direct import direct_transport
-from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure
+from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
 from autorubric_cli.judges.litellm_transport import api_key_for
 from autorubric_cli.judges.prompts import reask_messages
@@ -196,6 +196,10 @@ class Judge:
                 paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)
+                raise
+            except JudgeAuthError as refused:
+                # the run stops: calls already waiting for a slot must not go out meanwhile
+                self.breaker.trip(str(refused))
                 raise
             finally:
                 self.stats.in_flight -= 1
