@@ -39,6 +39,7 @@ def run_check(
     console.print(
         f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"),
         highlight=False,
+        soft_wrap=True,  # one line
     )
     for warning in plan.warnings:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)  # one line

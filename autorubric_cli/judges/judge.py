@@ -30,7 +30,7 @@ from autorubric_cli.judges.batch.lines import UNLIMITED
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.breaker import CircuitBreaker
-from autorubric_cli.judges.policy.failures import SLOWS_DOWN, JudgeFailure
+from autorubric_cli.judges.policy.failures import SLOWS_DOWN, JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.limits import RequestRateLimiter, call_slot
 from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.policy.spend import SpendCap
@@ -196,6 +196,10 @@ class Judge:
                 paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)
+                raise
+            except JudgeAuthError as refused:
+                # the run stops: calls already waiting for a slot must not go out meanwhile
+                self.breaker.trip(str(refused))
                 raise
             finally:
                 self.stats.in_flight -= 1

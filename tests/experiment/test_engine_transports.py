@@ -138,7 +138,7 @@ grader:
     - {model: anthropic/claude-sonnet-4-5, id: claude}
 """
     )
-    done = run_cli("check", path)
+    done = run_cli("check", path, "--no-env")  # no OPENAI_API_KEY here
     assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())
     assert "vllm (native: hosted_vllm/ chat completions)" in text
