@@ -271,11 +271,14 @@ def dataset_items(plan: Plan) -> None:
 
 def directory_free(plan: Plan) -> None:
     """The experiment directory must be new or empty (it is claimed again, under a lock)."""
-    from autorubric_cli.experiment.lock import LOCK_FILE
+    from autorubric_cli.experiment.lock import LOCK_FILE, writer_lock
 
     directory = plan.directory
     if directory.exists() and not directory.is_dir():
         raise InputError("exists and is not a directory", path=str(directory), key="--out")
+    if (directory / LOCK_FILE).exists():
+        with writer_lock(directory):  # a writer at work: DirectoryInUse names its process
+            pass
     if directory.is_dir() and any(p.name != LOCK_FILE for p in directory.iterdir()):
         raise InputError(in_use_message(directory), path=str(directory))
 

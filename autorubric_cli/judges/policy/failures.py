@@ -34,7 +34,7 @@ class JudgeAuthError(JudgeError):
     """The provider refused the credentials (HTTP 401/403): the run stops."""
 
 
-class HTTPStatusError(Exception):
+class HTTPStatusError(JudgeError):
     """An HTTP reply that is not a usable completion, as a transport without litellm sees it:
     the status, the headers (`Retry-After`) and the provider's message, shaped like litellm's
     exceptions (`status_code`, `headers`) so that `classify` reads both the same way. A garbled

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, JudgeError
 from autorubric_cli.judges.policy.failures import HTTPStatusError, classify
 from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.price_table import native_cost, split_model
@@ -105,12 +105,27 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
     except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError, ValueError):
         raise HTTPStatusError(200, "the reply is not a chat completion: " + garbled(raw)) from None
     reasoning = message.get("reasoning_content") or message.get("reasoning")
+    tier = reply.get("service_tier")
+    cost = native_cost(spec.model, usage, tier)
     return Completion(
         content=content if isinstance(content, str) else None,
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         usage=counts if usage else {},
-        cost=native_cost(spec.model, usage, reply.get("service_tier")),
+        cost=cost,
+        prompt_cache_saved=prompt_cache_saved(spec.model, usage, tier, cost),
     )
+
+
+def prompt_cache_saved(
+    model: str, usage: dict[str, Any], tier: str | None, cost: float | None
+) -> float | None:
+    """What the call would have cost with no cached tokens, minus its cost (as the litellm
+    transport records it); None when nothing was read from the cache or the model is unpriced."""
+    details = usage.get("prompt_tokens_details") or {}
+    if cost is None or not count(details.get("cached_tokens")):
+        return None
+    full = native_cost(model, {**usage, "prompt_tokens_details": {}}, tier)
+    return None if full is None else full - cost
 
 
 def usage_counts(usage: dict[str, Any]) -> dict[str, int]:
@@ -153,7 +168,7 @@ def status_error(status: int, raw: bytes, headers: Any) -> HTTPStatusError:
     return HTTPStatusError(status, message, dict(headers), per_request=per_request)
 
 
-class ConnectionLost(ConnectionError):
+class ConnectionLost(JudgeError, ConnectionError):
     """The connection could not be used: refused, reset, or broken mid-reply."""
 
 
