@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 from rich.console import Console
 
@@ -26,6 +25,7 @@ from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.report.build import build_report_and_fold
+from autorubric_cli.report.models import Report, to_json, to_json_dict
 from autorubric_cli.report.render_table import render_compact, render_tables
 from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
 
@@ -79,9 +79,10 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
     return rules.with_overrides(**changes)
 
 
-def exit_code(report: dict[str, Any]) -> int:
-    """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8)."""
-    return gate_exit_code(report)
+def exit_code(report: Report) -> int:
+    """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8).
+    The gate reads the report's JSON form (`core.gate`)."""
+    return gate_exit_code(to_json_dict(report))
 
 
 def append_step_summary(markdown: str) -> None:
@@ -118,7 +119,7 @@ def finish(
         experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode
     )
     if what_if is None:  # a what-if changes nothing in the experiment directory
-        write_atomic(directory / REPORT, orjson.dumps(report, option=orjson.OPT_INDENT_2))
+        write_atomic(directory / REPORT, to_json(report))
     if junit is not None:
         junit.write_text(render_junit(report))
     append_step_summary(render_markdown(report))
@@ -138,9 +139,9 @@ def finish(
     return exit_code(report)
 
 
-def render(report: dict[str, Any], fmt: str, experiment: Any) -> None:
+def render(report: Report, fmt: str, experiment: Any) -> None:
     if fmt == "json":
-        sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(to_json(report).decode() + "\n")
     elif fmt == "markdown":
         sys.stdout.write(render_markdown(report))
     elif fmt == "junit":

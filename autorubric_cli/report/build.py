@@ -20,6 +20,18 @@ from autorubric_cli.report.fold import (
     exact_sum,
 )
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
+from autorubric_cli.report.models import (
+    AgreementSection,
+    CriterionSummary,
+    ErroredItem,
+    GateResult,
+    GroundTruthSection,
+    ItemCounts,
+    JudgeSummary,
+    Report,
+    WhatIf,
+    to_json_dict,
+)
 from autorubric_cli.report.parallel import fold_experiment
 from autorubric_cli.report.summary import score_summary
 
@@ -31,9 +43,11 @@ def build_report(
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
 ) -> dict[str, Any]:
-    return build_report_and_fold(
+    """The report's JSON form (SPEC §6), as `report --format json` prints it."""
+    report, _ = build_report_and_fold(
         experiment, extra_checks=extra_checks, what_if=what_if, ca_mode=ca_mode
-    )[0]
+    )
+    return to_json_dict(report)
 
 
 def build_report_and_fold(
@@ -42,8 +56,8 @@ def build_report_and_fold(
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
-) -> tuple[dict[str, Any], ReportFold]:
-    """The report and the fold it came from (the HTML report plots its per-item arrays)."""
+) -> tuple[Report, ReportFold]:
+    """The typed report and the fold it came from (the HTML report plots its arrays)."""
     rules = experiment.rules
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
@@ -52,43 +66,45 @@ def build_report_and_fold(
     fold.put_in_dataset_order()
     seed = experiment.manifest.seed
     labels = fold.labels()
-    report: dict[str, Any] = {
-        "experiment": experiment.manifest.name,
-        "status": experiment.manifest.status,
-        "simulated": fold.simulated,
-        "items": {
-            "total": experiment.manifest.items_total,
-            "completed": fold.recorded,
-            "errored": fold.errored,
-            "pending": max(experiment.manifest.items_total - fold.recorded, 0),
-        },
-        "score": score_summary(defined(np.frombuffer(fold.item_scores)), seed),
-        "criteria": [criterion_summary(t, fold.recorded) for t in fold.criteria],
-        "judges": [judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
-        "agreement": agreement_section(labels),
-        "ground_truth": ground_truth_section(
-            labels,
-            np.frombuffer(fold.truth_scores),
-            {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
-            ca_mode=ca_mode,
-            seed=seed,
+    truth = ground_truth_section(
+        labels,
+        np.frombuffer(fold.truth_scores),
+        {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
+        ca_mode=ca_mode,
+        seed=seed,
+    )
+    total = experiment.manifest.items_total
+    report = Report(
+        experiment=experiment.manifest.name,
+        status=experiment.manifest.status,
+        simulated=fold.simulated,
+        items=ItemCounts(
+            total=total,
+            completed=fold.recorded,
+            errored=fold.errored,
+            pending=max(total - fold.recorded, 0),
         ),
-        "usage": fold.usage,
-        "cost": exact_sum(fold.costs),
-        "usage_saved": fold.usage_saved,
-        "cost_saved": exact_sum(fold.costs_saved),
-        "retries": sum(j.retries for j in fold.judges.values()),
-        "error_votes": sum(j.errors for j in fold.judges.values()),
-        "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
-        "warnings": issues.warnings(path),
-    }
-    if what_if is not None:
-        report["what_if"] = {
-            "score": score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)
-        }
+        score=score_summary(defined(np.frombuffer(fold.item_scores)), seed),
+        criteria=[criterion_summary(t, fold.recorded) for t in fold.criteria],
+        judges=[judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
+        agreement=AgreementSection.model_validate(agreement_section(labels)),
+        ground_truth=None if truth is None else GroundTruthSection.model_validate(truth),
+        usage=fold.usage,
+        cost=exact_sum(fold.costs),
+        usage_saved=fold.usage_saved,
+        cost_saved=exact_sum(fold.costs_saved),
+        retries=sum(j.retries for j in fold.judges.values()),
+        error_votes=sum(j.errors for j in fold.judges.values()),
+        errored_items=[ErroredItem(id=i, error=e) for i, e in fold.errored_items],
+        warnings=issues.warnings(path),
+        what_if=None
+        if what_if is None
+        else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
+    )
     checks = [*experiment.rubric.gate, *(extra_checks or [])]
-    report["gate"] = evaluate_gate(report, checks)
-    return report, fold
+    gate = evaluate_gate(to_json_dict(report), checks)
+    gated = report.model_copy(update={"gate": None if gate is None else GateResult(**gate)})
+    return gated, fold
 
 
 def defined(values: np.ndarray) -> np.ndarray:
@@ -99,38 +115,38 @@ def _judge_score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
     return {j: np.frombuffer(a) for j, a in fold.judge_scores.items()}
 
 
-def criterion_summary(tally: CriterionTally, recorded: int) -> dict[str, Any]:
+def criterion_summary(tally: CriterionTally, recorded: int) -> CriterionSummary:
     criterion = tally.criterion
     valued = len(tally.values)
     met_rate = tally.met / valued if valued and criterion.options is None else None
-    return {
-        "name": criterion.name,
-        "kind": criterion.kind,
-        "weight": criterion.weight,
-        "met_rate": met_rate,
-        "mean_value": exact_mean(tally.values),
-        "cannot_assess_rate": tally.abstained / recorded if recorded else None,
-        "distribution": tally.distribution,
-        "agreement": exact_mean(tally.agreements),
-    }
+    return CriterionSummary(
+        name=criterion.name,
+        kind=criterion.kind,
+        weight=criterion.weight,
+        met_rate=met_rate,
+        mean_value=exact_mean(tally.values),
+        cannot_assess_rate=tally.abstained / recorded if recorded else None,
+        distribution=tally.distribution,
+        agreement=exact_mean(tally.agreements),
+    )
 
 
 def judge_summary(
     judge_id: str, tally: JudgeTally, fold: ReportFold, experiment: Experiment
-) -> dict[str, Any]:
+) -> JudgeSummary:
     spec = next(j for j in experiment.rubric.grader.judges if j.judge_id == judge_id)
-    return {
-        "id": judge_id,
-        "model": spec.model,
-        "weight": spec.weight,
-        "simulated": spec.model.startswith("simulated/"),
-        "mean_score": exact_mean(fold.judge_scores[judge_id]),
-        "votes": tally.votes,
-        "errors": tally.errors,
-        "retries": tally.retries,
-        "usage": tally.usage,
-        "cost": exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
-        "cached": tally.cached,
-        "usage_saved": tally.usage_saved,
-        "cost_saved": exact_sum(tally.costs_saved) if tally.cached else 0.0,
-    }
+    return JudgeSummary(
+        id=judge_id,
+        model=spec.model,
+        weight=spec.weight,
+        simulated=spec.model.startswith("simulated/"),
+        mean_score=exact_mean(fold.judge_scores[judge_id]),
+        votes=tally.votes,
+        errors=tally.errors,
+        retries=tally.retries,
+        usage=tally.usage,
+        cost=exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
+        cached=tally.cached,
+        usage_saved=tally.usage_saved,
+        cost_saved=exact_sum(tally.costs_saved) if tally.cached else 0.0,
+    )

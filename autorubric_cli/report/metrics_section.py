@@ -1,4 +1,4 @@
-"""The report's ``ground_truth`` and ``agreement`` sections, and their Rich tables.
+"""The report's ``ground_truth`` and ``agreement`` sections (their tables: `render_metrics`).
 
 Builders take integer label codes (see ``autorubric_cli.metrics.codes``) and return plain
 JSON values: floats, ints, None, lists, dicts. A metric with no value is None and its
@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from rich.table import Table
 
 from autorubric_cli.metrics import (
     MISSING,
@@ -312,91 +311,3 @@ def agreement_section(labels: list[CriterionLabels]) -> dict[str, Any]:
     if not shares:
         section["undefined"] = {"mean_agreement": "no criterion has a percent agreement"}
     return section
-
-
-NOT_APPLICABLE = "-"
-CRITERION_COLUMNS = (
-    ("Accuracy", "accuracy"),
-    ("Kappa", "cohen_kappa"),
-    ("F1", "f1"),
-    ("MCC", "mcc"),
-    ("Adjacent", "adjacent_accuracy"),
-    ("QW kappa", "quadratic_kappa"),
-    ("Spearman", "spearman"),
-    ("RMSE", "rmse"),
-)
-
-
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-def _cell(block: dict[str, Any], key: str) -> str:
-    """The figure with its interval; "n/a" when undefined, "-" when not applicable."""
-    if key not in block:
-        return NOT_APPLICABLE
-    text = _number(block[key])
-    interval = block.get("ci95", {}).get(key)
-    return f"{text} [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else text
-
-
-def _overall_caption(block: dict[str, Any]) -> str:
-    overall, score = block["overall"], block["score"]
-    return (
-        f"micro acc {_number(overall['micro_accuracy'])} · "
-        f"macro acc {_number(overall['macro_accuracy'])} · "
-        f"mean kappa {_number(overall['mean_kappa'])} · "
-        f"score r {_cell(score, 'pearson')}, RMSE {_cell(score, 'rmse')}, "
-        f"bias {_number(score['bias'])} (n={score['n']})"
-    )
-
-
-def _ensemble_table(section: dict[str, Any]) -> Table:
-    table = Table(title=f"Ground truth: ensemble (ca_mode={section['ca_mode']}, 95% CI)")
-    for header in ("Criterion", "Kind", "n", *(h for h, _ in CRITERION_COLUMNS)):
-        table.add_column(header, justify="left" if header in ("Criterion", "Kind") else "right")
-    for c in section["criteria"]:
-        cells = [_cell(c, key) for _, key in CRITERION_COLUMNS]
-        table.add_row(c["name"], c["kind"], str(c["n"]), *cells)
-    table.caption = _overall_caption(section)
-    return table
-
-
-def _judges_table(section: dict[str, Any]) -> Table:
-    table = Table(title="Ground truth: ensemble and judges (95% CI)")
-    headers = ("Judge", "Micro acc", "Macro acc", "Mean kappa", "Score r", "Score RMSE")
-    for header in (*headers, "Bias", "n"):
-        table.add_column(header, justify="left" if header == "Judge" else "right")
-    rows = {ENSEMBLE: section, **section["judges"]}
-    for judge, block in rows.items():
-        overall, score = block["overall"], block["score"]
-        table.add_row(
-            judge,
-            _number(overall["micro_accuracy"]),
-            _number(overall["macro_accuracy"]),
-            _number(overall["mean_kappa"]),
-            _cell(score, "pearson"),
-            _cell(score, "rmse"),
-            _number(score["bias"]),
-            str(score["n"]),
-        )
-    return table
-
-
-def ground_truth_tables(section: dict[str, Any]) -> list[Table]:
-    """The ensemble's per-criterion table and the judges' comparison table."""
-    return [_ensemble_table(section), _judges_table(section)]
-
-
-def agreement_table(section: dict[str, Any]) -> Table:
-    """Per-criterion inter-judge agreement."""
-    table = Table(title="Agreement between judges")
-    headers = ("Items", "Agreement", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
-    for header in ("Criterion", "Kind", *headers, "Pairwise κ"):
-        table.add_column(header, justify="right" if header in headers else "left")
-    for c in section["criteria"]:
-        pairs = "\n".join(f"{k} {_number(v)}" for k, v in c["pairwise_cohen_kappa"].items())
-        figures = [_number(c[key]) for key in AGREEMENT_KEYS]
-        table.add_row(c["name"], c["kind"], str(c["n_items"]), *figures, pairs or "n/a")
-    table.caption = f"mean agreement {_number(section['mean_agreement'])}"
-    return table
