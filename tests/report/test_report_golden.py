@@ -4,7 +4,7 @@ are byte-identical to golden files generated from the code before the typed repo
 Experiments are built offline with simulated judges (deterministic: each answer is seeded from
 judge, item, criterion and sample), then edited where a state cannot be produced on demand
 (errored items, a failed or interrupted run, a torn line, a repeated id). The temporary
-directory is replaced by ``<TMP>`` in the output.
+directory is replaced by ``<TMP>`` in the output, the repository root by ``<ROOT>``.
 
 To regenerate after an intended change of the JSON (and say so in the commit):
 ``AUTORUBRIC_REGENERATE_GOLDEN=1 python -m pytest tests/report/test_report_golden.py``.
@@ -131,6 +131,14 @@ CASES: dict[str, tuple[list[object], int]] = {
         ["compare", "{demo}", "{failed}", "--format", "json", "--fail-on-regression", "--top", "5"],
         3,
     ),
+    "compare-demo-samples": (
+        ["compare", "{demo}", "{samples}", "--format", "json", "--max-drop", "0.01"],
+        1,
+    ),
+    "compare-per-item-demo-max-drop": (
+        ["compare", "{per-item}", "{demo}", "--format", "json", "--max-drop", "0", "--seed", "3"],
+        0,
+    ),
     "validate-samples": (["validate", "{samples}", "--format", "json"], 0),
 }
 
@@ -151,7 +159,7 @@ def test_json_output_is_byte_identical_to_the_golden_file(case: str, experiments
     result = cli(*substitute(args, experiments))
     assert result.exit_code == expected_code, result.output
     json.loads(result.stdout)  # one JSON document, nothing else on stdout
-    text = result.stdout.replace(str(experiments), "<TMP>")
+    text = result.stdout.replace(str(experiments), "<TMP>").replace(str(ROOT), "<ROOT>")
     golden = GOLDEN / f"{case}.json"
     if REGENERATE:
         GOLDEN.mkdir(exist_ok=True)

@@ -2,36 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from autorubric_cli import __version__
 from autorubric_cli.report.html.page import asset, bokeh_script, environment
 from autorubric_cli.report.html.plots import Spec
+from autorubric_cli.report.models_compare import CompareResult
 
 
-def criteria_diffs(compare: dict[str, Any]) -> Spec | None:
+def criteria_diffs(compare: CompareResult) -> Spec | None:
     """new − base per criterion with a defined difference (MET rate or mean option value)."""
-    rows = [c for c in compare["criteria"] if c.get("diff") is not None]
+    rows = [c for c in compare.criteria if c.diff is not None]
     if not rows:
         return None
     return {
         "kind": "hbar",
         "title": "new − base per criterion",
-        "labels": [c["name"] for c in rows],
-        "values": [c["diff"] for c in rows],
-        "lo": [c["diff"] for c in rows],
-        "hi": [c["diff"] for c in rows],
-        "n": [c.get("n") for c in rows],
+        "labels": [c.name for c in rows],
+        "values": [c.diff for c in rows],
+        "lo": [c.diff for c in rows],
+        "hi": [c.diff for c in rows],
+        "n": [c.n for c in rows],
         "value_name": "difference",
         "color": "#4a78b5",
         "x_range": [-1, 1],
     }
 
 
-def item_changes(compare: dict[str, Any]) -> Spec | None:
-    score = compare["score"]
+def item_changes(compare: CompareResult) -> Spec | None:
+    score = compare.score
     labels = ["improved", "regressed", "unchanged"]
-    counts = [int(score.get(k) or 0) for k in labels]
+    counts = [score.improved, score.regressed, score.unchanged]
     total = sum(counts)
     if total == 0:
         return None
@@ -48,8 +47,8 @@ def item_changes(compare: dict[str, Any]) -> Spec | None:
     }
 
 
-def render_compare_html(compare: dict[str, Any]) -> str:
-    """The page for one SPEC §12 comparison object (as `compare --format json` prints it)."""
+def render_compare_html(compare: CompareResult) -> str:
+    """The page for one SPEC §12 comparison."""
     figures = {"items": item_changes(compare), "criteria": criteria_diffs(compare)}
     plots = {name: spec for name, spec in figures.items() if spec is not None}
     return (
