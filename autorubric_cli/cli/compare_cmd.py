@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from autorubric_cli.core.json_model import to_json
 from autorubric_cli.errors import InputError
 from autorubric_cli.report.compare import CompareOptions, compare_exit_code, compare_result
-from autorubric_cli.report.models import to_json
 from autorubric_cli.report.models_compare import CompareResult
 from autorubric_cli.report.render_compare import (
     compare_junit_suite,

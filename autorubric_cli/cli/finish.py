@@ -20,12 +20,13 @@ from autorubric_cli.core.config import (
 )
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import gate_exit_code
+from autorubric_cli.core.json_model import to_json, to_json_dict
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.report.build import build_report_and_fold
-from autorubric_cli.report.models import Report, to_json, to_json_dict
+from autorubric_cli.report.models import Report
 from autorubric_cli.report.render_table import render_compact, render_tables
 from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
 

@@ -9,6 +9,7 @@ import numpy as np
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
+from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
@@ -30,7 +31,6 @@ from autorubric_cli.report.models import (
     JudgeSummary,
     Report,
     WhatIf,
-    to_json_dict,
 )
 from autorubric_cli.report.parallel import fold_experiment
 from autorubric_cli.report.summary import score_summary

@@ -17,6 +17,7 @@ import numpy as np
 
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.gate import evaluate_check
+from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.metrics.codes import CA_MODES
@@ -31,7 +32,7 @@ from autorubric_cli.metrics.paired import (
 from autorubric_cli.report.compare_criteria import criteria_block, figure
 from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
-from autorubric_cli.report.models import GateCheckResult, to_json_dict
+from autorubric_cli.report.models import GateCheckResult
 from autorubric_cli.report.models_compare import (
     CompareCheck,
     CompareGate,

@@ -1,10 +1,10 @@
 """The report (SPEC §6) as typed, frozen models: built by `build`, read by every renderer.
 
-The JSON is `to_json(report)`: the models' fields are declared in the order the keys appear in
-the JSON, and a key that is sometimes absent (not null) is a field declared with `absent()`,
-left out of the dump while it is None. Dynamic keys (judge ids, option labels, token kinds,
-``undefined`` reasons, interval keys) stay dicts. Numbers that can be an int or a float in
-the JSON are typed ``int | float`` so an int is never printed as a float.
+The models' fields are declared in the order the keys appear in the JSON, and a key that is
+sometimes absent (not null) is declared with `absent()` (`core.json_model`). Dynamic keys
+(judge ids, option labels, token kinds, ``undefined`` reasons, interval keys) stay dicts.
+Numbers that can be an int or a float in the JSON are typed ``int | float`` so an int is never
+printed as a float.
 
 The gate (SPEC §7) evaluates metric paths over the report's JSON form (`core.gate`), so the
 gate's dotted paths mean exactly what they mean in the JSON a user reads; its result is then
@@ -13,36 +13,14 @@ validated into `GateResult`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from autorubric_cli.core.json_model import Block, absent
 
 Number = int | float
 Kind = Literal["binary", "ordinal", "nominal"]
-
-
-def _is_none(value: object) -> bool:
-    return value is None
-
-
-def absent() -> Any:
-    """A field whose key is left out of the JSON while it is None (not printed as null)."""
-    return Field(None, exclude_if=_is_none)
-
-
-class Block(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def to_json_dict(model: BaseModel) -> dict[str, Any]:
-    """The model as the JSON object the CLI prints."""
-    return model.model_dump(mode="json")
-
-
-def to_json(model: BaseModel) -> bytes:
-    """The JSON text `--format json` prints and report.json holds (2-space indent)."""
-    return orjson.dumps(to_json_dict(model), option=orjson.OPT_INDENT_2)
 
 
 class ItemCounts(Block):

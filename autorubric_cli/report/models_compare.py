@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from autorubric_cli.report.models import Block, GateCheckResult, Kind, absent
+from autorubric_cli.core.json_model import Block, absent
+from autorubric_cli.report.models import GateCheckResult, Kind
 
 
 class CompareSide(Block):

@@ -140,6 +140,23 @@ CASES: dict[str, tuple[list[object], int]] = {
         0,
     ),
     "validate-samples": (["validate", "{samples}", "--format", "json"], 0),
+    "validate-samples-beta-sweep": (
+        [
+            "validate",
+            "{samples}",
+            "--format",
+            "json",
+            "--criterion",
+            "satisfaction",
+            "--beta-pair",
+            "Satisfied,Very satisfied",
+            "--beta-sweep",
+            "0,0.25",
+            "--tau",
+            "0.75",
+        ],
+        0,
+    ),  # fmt: skip
 }
 
 

@@ -26,6 +26,7 @@ from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
 from autorubric_cli.report.models import JudgeSummary, Report
 from autorubric_cli.report.render_metrics import CRITERION_COLUMNS, has_figure
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
+from autorubric_cli.validate.result import ValidateResult
 
 REPORT_HTML = "report.html"
 BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
@@ -115,7 +116,7 @@ def report_figures(report: Report, experiment: Experiment, fold: ReportFold) -> 
     return {name: f for name, f in figures.items() if f is not None}
 
 
-def validate_section(directory: Path) -> dict[str, Any] | None:
+def validate_section(directory: Path) -> ValidateResult | None:
     """`validate`'s result with its default settings, when the experiment has human ratings."""
     from autorubric_cli.validate.loader import validate_experiment
     from autorubric_cli.validate.settings import ValidateSettings
