@@ -14,6 +14,7 @@ import typer
 
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.guard import STATE, guarded
+from autorubric_cli.cli.label_cmd import label_app
 from autorubric_cli.cli.logs import install_warning_handler
 from autorubric_cli.errors import EXIT_OK, InputError, RunInterrupted
 
@@ -324,6 +325,14 @@ def report(
         Path | None,
         typer.Option("--output", "-o", help="--format html: write here (default DIR/report.html)."),
     ] = None,
+    ground_truth: Annotated[
+        str,
+        typer.Option(
+            "--ground-truth",
+            help="Human labels (§14) as ground truth where the dataset has none: "
+            "majority | rater:NAME.",
+        ),
+    ] = "majority",
 ) -> None:
     """Render an experiment from items.jsonl (no judge calls)."""
 
@@ -346,6 +355,7 @@ def report(
             what_if=rules,
             ca_mode=ca_mode,
             output=output,
+            ground_truth=ground_truth,
         )
 
     guarded(body)
@@ -544,6 +554,7 @@ def simulate(
 
 
 app.add_typer(cache_app, name="cache")
+app.add_typer(label_app, name="label")
 
 
 def main() -> None:

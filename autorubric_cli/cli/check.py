@@ -9,6 +9,7 @@ from rich.table import Table
 
 from autorubric_cli.core.rubric import CriterionOption
 from autorubric_cli.grading.few_shot import load_examples
+from autorubric_cli.judges.preflight import check_judges
 from autorubric_cli.loading.dataset import summarize_dataset
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
@@ -16,6 +17,7 @@ from autorubric_cli.loading.rubric_loader import load_rubric
 
 def run_check(rubric_path: Path, dataset_path: Path | None, field_flags: list[str]) -> None:
     rubric = load_rubric(rubric_path)
+    warnings = check_judges(rubric.grader.judges, rubric_path)
     fields = {**rubric.dataset.fields, **parse_field_flags(field_flags)}
     if rubric.grader.few_shot is not None:
         load_examples(rubric.grader.few_shot, rubric, rubric_path.parent)
@@ -31,6 +33,8 @@ def run_check(rubric_path: Path, dataset_path: Path | None, field_flags: list[st
     console.print(table)
     judges = ", ".join(j.judge_id for j in rubric.grader.judges) or "none (pass --judge on run)"
     console.print(f"judges: {judges}")
+    for warning in warnings:
+        console.print(f"warning: {warning}", markup=False)
     if rubric.gate:
         console.print("gate: " + "; ".join(_bounds(g.metric, g.min, g.max) for g in rubric.gate))
     if summary is not None:

@@ -105,6 +105,7 @@ def finish(
     ca_mode: str = "exclude",
     compact: bool = False,
     output: Path | None = None,
+    ground_truth: str = "majority",
 ) -> int:
     """`compact` (run, resume): also write report.html and print the short summary."""
     if ca_mode not in CA_MODES:
@@ -117,7 +118,7 @@ def finish(
     experiment = open_experiment(directory)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
     report, fold = build_report_and_fold(
-        experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode
+        experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
     )
     if what_if is None:  # a what-if changes nothing in the experiment directory
         write_atomic(directory / REPORT, to_json(report))

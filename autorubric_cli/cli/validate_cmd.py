@@ -100,6 +100,7 @@ def run_validate(
     fc_matrix: Path | None,
 ) -> int:
     from autorubric_cli.experiment.opened import open_experiment
+    from autorubric_cli.labels.overlay import experiment_overlay
     from autorubric_cli.validate.loader import read_fc_matrix, validate_experiment
 
     check_format(fmt)
@@ -115,7 +116,14 @@ def run_validate(
         fc_matrix=matrix,
         fc_matrix_source=str(fc_matrix or ""),
     )
-    result = validate_experiment(directory, settings, human_path=human, criteria=criteria)
+    labels = experiment_overlay(directory)
+    result = validate_experiment(
+        directory,
+        settings,
+        human_path=human,
+        criteria=criteria,
+        overlay=None if labels is None else labels.apply,
+    )
     if fmt == "json":
         sys.stdout.write(to_json(result).decode() + "\n")
     else:

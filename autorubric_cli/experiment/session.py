@@ -35,6 +35,8 @@ from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
 from autorubric_cli.experiment.shard import count_items, in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
+from autorubric_cli.judges.preflight import check_judges, print_warnings
+from autorubric_cli.judges.providers import sent_params
 from autorubric_cli.judges.simulated import is_simulated as is_simulated_judge
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.fields import parse_field_flags
@@ -164,6 +166,8 @@ def _fatal_errors() -> tuple[type[BaseException], ...]:
 def prepare_run(rubric_path: Path, options: RunOptions) -> tuple[Rubric, dict[str, str]]:
     """The rubric with the run's flags applied, and the dataset field mapping (SPEC §2)."""
     rubric = load_rubric(rubric_path)
+    flagged = [JudgeSpec(model=m) for m in options.judges]
+    print_warnings(check_judges(flagged or rubric.grader.judges, None if flagged else rubric_path))
     rubric = rubric.model_copy(update={"grader": resolve_config(rubric, options)})
     return rubric, {**rubric.dataset.fields, **parse_field_flags(options.fields)}
 
@@ -203,6 +207,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
                 limit=options.limit,
                 simulated=is_simulated(config),
                 shard=shard,
+                sent=sent_params(config.judges),  # what each judge is sent (providers.py)
             )
             with _fresh_until_saved(directory):
                 with writing(directory / RUBRIC_COPY):

@@ -18,6 +18,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.failures import JudgeFailure, classify
 from autorubric_cli.judges.litellm_transport import thinking_kwargs
+from autorubric_cli.judges.providers import sent_temperature
 from autorubric_cli.judges.request import Completion
 
 ENDPOINT = "/v1/chat/completions"
@@ -49,8 +50,9 @@ def request_body(
         "messages": messages,
         "response_format": response_format,
     }
-    if spec.temperature is not None:
-        body["temperature"] = spec.temperature
+    temperature = sent_temperature(spec)
+    if temperature is not None:
+        body["temperature"] = temperature
     if spec.max_tokens is not None:
         body["max_tokens"] = spec.max_tokens
     body.update(thinking_kwargs(spec.thinking))

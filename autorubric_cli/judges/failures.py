@@ -14,6 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from autorubric_cli.errors import JudgeError
+from autorubric_cli.judges.providers import (
+    LITELLM_READ_BUGS,
+    OVERLOAD_STATUS,
+    OVERLOAD_TEXT,
+    RETRY_DELAY,
+)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 AUTH_STATUS = frozenset({401, 403})
@@ -21,6 +27,7 @@ HOPELESS_STATUS = frozenset({400, 404})  # wrong model, path or request shape: r
 PER_REQUEST_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
 KEY_LIKE = re.compile(r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{8,}|(Bearer\s+)[^\s\"']+")
 MAX_DETAIL = 300
+SLOWS_DOWN = frozenset({"rate_limit", "overloaded"})  # categories that shrink the adaptive limit
 
 
 class JudgeAuthError(JudgeError):
@@ -117,6 +124,64 @@ def retry_after_s(exc: BaseException) -> float | None:
     return None
 
 
+def exception_texts(exc: BaseException) -> str:
+    """The exception's text and, when litellm kept it, the provider's response body."""
+    texts = [str(exc)]
+    response = getattr(exc, "response", None)
+    body = getattr(response, "text", None)
+    if isinstance(body, str):
+        texts.append(body)
+    return "\n".join(texts)
+
+
+def retry_hint_s(exc: BaseException) -> float | None:
+    """The provider's wait, wherever it lives: a `Retry-After`/`retry-after-ms` header, else
+    Gemini's `RetryInfo.retryDelay` in the error body ("3s")."""
+    header = retry_after_s(exc)
+    if header is not None:
+        return header
+    found = RETRY_DELAY.search(exception_texts(exc))
+    return float(found.group(1)) if found else None
+
+
+def is_overload(status: int | None, exc: BaseException) -> bool:
+    """The provider says it is overloaded (Anthropic 529 `overloaded_error`, Gemini 503
+    `UNAVAILABLE` "The model is overloaded"), whatever status litellm reports."""
+    if status in OVERLOAD_STATUS:
+        return True
+    return (status is None or status >= 500) and bool(OVERLOAD_TEXT.search(exception_texts(exc)))
+
+
+def litellm_read_bug(exc: BaseException) -> bool:
+    """litellm failed to read a good reply (e.g. Groq without `service_tier`): not retryable."""
+    text = exception_texts(exc)
+    return any(pattern.search(text) for pattern in LITELLM_READ_BUGS)
+
+
+def provider_failure(status: int | None, exc: BaseException, message: str) -> JudgeFailure | None:
+    """Failures the provider table names (overload, a litellm reading bug); None otherwise.
+
+    An overload is retried, honours the provider's hint and slows the judge down like a 429
+    (`SLOWS_DOWN`); a reading bug stops after one attempt and counts toward the breaker.
+    """
+    status_text = f"HTTP {status}: " if status is not None else ""
+    if is_overload(status, exc):
+        return JudgeFailure(
+            "overloaded",
+            f"{status_text}the provider is overloaded; {message}",
+            retryable=True,
+            retry_after=retry_hint_s(exc),
+        )
+    if litellm_read_bug(exc):
+        return JudgeFailure(
+            "client",
+            f"litellm could not read the provider's reply (a litellm bug): {message}",
+            retryable=False,
+            hopeless=True,
+        )
+    return None
+
+
 def exception_chain(exc: BaseException) -> list[BaseException]:
     """`exc` and every exception it was raised from or while handling, outermost first."""
     chain: list[BaseException] = []
@@ -187,11 +252,14 @@ def classify(
             f"auth: judge {judge_id!r} was refused by the provider (HTTP {status}); "
             f"check {where} and the model's access"
         )
+    special = provider_failure(status, exc, message)
+    if special is not None:
+        return special
     category, retryable = category_for(status, exc)
     detail = f"HTTP {status}: {message}" if status is not None else message
     hopeless = status in HOPELESS_STATUS and not any(
         type(e).__name__ in PER_REQUEST_ERRORS for e in exception_chain(exc)
     )
     return JudgeFailure(
-        category, detail, retryable=retryable, retry_after=retry_after_s(exc), hopeless=hopeless
+        category, detail, retryable=retryable, retry_after=retry_hint_s(exc), hopeless=hopeless
     )

@@ -31,7 +31,7 @@ from autorubric_cli.judges.batch_lines import UNLIMITED
 from autorubric_cli.judges.breaker import CircuitBreaker
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
-from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport, api_key_for
 from autorubric_cli.judges.prompts import reask_messages
@@ -195,7 +195,7 @@ class Judge:
         return completion
 
     def _call_failed(self, failure: JudgeFailure, epoch: int) -> None:
-        if failure.category == "rate_limit":
+        if failure.category in SLOWS_DOWN:
             self.slots.overloaded(epoch)
             self._show_concurrency()
         self.breaker.call_failed(failure)

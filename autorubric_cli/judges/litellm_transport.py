@@ -17,7 +17,14 @@ from typing import Any
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
-from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced
+from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
+from autorubric_cli.judges.providers import (
+    facts_for,
+    priced,
+    sent_temperature,
+    structured_output,
+    thinking_display,
+)
 from autorubric_cli.judges.request import CallRequest, Completion
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
@@ -31,6 +38,9 @@ def load_litellm() -> ModuleType:
     """Import litellm with the environment it needs to stay offline, quiet and lean."""
     if "litellm" not in sys.modules:
         os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+        # the Anthropic beta-headers config is otherwise fetched from a public host at the
+        # first Anthropic call (litellm/anthropic_beta_headers_manager.py)
+        os.environ["LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS"] = "True"
         os.environ["LITELLM_MODE"] = "PRODUCTION"
         os.environ.setdefault(FAST_HANDLER_ENV, "true")
     import litellm
@@ -77,22 +87,29 @@ def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
 def request_kwargs(
     spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
 ) -> dict[str, Any]:
-    """Arguments for `litellm.acompletion`, without the key. litellm never retries itself."""
+    """Arguments for `litellm.acompletion`, without the key. litellm never retries itself.
+
+    The temperature is the one the provider accepts (`providers.sent_temperature`); a provider
+    that takes no JSON schema gets none (the prompt states the reply shape)."""
     kwargs: dict[str, Any] = {
         "model": spec.model,
         "messages": messages,
-        "response_format": response_format,
         "timeout": spec.timeout or timeout,
         "max_retries": 0,
         "num_retries": 0,
     }
-    if spec.temperature is not None:
-        kwargs["temperature"] = spec.temperature
+    if structured_output(spec.model) == "json_schema":
+        kwargs["response_format"] = response_format
+    temperature = sent_temperature(spec)
+    if temperature is not None:
+        kwargs["temperature"] = temperature
     if spec.max_tokens is not None:
         kwargs["max_tokens"] = spec.max_tokens
     if spec.api_base is not None:
         kwargs["api_base"] = spec.api_base
     kwargs.update(thinking_kwargs(spec.thinking))
+    if "thinking" in kwargs:
+        kwargs["thinking"] = {**kwargs["thinking"], **thinking_display(spec)}
     kwargs.update(spec.params)  # pass-through (top_p, seed, extra_headers, ...); keys checked
     return kwargs
 
@@ -153,6 +170,9 @@ async def call_litellm(
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`) or in a judge worker process (workers.py)."""
     litellm = load_litellm()
+    facts = facts_for(spec.model)
+    if facts.probes_model_info and not priced(spec.model):
+        register_unpriced_offline(litellm, spec.model, facts.name)
     key = api_key_for(spec)
     kwargs = request_kwargs(spec, timeout, messages, response_format)
     if key is not None:

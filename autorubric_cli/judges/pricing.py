@@ -42,3 +42,12 @@ def mark_unpriced(litellm: ModuleType, model: str, provider: str | None) -> None
         litellm.register_model({model: entry})
     finally:
         logger.setLevel(level)
+
+
+def register_unpriced_offline(litellm: ModuleType, model: str, provider: str) -> None:
+    """`mark_unpriced` without litellm's `register_model`, which looks the model up first: for
+    Ollama that lookup asks the server (`/api/show`) at its default address, not `api_base`."""
+    if model in _UNPRICED:
+        return
+    _UNPRICED.add(model)
+    litellm.model_cost[model] = dict(ZERO_PRICE, litellm_provider=provider)

@@ -253,9 +253,20 @@ def system_prompt(
 def reask_messages(
     messages: Sequence[dict[str, str]], bad_reply: str | None, problem: str
 ) -> list[dict[str, str]]:
-    """The original conversation plus the unusable reply and a request to answer again."""
-    return [
-        *messages,
-        {"role": "assistant", "content": bad_reply or ""},
-        {"role": "user", "content": REASK_PROMPT.format(problem=problem)},
-    ]
+    """The original conversation plus the unusable reply and a request to answer again.
+
+    An empty reply is not echoed: providers refuse an empty assistant turn (Gemini: 400
+    "required oneof field 'data' must have one initialized field"; Anthropic: "text content
+    blocks must be non-empty"). The request to answer again then joins the last user message,
+    so roles still alternate for the providers that require it."""
+    again = REASK_PROMPT.format(problem=problem)
+    if bad_reply is not None and bad_reply.strip():
+        return [
+            *messages,
+            {"role": "assistant", "content": bad_reply},
+            {"role": "user", "content": again},
+        ]
+    *head, last = messages
+    if last.get("role") != "user":
+        return [*messages, {"role": "user", "content": again}]
+    return [*head, {**last, "content": f"{last['content']}\n\n{again}"}]

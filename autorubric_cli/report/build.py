@@ -13,6 +13,7 @@ from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
+from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -20,6 +21,7 @@ from autorubric_cli.report.fold import (
     exact_mean,
     exact_sum,
 )
+from autorubric_cli.report.labels_section import human_labels_section
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
 from autorubric_cli.report.models import (
     AgreementSection,
@@ -27,6 +29,7 @@ from autorubric_cli.report.models import (
     ErroredItem,
     GateResult,
     GroundTruthSection,
+    HumanLabelsSection,
     ItemCounts,
     JudgeSummary,
     Report,
@@ -42,10 +45,15 @@ def build_report(
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
+    ground_truth: str = MAJORITY,
 ) -> dict[str, Any]:
     """The report's JSON form (SPEC §6), as `report --format json` prints it."""
     report, _ = build_report_and_fold(
-        experiment, extra_checks=extra_checks, what_if=what_if, ca_mode=ca_mode
+        experiment,
+        extra_checks=extra_checks,
+        what_if=what_if,
+        ca_mode=ca_mode,
+        ground_truth=ground_truth,
     )
     return to_json_dict(report)
 
@@ -56,13 +64,15 @@ def build_report_and_fold(
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
+    ground_truth: str = MAJORITY,
 ) -> tuple[Report, ReportFold]:
     """The typed report and the fold it came from (the HTML report plots its arrays)."""
     rules = experiment.rules
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
     path = experiment.directory / ITEMS
-    fold = fold_experiment(path, rules, judge_ids, what_if, issues)
+    overlay = experiment_overlay(experiment.directory, ground_truth)
+    fold = fold_experiment(path, rules, judge_ids, what_if, issues, overlay)
     fold.put_in_dataset_order()
     seed = experiment.manifest.seed
     labels = fold.labels()
@@ -89,6 +99,17 @@ def build_report_and_fold(
         judges=[judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
         agreement=AgreementSection.model_validate(agreement_section(labels)),
         ground_truth=None if truth is None else GroundTruthSection.model_validate(truth),
+        human_labels=None
+        if overlay is None
+        else HumanLabelsSection.model_validate(
+            human_labels_section(
+                overlay,
+                list(rules.criteria),
+                fold.labels(human_only=True),
+                ca_mode=ca_mode,
+                seed=seed,
+            )
+        ),
         usage=fold.usage,
         cost=exact_sum(fold.costs),
         usage_saved=fold.usage_saved,

@@ -25,6 +25,7 @@ from autorubric_cli.core.records import (
 )
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.core.scoring import score_item
+from autorubric_cli.labels.overlay import LabelOverlay
 from autorubric_cli.metrics import ABSTAIN, MISSING
 from autorubric_cli.report.metrics_section import CriterionLabels
 
@@ -52,6 +53,7 @@ class CriterionTally:
     abstained: int = 0
     agreements: array = field(default_factory=lambda: array("d"))
     truth: array = field(default_factory=lambda: array("b"))
+    label_truth: array = field(default_factory=lambda: array("b"))  # human labels only (§14)
     ensemble: array = field(default_factory=lambda: array("b"))
     judges: dict[str, array] = field(default_factory=dict)
 
@@ -85,6 +87,7 @@ class ReportFold:
     rules: ScoringRules
     judge_ids: list[str]
     what_if: ScoringRules | None = None
+    overlay: LabelOverlay | None = None  # human labels (§14): fill ground truth where absent
     recorded: int = 0
     errored: int = 0
     simulated: bool = False
@@ -110,6 +113,10 @@ class ReportFold:
             tally.judges = {j: array("b") for j in self.judge_ids}
 
     def add(self, record: ItemRecord) -> None:
+        labelled: dict[str, str] | None = None
+        if self.overlay is not None:
+            labelled = self.overlay.truth(record.id)
+            record = self.overlay.apply(record)
         self.recorded += 1
         self.simulated = self.simulated or record.simulated
         self.indices.append(_int64(record.index))
@@ -129,6 +136,10 @@ class ReportFold:
             scores.append(np.nan if score is None else score)
         for tally, criterion_record in zip(self.criteria, record.criteria, strict=True):
             self._add_criterion(tally, criterion_record, record.ground_truth)
+            if labelled is not None:
+                tally.label_truth.append(
+                    label_code(tally.criterion, labelled.get(tally.criterion.name))
+                )
         self.truth_scores.append(self._truth_score(record))
         if self.what_if is not None:
             self._add_what_if(record)
@@ -185,23 +196,28 @@ class ReportFold:
             series.append(self.what_if_scores)
         for tally in self.criteria:
             series += [tally.truth, tally.ensemble, *tally.judges.values()]
+            if len(tally.label_truth):
+                series.append(tally.label_truth)
         for values in (*series, self.indices):
             permuted = np.frombuffer(values, dtype=values.typecode)[order]
             values[:] = array(values.typecode, permuted.tobytes())
         errored = np.argsort(np.frombuffer(self.errored_indices, dtype=np.int64), kind="stable")
         self.errored_items = [self.errored_items[i] for i in errored]
 
-    def labels(self) -> list[CriterionLabels]:
+    def labels(self, *, human_only: bool = False) -> list[CriterionLabels]:
+        """Per criterion, truth and predictions; `human_only`: the truth from the human labels
+        alone (SPEC §14), whatever the dataset holds."""
         out = []
         for tally in self.criteria:
             criterion = tally.criterion
+            truth = tally.label_truth if human_only else tally.truth
             out.append(
                 CriterionLabels(
                     name=criterion.name,
                     kind=criterion.kind,
                     option_labels=option_labels(criterion),
                     option_values=option_values(criterion),
-                    truth=np.frombuffer(tally.truth, dtype=np.int8).astype(int),
+                    truth=np.frombuffer(truth, dtype=np.int8).astype(int),
                     predictions={
                         "ensemble": np.frombuffer(tally.ensemble, dtype=np.int8).astype(int),
                         **{
@@ -307,7 +323,7 @@ def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> Non
     add_counts(first.distribution, later.distribution)
     first.met += later.met
     first.abstained += later.abstained
-    for name in ("values", "agreements", "truth", "ensemble"):
+    for name in ("values", "agreements", "truth", "label_truth", "ensemble"):
         getattr(first, name).extend(getattr(later, name))
     for judge, codes in later.judges.items():
         first.judges[judge].extend(codes)

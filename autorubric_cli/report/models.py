@@ -189,6 +189,31 @@ class GroundTruthSection(Block):
         return PredictorMetrics(criteria=self.criteria, score=self.score, overall=self.overall)
 
 
+class InterRaterCriterion(Block):
+    name: str
+    kind: Kind
+    n_items: int  # items with two or more raters
+    n_labelled: int
+    krippendorff_alpha: float | None
+    percent_agreement: float | None
+    undefined: dict[str, str]
+
+
+class InterRater(Block):
+    criteria: list[InterRaterCriterion]
+
+
+class HumanLabelsSection(Block):
+    """SPEC §14: the raters, their agreement, and the judges against the labels alone."""
+
+    raters: list[str]
+    items_labelled: int
+    items_by_raters: dict[str, int]  # number of raters -> items with that many
+    ground_truth: str  # "majority" or "rater:NAME"
+    inter_rater: InterRater
+    judges: GroundTruthSection | None
+
+
 class ErroredItem(Block):
     id: str
     error: str
@@ -225,6 +250,7 @@ class Report(Block):
     judges: list[JudgeSummary]
     agreement: AgreementSection
     ground_truth: GroundTruthSection | None
+    human_labels: HumanLabelsSection | None
     usage: dict[str, int]
     cost: float | None
     usage_saved: dict[str, int]

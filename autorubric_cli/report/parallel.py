@@ -13,16 +13,17 @@ from pathlib import Path
 
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.experiment.store import ReadIssues, iter_records_at, latest_lines
+from autorubric_cli.labels.overlay import LabelOverlay
 from autorubric_cli.report.fold import ReportFold, merge_folds
 
 PARALLEL_MIN_RECORDS = 20_000
 
-FoldJob = tuple[Path, set[int], ScoringRules, list[str], ScoringRules | None]
+FoldJob = tuple[Path, set[int], ScoringRules, list[str], ScoringRules | None, LabelOverlay | None]
 
 
 def fold_chunk(job: FoldJob) -> tuple[ReportFold, list[int]]:
-    path, numbers, rules, judge_ids, what_if = job
-    fold = ReportFold(rules=rules, judge_ids=judge_ids, what_if=what_if)
+    path, numbers, rules, judge_ids, what_if, overlay = job
+    fold = ReportFold(rules=rules, judge_ids=judge_ids, what_if=what_if, overlay=overlay)
     issues = ReadIssues()
     for record in iter_records_at(path, numbers, issues, rules.criteria):
         fold.add(record)
@@ -48,15 +49,18 @@ def fold_experiment(
     judge_ids: list[str],
     what_if: ScoringRules | None,
     issues: ReadIssues,
+    overlay: LabelOverlay | None = None,
 ) -> ReportFold:
     """The fold over the newest record of every id, identical whatever the number of workers."""
     numbers = sorted(n for n, _ in latest_lines(path, issues).values())
     jobs: list[FoldJob] = [
-        (path, chunk, rules, judge_ids, what_if)
+        (path, chunk, rules, judge_ids, what_if, overlay)
         for chunk in split_contiguous(numbers, worker_count(len(numbers)))
     ]
     if len(jobs) <= 1:
-        fold, bad = fold_chunk(jobs[0]) if jobs else (ReportFold(rules, judge_ids, what_if), [])
+        fold, bad = (
+            fold_chunk(jobs[0]) if jobs else (ReportFold(rules, judge_ids, what_if, overlay), [])
+        )
         issues.bad_lines.extend(bad)
         return fold
     context = multiprocessing.get_context("fork")

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.report.labels_section import human_labels_tables
 from autorubric_cli.report.models import GateResult, Report, ScoreSummary
 from autorubric_cli.report.render_metrics import agreement_table, ground_truth_tables
 
@@ -137,6 +138,9 @@ def render_tables(report: Report, console: Console) -> None:
     console.print(agreement_table(report.agreement))
     if report.ground_truth is not None:
         for table in ground_truth_tables(report.ground_truth):
+            console.print(table)
+    if report.human_labels is not None:
+        for table in human_labels_tables(report.human_labels):
             console.print(table)
     if report.gate is not None:
         console.print(gate_table(report.gate))

@@ -11,12 +11,13 @@ it replaces the ratings stored in the experiment's records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
@@ -39,8 +40,10 @@ def validate_experiment(
     *,
     human_path: Path | None = None,
     criteria: Sequence[str] = (),
+    overlay: Callable[[ItemRecord], ItemRecord] | None = None,
 ) -> ValidateResult:
-    """Read the experiment (and --human), compare judges with humans; no judge is called."""
+    """Read the experiment (and --human), compare judges with humans; no judge is called.
+    `overlay` adds ratings to each record (the human labels' `LabelOverlay.apply`)."""
     settings.check()
     experiment = open_experiment(directory)
     rubric = experiment.rubric
@@ -48,7 +51,10 @@ def validate_experiment(
     human = read_human_file(human_path, rubric) if human_path is not None else None
     issues = ReadIssues()
     items = directory / ITEMS
-    collected = collect(rubric, iter_latest_records(items, issues, rubric.criteria), names, human)
+    records = iter_latest_records(items, issues, rubric.criteria)
+    if overlay is not None:  # human labels (SPEC §14), where the records have no ratings
+        records = map(overlay, records)
+    collected = collect(rubric, records, names, human)
     if not collected.criteria:
         source = str(human_path) if human_path is not None else str(items)
         raise InputError(

@@ -36,7 +36,7 @@ class StatusError(Exception):
         (500, "server", True),
         (502, "server", True),
         (503, "server", True),
-        (529, "server", True),
+        (529, "overloaded", True),
         (400, "request", False),
         (404, "request", False),
         (422, "request", False),

@@ -23,7 +23,6 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, Manifest, sha256_file
 from autorubric_cli.experiment.store import ReadIssues, iter_records_at, open_records
 from autorubric_cli.loading.dataset import iter_items
-from autorubric_cli.report.fold import outcome_label
 
 ITEM_CAP = 5_000
 """At most this many items are embedded (the worst first); the rest are in items.jsonl."""
@@ -107,6 +106,8 @@ def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:
 
 def criterion_row(record: CriterionRecord, judges: dict[str, int]) -> list[Any]:
     """[outcome label, agreement, reason, votes]."""
+    from autorubric_cli.report.fold import outcome_label  # numpy/scipy: not for the label page
+
     return [
         outcome_label(record),
         record.agreement,

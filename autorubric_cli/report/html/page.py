@@ -4,24 +4,21 @@ the items as a compressed payload, the page script and styles inline. No network
 
 from __future__ import annotations
 
-import math
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
-from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 
 from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, write_atomic
 from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.labels.overlay import experiment_overlay
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
 from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
+from autorubric_cli.report.html.templating import asset, bokeh_script, environment
 from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
 from autorubric_cli.report.models import JudgeSummary, Report
 from autorubric_cli.report.render_metrics import CRITERION_COLUMNS, has_figure
@@ -29,60 +26,6 @@ from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMN
 from autorubric_cli.validate.result import ValidateResult
 
 REPORT_HTML = "report.html"
-BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
-
-
-def fmt(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
-def fmt_ci(ci: Any) -> str:
-    return "n/a" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def fmt_cost(value: float | None) -> str:
-    return "n/a" if value is None else f"${value:.4f}"
-
-
-@cache
-def environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("autorubric_cli.report.html", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost, script_json=script_json)
-    return env
-
-
-@cache
-def asset(name: str) -> Markup:
-    """A file of assets/, trusted (it is ours), inlined into the page."""
-    text = resources.files("autorubric_cli.report.html").joinpath("assets", name).read_text()
-    return Markup(text)
-
-
-@cache
-def bokeh_script() -> Markup:
-    """BokehJS and its JavaScript plotting API, from the installed bokeh package."""
-    js = resources.files("bokeh").joinpath("server", "static", "js")
-    return Markup("\n".join(js.joinpath(n).read_text() for n in BOKEH_FILES))
-
-
-def script_json(value: Any) -> Markup:
-    """JSON for a <script type="application/json"> element: `<`, `>`, `&` escaped, so no text
-    can close the element; NaN becomes null."""
-    text = orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def judge_rows(report: Report) -> list[tuple[JudgeSummary, int]]:
@@ -121,10 +64,13 @@ def validate_section(directory: Path) -> ValidateResult | None:
     from autorubric_cli.validate.loader import validate_experiment
     from autorubric_cli.validate.settings import ValidateSettings
 
-    if not has_human_ratings(directory / ITEMS):
+    if not has_human_ratings(directory / ITEMS) and not (directory / LABELS).is_file():
         return None
     try:
-        return validate_experiment(directory, ValidateSettings())
+        overlay = experiment_overlay(directory)
+        return validate_experiment(
+            directory, ValidateSettings(), overlay=None if overlay is None else overlay.apply
+        )
     except InputError:
         return None
 

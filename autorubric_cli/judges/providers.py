@@ -1,0 +1,337 @@
+"""Provider facts: what we must decide per provider, in one table, not `if provider ==` around.
+
+litellm hides each provider's wire format; what it does not hide, and what we decide here:
+which temperature a model accepts (with thinking on, or at all), where a provider puts its
+retry hint, what its overload looks like, and whether it takes a JSON schema. Facts come from
+the providers' public API references and litellm 1.106.2's transformation code
+(`litellm/llms/<provider>/`); docs/providers.md shows them as a table.
+
+`preflight` turns the facts into problems with a judge's configuration, before any call:
+errors for what the provider will certainly refuse, warnings for what will work worse than
+the user may think. It is pure (no litellm import: `check` stays fast); the price lookup reads
+litellm's bundled cost map file directly.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from autorubric_cli.core.config import JudgeSpec
+
+StructuredOutput = Literal["json_schema", "prompt"]
+
+
+@dataclass(frozen=True)
+class ProviderFacts:
+    """One provider's behaviour we act on.
+
+    `thinking_fixes_temperature`: with thinking on, the API accepts temperature 1 only (Anthropic
+    400 "`temperature` may only be set to 1 when thinking is enabled"); we then send none.
+    `temperature_one_models`: substrings of model names that accept temperature 1 only (litellm
+    raises UnsupportedParamsError before sending); we then send none. `structured_output`:
+    `thinking_budget`: False where litellm refuses a token budget (`thinking` param) and takes an
+    effort (`reasoning_effort`) only; None where we do not know.
+    `summarized_thinking_models`: adaptive-thinking models (Opus 4.7+) whose thinking blocks come
+    back blank unless `display: summarized` is asked for; we ask, so the thinking is recorded.
+    `probes_model_info`: litellm asks the server for model info (Ollama `/api/show`) when the
+    model is not in its cost map, at its default address (localhost:11434), not the judge's
+    `api_base`; the model is registered unpriced before the first call instead (cost null).
+    `structured_output`: "json_schema" when litellm sends our schema natively (or as a forced
+    tool), "prompt" when the
+    reply shape is asked for in the prompt only. `retry_hint`/`overload`: where the provider says
+    how long to wait, and what it sends when overloaded (for the docs and `failures`).
+    """
+
+    name: str
+    thinking: str = "✗"
+    thinking_budget: bool | None = None  # takes `thinking: <tokens>`; False: an effort only
+    summarized_thinking_models: tuple[str, ...] = ()
+    thinking_fixes_temperature: bool = False
+    temperature_one_models: tuple[str, ...] = ()
+    reasoning_temperature_models: tuple[str, ...] = ()
+    structured_output: StructuredOutput = "json_schema"
+    probes_model_info: bool = False
+    retry_hint: str = "`Retry-After` / `retry-after-ms` header"
+    overload: str = "HTTP 503"
+
+
+OPENAI_REASONING = ("/o1", "/o3", "/o4")
+# gpt-5 reasoning models take a temperature other than 1 only with reasoning_effort "none"
+# (litellm gpt_5_transformation.py); gpt-5-chat takes any
+GPT5 = ("/gpt-5",)
+ANTHROPIC_SAMPLING_REMOVED = ("opus-4-7", "opus_4_7", "opus-4.7", "opus-4-8", "opus-4.8", "fable")
+
+PROVIDERS: dict[str, ProviderFacts] = {
+    f.name: f
+    for f in (
+        ProviderFacts(
+            "openai",
+            thinking_budget=False,
+            thinking="`reasoning_effort` (o-series, gpt-5)",
+            temperature_one_models=OPENAI_REASONING,
+            reasoning_temperature_models=GPT5,
+        ),
+        ProviderFacts(
+            "azure",
+            thinking_budget=False,
+            thinking="`reasoning_effort` (o-series, gpt-5 deployments)",
+            temperature_one_models=OPENAI_REASONING,
+            reasoning_temperature_models=GPT5,
+        ),
+        ProviderFacts(
+            "anthropic",
+            thinking_budget=True,
+            thinking="`thinking` blocks (budget or effort)",
+            thinking_fixes_temperature=True,
+            temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
+            summarized_thinking_models=ANTHROPIC_SAMPLING_REMOVED,
+            retry_hint="`retry-after` header",
+            overload="HTTP 529 `overloaded_error`",
+        ),
+        ProviderFacts(
+            "bedrock",
+            thinking_budget=True,
+            thinking="Claude models: `thinking` in additionalModelRequestFields",
+            thinking_fixes_temperature=True,
+            temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
+            retry_hint="none (429 ThrottlingException; our backoff)",
+            overload="HTTP 503 ServiceUnavailableException",
+        ),
+        ProviderFacts(
+            "gemini",
+            thinking_budget=True,
+            thinking="`thinkingConfig` (budget or level)",
+            retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
+            overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
+        ),
+        ProviderFacts(
+            "vertex_ai",
+            thinking_budget=True,
+            thinking="`thinkingConfig` (budget or level)",
+            retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
+            overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
+        ),
+        ProviderFacts(
+            "ollama",
+            thinking_budget=False,
+            thinking="`think` (reasoning models)",
+            retry_hint="none",
+            probes_model_info=True,
+        ),
+        ProviderFacts(
+            "ollama_chat",
+            thinking_budget=False,
+            thinking="`think` (reasoning models)",
+            retry_hint="none",
+            probes_model_info=True,
+        ),
+        ProviderFacts(
+            "groq", thinking_budget=False, thinking="`reasoning_effort` (reasoning models)"
+        ),
+        ProviderFacts("mistral"),
+        ProviderFacts("together_ai"),
+        ProviderFacts("openrouter", thinking="`reasoning` (passed through)"),
+        ProviderFacts("simulated", thinking="recorded, offline"),
+        # litellm 1.106.2 lists no `response_format` for these (get_supported_openai_params)
+        ProviderFacts("replicate", structured_output="prompt"),
+        ProviderFacts("cohere", structured_output="prompt"),
+        ProviderFacts("cohere_chat", structured_output="prompt"),
+    )
+}
+DEFAULT = ProviderFacts("openai-compatible")
+NAME_HINTS = (("claude", "anthropic"), ("gemini", "gemini"), ("gpt", "openai"), ("o1", "openai"))
+
+# Texts that mean "the provider is overloaded" whatever the status code litellm reports
+# (Anthropic 529 `overloaded_error`; Gemini 503 `UNAVAILABLE` "The model is overloaded").
+OVERLOAD_STATUS = frozenset({529})
+OVERLOAD_TEXT = re.compile(
+    r"overloaded_error|\boverloaded\b|\"UNAVAILABLE\"|server busy", re.IGNORECASE
+)
+# Gemini / Vertex put their wait in the error body: {"@type": "...RetryInfo", "retryDelay": "3s"}
+RETRY_DELAY = re.compile(r"[\"']retryDelay[\"']\s*:\s*[\"'](\d+(?:\.\d+)?)s[\"']")
+# litellm bugs that make a good reply fail on our side: retrying cannot help.
+LITELLM_READ_BUGS = (re.compile(r"has no attribute 'service_tier'"),)
+
+
+def provider_name(model: str) -> str:
+    """The provider litellm routes `model` to: its prefix, else a guess from the name."""
+    prefix, _, rest = model.partition("/")
+    if rest and prefix:
+        return prefix
+    for hint, name in NAME_HINTS:
+        if model.startswith(hint):
+            return name
+    return "openai"
+
+
+def facts_for(model: str) -> ProviderFacts:
+    return PROVIDERS.get(provider_name(model), DEFAULT)
+
+
+def thinking_on(spec: JudgeSpec) -> bool:
+    return spec.thinking is not None and str(spec.thinking).strip().lower() not in ("", "none")
+
+
+def only_temperature_one(model: str) -> bool:
+    name = "/" + model.lower()
+    return any(marker in name for marker in facts_for(model).temperature_one_models)
+
+
+def reasoning_fixes_temperature(spec: JudgeSpec) -> bool:
+    """A gpt-5 reasoning model (not gpt-5-chat) whose reasoning is not turned off."""
+    name = "/" + spec.model.lower()
+    markers = facts_for(spec.model).reasoning_temperature_models
+    reasoning = spec.thinking is None or str(spec.thinking).strip().lower() != "none"
+    return reasoning and "gpt-5-chat" not in name and any(m in name for m in markers)
+
+
+def temperature_refused(spec: JudgeSpec) -> bool:
+    """True when the provider certainly refuses any temperature but 1 for this judge."""
+    facts = facts_for(spec.model)
+    return only_temperature_one(spec.model) or (
+        facts.thinking_fixes_temperature and thinking_on(spec)
+    )
+
+
+def temperature_fixed(spec: JudgeSpec) -> bool:
+    """True when no temperature but 1 is sent: the refused cases, and gpt-5 reasoning models
+    (they take another only when their effective effort is "none", which we cannot know)."""
+    return temperature_refused(spec) or reasoning_fixes_temperature(spec)
+
+
+def sent_temperature(spec: JudgeSpec) -> float | None:
+    """The temperature sent to the provider; None: none is sent (the provider's default).
+
+    Where only 1 is accepted, a configured temperature other than 1 is the default one (an
+    explicit one is refused by `preflight`), so none is sent: the provider's own default is 1.
+    """
+    if spec.temperature is not None and temperature_fixed(spec) and spec.temperature != 1:
+        return None
+    return spec.temperature
+
+
+def thinking_display(spec: JudgeSpec) -> dict[str, str]:
+    """`display: summarized` for a thinking budget sent to an adaptive-thinking model."""
+    markers = facts_for(spec.model).summarized_thinking_models
+    name = "/" + spec.model.lower()
+    if thinking_budget(spec) is not None and any(m in name for m in markers):
+        return {"display": "summarized"}
+    return {}
+
+
+def sent_params(judges: list[JudgeSpec]) -> dict[str, dict[str, Any]]:
+    """Per judge, what is sent that may differ from the configuration (the manifest keeps it)."""
+    return {j.judge_id: {"temperature": sent_temperature(j)} for j in judges}
+
+
+def structured_output(model: str) -> StructuredOutput:
+    return facts_for(model).structured_output
+
+
+def thinking_budget(spec: JudgeSpec) -> int | None:
+    thinking = spec.thinking
+    if isinstance(thinking, int):
+        return thinking
+    if isinstance(thinking, str) and thinking.strip().isdigit():
+        return int(thinking)
+    return None
+
+
+# -- preflight ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about a judge: `key` is its path in the rubric (`grader.judges.0.thinking`)."""
+
+    severity: Literal["error", "warning"]
+    key: tuple[str | int, ...]
+    message: str
+
+
+@functools.cache
+def _cost_map() -> dict[str, Any]:
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or spec.origin is None:
+        return {}
+    path = Path(spec.origin).parent / "model_prices_and_context_window_backup.json"
+    try:
+        return dict(orjson.loads(path.read_bytes()))
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+
+
+def priced(model: str) -> bool:
+    """Whether litellm's bundled cost map prices `model` (as written or without its prefix)."""
+    costs = _cost_map()
+    return any(name in costs for name in (model, model.partition("/")[2]) if name)
+
+
+def preflight(judges: list[JudgeSpec], *, explicit: bool = True) -> list[Problem]:
+    """Problems with these judges, errors first. `explicit`: the specs come straight from the
+    rubric, so `temperature` counts as set only when the user wrote it (pydantic fields_set)."""
+    problems: list[Problem] = []
+    for index, spec in enumerate(judges):
+        key: tuple[str | int, ...] = ("grader", "judges", index)
+        problems += _judge_problems(spec, key, explicit)
+    return sorted(problems, key=lambda p: p.severity != "error")
+
+
+def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool) -> list[Problem]:
+    found: list[Problem] = []
+    facts = facts_for(spec.model)
+    written = "temperature" in spec.model_fields_set or not explicit
+    if written and spec.temperature not in (None, 1) and temperature_refused(spec):
+        why = (
+            f"{spec.model} accepts temperature 1 only"
+            if only_temperature_one(spec.model)
+            else f"{facts.name} refuses a temperature other than 1 when thinking is on"
+        )
+        found.append(
+            Problem("error", (*key, "temperature"), f"{why}; remove `temperature` or set it to 1")
+        )
+    budget = thinking_budget(spec)
+    if budget is not None and facts.thinking_budget is False:
+        found.append(
+            Problem(
+                "error",
+                (*key, "thinking"),
+                f"{facts.name} takes a thinking effort (low, medium or high), not a token "
+                "budget; litellm refuses `thinking` with a number for it",
+            )
+        )
+    if budget is not None and spec.max_tokens is not None and budget >= spec.max_tokens:
+        found.append(
+            Problem(
+                "error",
+                (*key, "thinking"),
+                f"a thinking budget of {budget} tokens must be below max_tokens "
+                f"({spec.max_tokens}); the provider refuses it. Raise max_tokens or lower the "
+                "budget",
+            )
+        )
+    if facts.name != "simulated" and not priced(spec.model):
+        found.append(
+            Problem(
+                "warning",
+                (*key, "model"),
+                f"litellm has no price for {spec.model}: its cost will be recorded as null",
+            )
+        )
+    if facts.structured_output == "prompt":
+        found.append(
+            Problem(
+                "warning",
+                (*key, "model"),
+                f"{facts.name} takes no JSON schema: the reply shape is asked for in the prompt "
+                "only, and unusable replies are re-asked",
+            )
+        )
+    return found

@@ -1,0 +1,72 @@
+"""The labelling page (SPEC §14): one self-contained file, the rules of the HTML report (§13).
+
+Items go in the order `labels.order` chose, until the item cap or the byte budget is reached,
+so a capped page holds the items most worth labelling. Texts travel as gzip+base64 (they
+cannot close their `<script>` element) and the page inserts them with `textContent` only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from autorubric_cli import __version__
+from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.manifest import write_atomic
+from autorubric_cli.labels.page_data import LabelPlan, plan_meta
+from autorubric_cli.report.html.items import compress_rows, dataset_texts
+from autorubric_cli.report.html.templating import asset, environment
+
+LABEL_HTML = "label.html"
+LABEL_ITEM_CAP = 10_000
+"""At most this many items on one page (the first in the labelling order)."""
+LABEL_BYTE_BUDGET = 6_000_000
+"""Compressed bytes of items: base64 makes it ~8 MB, so the page stays under 10 MB."""
+
+
+def label_rows(plan: LabelPlan, texts: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for item in plan.ranked:
+        query, submission, thinking = texts.get(item.id, (None, None, None))
+        row = {"id": item.id, "why": item.why, "r": item.raters, "sub": submission}
+        if query is not None:
+            row["q"] = query
+        if thinking is not None:
+            row["th"] = thinking
+        rows.append(row)
+    return rows
+
+
+def render_label_html(
+    plan: LabelPlan, *, cap: int = LABEL_ITEM_CAP, budget: int = LABEL_BYTE_BUDGET
+) -> str:
+    experiment = plan.experiment
+    wanted = {item.id for item in plan.ranked[:cap]}
+    texts, note = dataset_texts(experiment.manifest, experiment.rubric, wanted)
+    if note is not None:
+        raise InputError(f"cannot write the labelling page: {note}", path=str(experiment.directory))
+    payload, ids, hit = compress_rows(label_rows(plan, texts)[:cap], budget)
+    meta = plan_meta(plan) | {"shown": len(ids), "total": len(plan.ranked)}
+    template = environment().get_template("label.html.j2")
+    return template.render(
+        meta=meta,
+        payload=payload,
+        capped=len(ids) < len(plan.ranked),
+        budget_hit=hit,
+        css=asset("label.css"),
+        page_js=asset("label.js"),
+        plots=None,
+        version=__version__,
+    )
+
+
+def write_label_html(plan: LabelPlan, path: Path | None = None) -> Path:
+    target = path if path is not None else plan.experiment.directory / LABEL_HTML
+    page = render_label_html(plan)
+    try:
+        write_atomic(target, page.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the labelling page: {exc.strerror}", path=str(target)
+        ) from None
+    return target

@@ -1,0 +1,142 @@
+"""The report's `human_labels` section (SPEC §14): who labelled how much, how far the raters
+agree with one another, and how far the judges agree with the labels.
+
+- `items_by_raters`: number of raters -> number of items with that many raters.
+- `inter_rater`: per criterion, each rater's forced choice as one rater of a reliability
+  matrix (items x raters; abstentions missing), Krippendorff's alpha (nominal for binary and
+  nominal criteria, ordinal on option ranks for ordinal ones) and percent agreement, exactly
+  as the judges' `agreement` section computes them.
+- `judges`: the `ground_truth` section's figures (accuracy, kappas, ... with 95% bootstrap
+  intervals) computed against the labels' ground truth alone (`ground_truth`: majority or
+  rater:NAME), whatever the dataset holds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+from rich.table import Table
+
+from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.labels.overlay import LabelOverlay
+from autorubric_cli.metrics import (
+    MISSING,
+    build_scale,
+    krippendorff_alpha,
+    percent_agreement,
+    rater_categories,
+    rating_counts,
+)
+from autorubric_cli.metrics.agreement import AlphaLevel
+from autorubric_cli.metrics.figures import figures_json
+from autorubric_cli.report.fold import label_code, option_labels, option_values
+from autorubric_cli.report.metrics_section import CriterionLabels, ground_truth_section
+from autorubric_cli.report.models import CriterionMetrics, HumanLabelsSection
+
+
+def rater_matrix(overlay: LabelOverlay, criterion: Criterion) -> tuple[list[str], np.ndarray]:
+    """(raters, label codes with one row per item some rater labelled for this criterion)."""
+    raters = sorted({r for by_rater in overlay.raters.values() for r in by_rater})
+    rows = []
+    for item_id in sorted(overlay.raters):
+        by_rater = overlay.raters[item_id]
+        codes = [label_code(criterion, by_rater.get(r, {}).get(criterion.name)) for r in raters]
+        if any(c != MISSING for c in codes):
+            rows.append(codes)
+    return raters, np.array(rows, dtype=np.int64).reshape(len(rows), len(raters))
+
+
+def inter_rater(overlay: LabelOverlay, criterion: Criterion) -> dict[str, Any]:
+    raters, codes = rater_matrix(overlay, criterion)
+    scale = build_scale(
+        criterion.kind, option_labels(criterion), option_values(criterion), "exclude"
+    )
+    ratings = rater_categories(codes, scale)
+    counts = rating_counts(ratings, scale.n_options)
+    level: AlphaLevel = "ordinal" if criterion.kind == "ordinal" else "nominal"
+    undefined: dict[str, str] = {}
+    figures = figures_json(
+        {
+            "krippendorff_alpha": krippendorff_alpha(ratings, scale.n_options, level),
+            "percent_agreement": percent_agreement(counts),
+        },
+        undefined,
+    )
+    return {
+        "name": criterion.name,
+        "kind": criterion.kind,
+        "n_items": int(np.count_nonzero(counts.sum(axis=1) >= 2)),
+        "n_labelled": int(codes.shape[0]),
+        **figures,
+        "undefined": undefined,
+    }
+
+
+def human_labels_section(
+    overlay: LabelOverlay,
+    criteria: list[Criterion],
+    human_only: list[CriterionLabels],
+    *,
+    ca_mode: str,
+    seed: int,
+) -> dict[str, Any]:
+    blocks = [inter_rater(overlay, c) for c in criteria]
+    per_item = Counter(len(by_rater) for by_rater in overlay.raters.values())
+    n_items = len(human_only[0].truth) if human_only else 0
+    judges = ground_truth_section(
+        human_only, np.full(n_items, np.nan), {}, ca_mode=ca_mode, seed=seed
+    )
+    return {
+        "raters": sorted({r for by_rater in overlay.raters.values() for r in by_rater}),
+        "items_labelled": len(overlay.raters),
+        "items_by_raters": {str(k): per_item[k] for k in sorted(per_item)},
+        "ground_truth": overlay.source,
+        "inter_rater": {"criteria": [b for b in blocks if b["n_labelled"]]},
+        "judges": judges,
+    }
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _with_ci(block: CriterionMetrics, key: str) -> str:
+    """The figure (a field of the block's kind) with its interval."""
+    ci = block.ci95.get(key)
+    text = _num(getattr(block, key, None))
+    return text if not ci else f"{text} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def human_labels_tables(section: HumanLabelsSection) -> list[Table]:
+    """Raters per item, inter-rater agreement, and the judges' accuracy against the labels."""
+    counts = ", ".join(f"{n} rater(s): {k} items" for n, k in section.items_by_raters.items())
+    raters = Table(
+        title=f"Human labels: {len(section.raters)} raters ({', '.join(section.raters)}); "
+        f"{counts}; ground truth: {section.ground_truth}"
+    )
+    for column in ("criterion", "items (2+ raters)", "Kripp. α (raters)", "agreement"):
+        raters.add_column(column)
+    for rated in section.inter_rater.criteria:
+        raters.add_row(
+            rated.name,
+            str(rated.n_items),
+            _num(rated.krippendorff_alpha),
+            _num(rated.percent_agreement),
+        )
+    tables = [raters]
+    judges = section.judges
+    if judges is not None:
+        table = Table(title="Judges against the human labels: accuracy [95% CI]")
+        predictors = {"ensemble": judges.ensemble(), **judges.judges}
+        table.add_column("criterion")
+        for name in predictors:
+            table.add_column(name)
+        for index, block in enumerate(judges.criteria):
+            if not block.n:
+                continue
+            cells = [_with_ci(p.criteria[index], "accuracy") for p in predictors.values()]
+            table.add_row(block.name, *cells)
+        tables.append(table)
+    return tables

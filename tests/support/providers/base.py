@@ -1,0 +1,164 @@
+"""The common base of the provider fakes: an aiohttp app on 127.0.0.1 in a background thread.
+
+As `tests/support/judge_server.py` does, each fake runs its own event loop in a daemon thread,
+so in-process async tests, in-process CLI runs and subprocesses (through `api_base`) can all
+call it. A fake records every request (path, query, headers, JSON body), answers from the
+request content only (deterministic, whatever the order), and plays the faults queued with
+`script(...)` in arrival order (faults.py), each in its provider's own wire shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tests.support.providers.faults import Fault, FaultKind, FaultScript
+from tests.support.providers.wire import answer_for
+
+
+@dataclass
+class Seen:
+    """One request as the fake received it."""
+
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: dict[str, Any]
+    fault: str | None = None
+    status: int = 200
+    at: float = field(default_factory=time.monotonic)  # arrival, for the order of events
+
+
+class FakeProvider:
+    """Start with `with Fake() as fake:`; `fake.api_base` is what a judge's `api_base` is set to.
+
+    Subclasses add routes (`routes`) and render answers and faults in their wire format."""
+
+    name = "fake"
+    api_base_path = ""  # appended to http://127.0.0.1:PORT to form `api_base`
+
+    def __init__(self, *, latency: float = 0.0, reasoning: str = "thought about it") -> None:
+        self.latency = latency
+        self.reasoning = reasoning
+        self.faults = FaultScript()
+        self.seen: list[Seen] = []
+        self.replies: list[str] = []  # the text of every 200 reply, in order
+        self.port = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+
+    # -- what subclasses provide -----------------------------------------------------------
+
+    def routes(self, app: web.Application) -> None:
+        raise NotImplementedError
+
+    def answer(self, messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
+        """The JSON text answered to these messages and schema; a test may replace it."""
+        return answer_for(messages, schema)
+
+    def replied(self, text: str) -> str:
+        """Note the text of a 200 reply (tests compare the records with it)."""
+        with self._lock:
+            self.replies.append(text)
+        return text
+
+    # -- scripting and inspection ----------------------------------------------------------
+
+    def script(self, *faults: Fault | FaultKind) -> None:
+        self.faults.extend(faults)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.seen.clear()
+            self.replies.clear()
+        self.faults.clear()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return self.url + self.api_base_path
+
+    @property
+    def requests(self) -> list[Seen]:
+        with self._lock:
+            return list(self.seen)
+
+    async def receive(self, request: web.Request) -> tuple[Seen, Fault | None]:
+        """Record the request and take the next scripted fault (after the fake's latency)."""
+        body = await request.json() if request.can_read_body else {}
+        fault = self.faults.next()
+        seen = Seen(
+            path=request.path,
+            query=dict(request.query),
+            headers={k.lower(): v for k, v in request.headers.items()},
+            body=body,
+            fault=fault.kind if fault else None,
+        )
+        with self._lock:
+            self.seen.append(seen)
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        return seen, fault
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def _start_site(self) -> None:
+        app = web.Application()
+        self.routes(app)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=256)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    def start(self) -> FakeProvider:
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            try:
+                loop.run_until_complete(self._start_site())
+            except BaseException as exc:  # surfaced to the starting thread
+                failure.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            if self._runner is not None:
+                loop.run_until_complete(self._runner.cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name=f"fake-{self.name}", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        self._loop = self._thread = None
+
+    def __enter__(self) -> FakeProvider:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
