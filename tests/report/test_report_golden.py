@@ -68,6 +68,22 @@ def with_votes(record: dict, **changes: object) -> dict[str, object]:
     return {"criteria": criteria}
 
 
+def write_labels(directory: Path) -> None:
+    """Two raters' labels (SPEC §14) on the first items, agreeing on most."""
+    labels = {
+        "energy_density": ["MET", "UNMET"],
+        "clarity": ["Poor", "Fair", "Good", "Excellent"],
+        "tone": ["Technical", "Conversational", "Marketing"],
+    }
+    lines = []
+    for i in range(12):
+        for rater, shift in (("ana", 0), ("bo", i % 4 == 0)):
+            chosen = {name: options[(i + shift) % len(options)] for name, options in labels.items()}
+            line = {"id": f"q{i + 1:03d}", "rater": rater, "labels": chosen}
+            lines.append(json.dumps(line | {"labelled_at": f"2026-01-01T00:00:{i:02d}Z"}))
+    (directory / "human_labels.jsonl").write_text("".join(f"{line}\n" for line in lines))
+
+
 def errored(message: str) -> dict[str, object]:
     return {"status": "error", "error": message, "score": None, "raw_score": None}
 
@@ -78,6 +94,8 @@ def experiments(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demo = run(DEMO, base / "demo")
     run(DEMO, base / "per-item", "--llm-calls", "per_item")
     run(VALIDATE_DEMO, base / "samples")
+    shutil.copytree(demo, base / "labelled")
+    write_labels(base / "labelled")
     for name, status in (("failed", "failed"), ("interrupted", "interrupted")):
         copy = base / name
         shutil.copytree(demo, copy)
@@ -111,6 +129,7 @@ CASES: dict[str, tuple[list[object], int]] = {
     "report-samples": (["report", "{samples}", "--format", "json"], 0),
     "report-failed": (["report", "{failed}", "--format", "json", "--fail-under", "0.9"], 1),
     "report-interrupted": (["report", "{interrupted}", "--format", "json"], 3),
+    "report-labelled": (["report", "{labelled}", "--format", "json"], 0),
     "report-what-if": (
         [
             "report",
@@ -140,6 +159,7 @@ CASES: dict[str, tuple[list[object], int]] = {
         0,
     ),
     "validate-samples": (["validate", "{samples}", "--format", "json"], 0),
+    "validate-labelled": (["validate", "{labelled}", "--format", "json"], 0),
     "validate-samples-beta-sweep": (
         [
             "validate",
