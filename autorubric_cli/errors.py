@@ -11,6 +11,9 @@
     │   └── JudgeFailure               (judges/failures.py) one failed attempt, retried or
     │                                  turned into an error vote; never reaches the CLI
     ├── RunStopped                  2  the run stopped on a JudgeError; `resume` continues it
+    │   └── BudgetStop              2  the run reached its spend cap (--max-cost, SPEC §8)
+    ├── BudgetReached                  (judges/spend.py) a call refused by the spend cap; the
+    │                                  runner turns it into BudgetStop; never reaches the CLI
     └── RunInterrupted            130  Ctrl-C or SIGTERM; everything finished is kept
 
 `exit_code` maps any exception to the CLI's exit code in one place (SPEC §8).
@@ -80,6 +83,10 @@ class JudgeError(AutorubricError):
 
 class RunStopped(AutorubricError):
     """A judge failed in a way retries cannot fix (e.g. authentication); the run stopped."""
+
+
+class BudgetStop(RunStopped):
+    """The run stopped at its spend cap; the message is the one line shown to the user."""
 
 
 class RunInterrupted(AutorubricError):

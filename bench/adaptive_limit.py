@@ -8,7 +8,7 @@ is refused at once and retried after the retry hint, and the run is configured f
 latency / N) and the share of requests refused, for the current `AdaptiveLimit` and, with
 `--baseline FILE`, another one (e.g. `git show main:autorubric_cli/judges/adaptive.py > f.py`).
 
-    python bench/adaptive_limit.py [--calls 1200] [--latency 0.1] [--limit 8] [--runs 3]
+    python -m bench.adaptive_limit [--calls 1200] [--latency 0.1] [--limit 8] [--runs 3]
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.rate_limit import load_limit_class  # noqa: E402
+from bench.rate_limit import load_limit_class
 
 
 async def one_run(

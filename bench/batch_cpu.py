@@ -11,31 +11,25 @@ RequestBuilder (3 criteria, binary and multi-choice, short submissions):
 
 Prints client CPU (process time) per request for each phase and the total.
 
-    /work/venv/bin/python bench/batch_cpu.py                # 100,000 requests
-    /work/venv/bin/python bench/batch_cpu.py --requests 10000
+    /work/venv/bin/python -m bench.batch_cpu                # 100,000 requests
+    /work/venv/bin/python -m bench.batch_cpu --requests 10000
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from autorubric_cli.core.config import JudgeSpec  # noqa: E402
-from autorubric_cli.core.rubric import Rubric  # noqa: E402
-from autorubric_cli.grading.requests import RequestBuilder  # noqa: E402
-from autorubric_cli.judges.batch_lines import batch_line, parse_results, request_body  # noqa: E402
-from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
-from autorubric_cli.judges.replies import response_format  # noqa: E402
-from autorubric_cli.judges.request_key import request_key  # noqa: E402
-from tests.support import BINARY, MULTI_CHOICE, make_item  # noqa: E402
-from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.judges.batch_lines import batch_line, parse_results, request_body
+from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.request_key import request_key
+from tests.support import BINARY, MULTI_CHOICE, make_item
+from tests.support.judge_server import JudgeServerProcess
 
 PER_FILE = 50_000
 

@@ -9,8 +9,8 @@
    again into a new directory: wall time of the warm run, and the requests the server received
    during it (must be 0). Target: < 15 s for 10,000 items.
 
-Quick check (defaults):  /work/venv/bin/python bench/cache_bench.py
-Issue's sizes:           /work/venv/bin/python bench/cache_bench.py --entries 1000000 --items 10000
+Quick check (defaults):  /work/venv/bin/python -m bench.cache_bench
+Issue's sizes:           /work/venv/bin/python -m bench.cache_bench --entries 1000000 --items 10000
 """
 
 from __future__ import annotations
@@ -29,18 +29,14 @@ from pathlib import Path
 import orjson
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from autorubric_cli.core.config import JudgeSpec  # noqa: E402
-from autorubric_cli.judges.cache import CallCache, entry_digest  # noqa: E402
-from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight  # noqa: E402
-from autorubric_cli.judges.replies import response_format  # noqa: E402
-from autorubric_cli.judges.request import VoteRequest  # noqa: E402
-from autorubric_cli.judges.request_key import request_key  # noqa: E402
-from tests.support import TEST_KEY_ENV, make_rubric  # noqa: E402
-from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.cache import CallCache, entry_digest
+from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight
+from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.request_key import request_key
+from tests.support import TEST_KEY_ENV, make_rubric
+from tests.support.judge_server import JudgeServerProcess
 
 SPEC = JudgeSpec(model="openai/gpt-4.1-mini", api_base="http://127.0.0.1:1/v1")
 SUBMISSION = "The NMC cell reaches 270 Wh/kg while LFP stays near 160 Wh/kg. " * 20

@@ -7,7 +7,7 @@ Scores are rubric-like (a few dozen distinct values) by default; `--continuous` 
 score distinct (as with a length penalty), the bootstrap's slowest case.
 Prints wall time and peak RSS of the `compare` subprocess for each size in --items.
 
-    python bench/compare_scale.py [--items 25000,50000,100000] [--runs 1] [--continuous]
+    python -m bench.compare_scale [--items 25000,50000,100000] [--runs 1] [--continuous]
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from report_scale import JUDGES, vote, write_manifest  # noqa: E402
+from bench.report_scale import JUDGES, vote, write_manifest
 
 KINDS = [None, None, None, 4, 3]
 NAMES = ["accurate", "complete", "harmful", "clarity", "tone"]

@@ -3,7 +3,7 @@
 A crash is any outcome other than success or a one-line InputError. Default: 2,000 cases
 (a quick check); `--cases 100000` for the issue's full run.
 
-    python bench/fuzz_loaders.py [--cases N] [--seed S] [--target NAME ...]
+    python -m bench.fuzz_loaders [--cases N] [--seed S] [--target NAME ...]
 """
 
 from __future__ import annotations
@@ -17,11 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.support.fuzz_inputs import TARGETS, Workspace, generate, run_case  # noqa: E402
+from tests.support.fuzz_inputs import TARGETS, Workspace, generate, run_case
 
 
 def main() -> int:

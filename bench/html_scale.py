@@ -7,7 +7,7 @@ subprocess, and the file size. Then a 1,000-item experiment with realistic text 
 reasons on every vote, 150-word submissions in the dataset) for the 5 MB cap.
 Targets: the HTML for 100,000 items renders in < 10 s; the file stays under 5 MB.
 
-    python bench/html_scale.py [--items 100000]
+    python -m bench.html_scale [--items 100000]
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 import orjson
-from report_scale import write_experiment
 
 from autorubric_cli.experiment.manifest import InputFile, load_manifest, save_manifest, sha256_file
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.report.build import build_report_and_fold
 from autorubric_cli.report.html.page import render_report_html
+from bench.report_scale import write_experiment
 
 WORDS = [
     "the",

@@ -8,33 +8,35 @@
 
 The test suite runs the same scenarios scaled down (tests/experiment/test_engine_breaker.py).
 
-    python bench/judge_failures.py [--items 2000] [--die-after 300]
+    python -m bench.judge_failures [--items 2000] [--die-after 300]
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "experiment"))
-
-from engine_support import (  # noqa: E402
-    run_cli,
+from tests.experiment.engine_support import (
+    cli_env,
+    comparable,
     server_rubric,
     start_cli,
     valid_lines,
     wait_for_lines,
     write_dataset,
 )
-from test_engine_breaker import comparable  # noqa: E402
+from tests.support import closed_port
+from tests.support.judge_server import JudgeServer
 
-from tests.support import closed_port  # noqa: E402
-from tests.support.judge_server import JudgeServer  # noqa: E402
+
+def run_cli(*args: object, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`autorubric ARGS` as a fresh process: the times printed include its start-up."""
+    command = [sys.executable, "-m", "autorubric_cli", *map(str, args)]
+    return subprocess.run(command, env=cli_env(), capture_output=True, text=True, timeout=timeout)
 
 
 def closed_port_run(tmp: Path, data: Path) -> None:

@@ -16,7 +16,7 @@ calls/s for ours and for bare `acompletion` in a loop (targets: ours <= 3.5 ms C
 A fourth measures the same ceiling with the litellm calls in `--workers` judge worker
 processes (judges/workers.py; default: one per core), CPU of this process and the workers.
 
-    /work/venv/bin/python bench/judge_throughput.py [--calls 600] [--latency 0.05]
+    /work/venv/bin/python -m bench.judge_throughput [--calls 600] [--latency 0.05]
 """
 
 from __future__ import annotations
@@ -26,24 +26,19 @@ import asyncio
 import gc
 import os
 import statistics
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from autorubric_cli.core.items import Item  # noqa: E402
-from autorubric_cli.grading import CriterionGrader  # noqa: E402
-from autorubric_cli.judges import RetryPolicy, close_clients  # noqa: E402
-from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
-from autorubric_cli.judges.replies import response_format  # noqa: E402
-from tests.support import TEST_KEY_ENV, http_judge, make_item, make_rubric  # noqa: E402
-from tests.support.judge_server import JudgeServerProcess, completion_body  # noqa: E402
+from autorubric_cli.core.items import Item
+from autorubric_cli.grading import CriterionGrader
+from autorubric_cli.judges import RetryPolicy, close_clients
+from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.replies import response_format
+from tests.support import TEST_KEY_ENV, http_judge, make_item, make_rubric
+from tests.support.judge_server import JudgeServerProcess, completion_body
 
 KEY = "bench-key-not-secret"
 

@@ -13,7 +13,7 @@ item labelled (what the user would conclude after labelling everything).
 Prints, per order: the median and mean of "needed", how often it was the smallest of the
 orders (ties shared), and the per-seed figures.
 
-    python bench/label_order.py [--seeds 20] [--items 200] [--step 10] [--metric hit_rate]
+    python -m bench.label_order [--seeds 20] [--items 200] [--step 10] [--metric hit_rate]
 """
 
 from __future__ import annotations

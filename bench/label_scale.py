@@ -7,7 +7,7 @@ items the page holds, and in headless Chromium the time until the first item is 
 the time to open an item (performance.now around the page's own `open`, 200 random items:
 median and max). Targets: generated < 5 s, < 10 MB, an item opens in < 100 ms.
 
-    python bench/label_scale.py [--items 10000]
+    python -m bench.label_scale [--items 10000]
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 
 import orjson
-from html_scale import add_realistic_text, text
 from playwright.sync_api import sync_playwright
-from report_scale import write_experiment
 
 from autorubric_cli.experiment.manifest import InputFile, load_manifest, save_manifest, sha256_file
+from bench.html_scale import add_realistic_text, text
+from bench.report_scale import write_experiment
 
 
 def lengthen_submissions(directory: Path, words: int) -> None:

@@ -3,7 +3,7 @@
 Runs the four figures the report resamples (accuracy, Cohen's kappa, score Pearson and
 RMSE) on one set of seeded resamples and prints the median of three timed runs.
 
-    python bench/metrics_bootstrap.py
+    python -m bench.metrics_bootstrap
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ both modes with no cache. Prints prompt and completion tokens (the server counts
 the wall time of each mode (the whole command, and the grading alone from the manifest), then
 the per_criterion / per_item ratios.
 
-    python bench/per_item.py [--latency 0.2] [--concurrency 8] [--samples 1]
+    python -m bench.per_item [--latency 0.2] [--concurrency 8] [--samples 1]
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tests.support.judge_server import JudgeServerProcess
 
-from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 KEY_ENV = "AUTORUBRIC_BENCH_KEY"
 

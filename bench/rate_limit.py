@@ -10,7 +10,7 @@ runs another `AdaptiveLimit` (e.g. `git show main:autorubric_cli/judges/adaptive
 alternately with the current one, so both see the same machine load.
 litellm is imported before timing, so the figure is the grading, not the start-up.
 
-    python bench/rate_limit.py [--items 400] [--latency 0.1] [--limit 8] [--runs 3] [--baseline F]
+    python -m bench.rate_limit [--items 400] [--latency 0.1] [--limit 8] [--runs 3] [--baseline F]
 """
 
 from __future__ import annotations
@@ -22,16 +22,12 @@ import io
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.run_throughput import KEY_ENV, write_inputs  # noqa: E402
-from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+from bench.run_throughput import KEY_ENV, write_inputs
+from tests.support.judge_server import JudgeServerProcess
 
 
 def load_limit_class(path: Path | None) -> type:

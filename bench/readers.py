@@ -4,7 +4,7 @@ Writes N rows (default 20,000; `--rows 1000000` for the issue's full size) in ev
 then reads each `--repeat` times and prints the median items/s and the CSV/JSONL ratio
 (the issue asks for CSV and JSONL within 2x of each other).
 
-    python bench/readers.py [--rows N] [--repeat R]
+    python -m bench.readers [--rows N] [--repeat R]
 """
 
 from __future__ import annotations
@@ -14,17 +14,12 @@ import csv
 import gzip
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from autorubric_cli.loading.dataset import iter_items  # noqa: E402
-from autorubric_cli.loading.rubric_loader import parse_rubric  # noqa: E402
+from autorubric_cli.loading.dataset import iter_items
+from autorubric_cli.loading.rubric_loader import parse_rubric
 
 RUBRIC = parse_rubric(
     "criteria:\n  - {name: correct, requirement: r}\n  - name: tone\n    requirement: t\n"

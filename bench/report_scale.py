@@ -7,7 +7,7 @@ peak RSS of the `report` subprocess, and the JSON's sha256 (identical figures, w
 `--tree DIR` (repeatable) runs the report with DIR's code (PYTHONPATH=DIR) on the same file,
 the trees taking turns run by run, so a loaded machine slows them alike: compare the ratio.
 
-    python bench/report_scale.py [--items 100000] [--runs 3] [--tree . --tree ../main]
+    python -m bench.report_scale [--items 100000] [--runs 3] [--tree . --tree ../main]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Python library 1.6.1 (bench/library_driver.py, run by the interpreter of a throw
 has the library: it is not a project dependency) and prints ours/library (target >= 1.4):
 
     python3 -m venv /tmp/arlib && /tmp/arlib/bin/pip install autorubric==1.6.1
-    python bench/run_throughput.py [--items 1000] [--latency 0.1] [--concurrency 16] [--runs 3]
+    python -m bench.run_throughput [--items 1000] [--latency 0.1] [--concurrency 16] [--runs 3]
         [--library-python /tmp/arlib/bin/python]
 """
 
@@ -28,10 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tests.support.judge_server import JudgeServerProcess
 
-from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 KEY_ENV = "AUTORUBRIC_BENCH_KEY"
 

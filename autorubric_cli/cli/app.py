@@ -71,6 +71,14 @@ Alpha = Annotated[float, typer.Option("--alpha", help="Significance level for th
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Print the bill (calls, cache hits, cost); call nothing.")
 ]
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        min=0,
+        help="USD: stop before a call would take the run's paid cost past it (SPEC §8).",
+    ),
+]
 
 
 @app.callback()
@@ -163,6 +171,7 @@ def run(
     batch: Annotated[
         bool, typer.Option("--batch", help="Submit through the provider's batch API (SPEC §11).")
     ] = False,
+    max_cost: MaxCost = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -187,6 +196,7 @@ def run(
             llm_calls=None if llm_calls is None else llm_calls.value,
             shard=shard,
             batch=batch,
+            max_cost=max_cost,
         )
         if dry_run:
             from autorubric_cli.cli.cache_cmd import dry_run_run
@@ -232,6 +242,7 @@ def resume(
         bool,
         typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
     ] = False,
+    max_cost: MaxCost = None,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
@@ -258,6 +269,7 @@ def resume(
                 no_cache=no_cache,
                 cache_dir=cache_dir,
                 no_batch=no_batch,
+                max_cost=max_cost,
             )
         except RunInterrupted:
             from autorubric_cli.cli.finish import finish

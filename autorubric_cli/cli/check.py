@@ -21,6 +21,10 @@ def run_check(rubric_path: Path, dataset_path: Path | None, field_flags: list[st
     fields = {**rubric.dataset.fields, **parse_field_flags(field_flags)}
     if rubric.grader.few_shot is not None:
         load_examples(rubric.grader.few_shot, rubric, rubric_path.parent)
+    if rubric.grader.max_cost is not None:  # a spend cap needs every judge priced (SPEC §8)
+        from autorubric_cli.judges.spend import check_priced
+
+        check_priced(rubric.grader)
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, fields)
     console = Console()
     table = Table(title=f"{rubric_path}: {rubric.name or rubric_path.stem} — OK")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import typer
 
-from autorubric_cli.errors import InputError, RunInterrupted, RunStopped, exit_code
+from autorubric_cli.errors import BudgetStop, InputError, RunInterrupted, RunStopped, exit_code
 
 STATE = {"debug": False}  # --debug: set by the app's callback, read when a command fails
 
@@ -29,8 +29,8 @@ def guarded(body: Callable[[], int]) -> None:
             raise
         _err(exc.one_line())
         code = exit_code(exc)
-    except RunStopped as exc:
-        _err(f"run stopped: {exc}")
+    except RunStopped as exc:  # a spend-cap stop is its own one line (SPEC §8)
+        _err(str(exc) if isinstance(exc, BudgetStop) else f"run stopped: {exc}")
         code = exit_code(exc)
     except RunInterrupted as exc:
         print(f"autorubric: {exc}", file=sys.stderr)

@@ -13,6 +13,8 @@ OrdinalAggregation = Literal["mean", "median", "weighted_mean", "mode", "min", "
 NominalAggregation = Literal["mode", "weighted_mode", "unanimous"]
 SampleAggregation = Literal["majority", "median", "mean"]
 LLMCalls = Literal["per_criterion", "per_item"]
+PromptCaching = Literal["auto", "off"]
+CacheTTL = Literal["5m", "1h"]
 ApplyTo = Literal["all", "output", "thinking"]
 
 BINARY_AGGREGATIONS: tuple[str, ...] = get_args(BinaryAggregation)
@@ -119,6 +121,8 @@ class JudgeSpec(Strict):
     thinking: str | int | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     batch: bool | None = None  # SPEC §11: this judge through the batch API; None: grader's
+    prompt_caching: PromptCaching = "auto"  # provider prompt caching of an item's shared prefix
+    cache_ttl: CacheTTL = "5m"  # Anthropic cache breakpoints: 5-minute (default) or 1-hour TTL
 
     @field_validator("weight")
     @classmethod
@@ -127,6 +131,12 @@ class JudgeSpec(Strict):
         if v <= 0:
             raise ValueError("judge weight must be > 0")
         return v
+
+    @field_validator("prompt_caching", mode="before")
+    @classmethod
+    def _yaml_off(cls, v: Any) -> Any:
+        """YAML reads an unquoted `off` as false (and `on` as true)."""
+        return {False: "off", True: "auto"}.get(v, v) if isinstance(v, bool) else v
 
     @field_validator("params")
     @classmethod
@@ -197,6 +207,7 @@ class LLMConfig(Strict):
     llm_calls: LLMCalls = "per_criterion"  # SPEC §10
     cache: bool = True  # SPEC §9
     batch: bool = False  # SPEC §11
+    max_cost: float | None = Field(None, ge=0)  # USD; the run stops before passing it (SPEC §8)
     # where `run`/`resume` make their litellm calls: "auto" (here until this process is
     # saturated, then in worker processes, up to the cores), N (N worker processes from the
     # start), 0 (here). docs/guides/judges.md, worker processes.

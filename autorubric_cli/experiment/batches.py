@@ -4,7 +4,8 @@ Invariant: a batch's request ids are on disk BEFORE its file is uploaded, and it
 soon as the provider returned it, so `resume` can re-attach to every batch that may exist and
 never submits a recorded request again. One JSON object per line, an `event` each:
 `prepared` (local id, judge, request ids, time), `uploaded` (input file id), `submitted` (batch
-id; `found_by: metadata` when an orphan was found on resume), `status` (provider status and
+id; `found_by` when an orphan was found on resume: `metadata` (OpenAI),
+`display_name` (Gemini) or `listing` (Anthropic)), `status` (provider status and
 counts), `abandoned` (never created at the provider: its requests may be sent again).
 A torn last line (a crash mid-write) is ignored: the event it held had not been acted on.
 """
@@ -148,7 +149,7 @@ def batch_window(config: LLMConfig, criteria: int, window: int) -> int:
     batched = [j for j in config.judges if batch_enabled(config, j)]
     if not batched:
         return window
-    per_batch = BatchSettings.from_env().max_requests
+    per_batch = BatchSettings.from_env().max_requests or 50_000  # enough to fill a batch
     return max(window, *(-(-per_batch // max(criteria * j.samples, 1)) for j in batched))
 
 

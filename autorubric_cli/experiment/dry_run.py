@@ -13,6 +13,13 @@ created or written). Calls the cache would not serve are billed:
 
 Re-asks and retries are not in the bill: it counts first attempts. With `llm_calls: per_item`
 it bills one call per (item, judge, sample), on the line of the first criterion it asks for.
+
+Provider prompt caching (docs/cost.md): when an item's calls to a judge share a cached prefix
+(the run's own rule, `prompt_caching.shares_prefix`), the first call sent is billed as writing
+the prefix (Anthropic: at the cache-write price; implicit providers: at the input price) and
+every other one as reading it (the cache-read price), with litellm's prices for both.
+`prompt_tokens` stays the whole prompt; `cached_prompt_tokens` / `cache_write_tokens` say how
+much of it is estimated to be read from / written to the provider's cache.
 """
 
 from __future__ import annotations
@@ -38,18 +45,22 @@ from autorubric_cli.experiment.session import (
 from autorubric_cli.experiment.shard import in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
-from autorubric_cli.grading.grader import per_item_builder
+from autorubric_cli.grading.grader import per_item_builder, shared_prefix_requests
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.pricing import known_unpriced
-from autorubric_cli.judges.request import CallRequest
+from autorubric_cli.judges.prompt_caching import caching_kind, min_prefix_tokens, provider_of
+from autorubric_cli.judges.replies import REPLY_FIELDS, response_format
+from autorubric_cli.judges.request import CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.simulated import is_simulated
 from autorubric_cli.loading.dataset import iter_items, summarize_dataset
 
 EXPLANATION_WORDS = 60
+IMPLICIT_STEP = {"openai": 128, "azure": 128}
+"""Providers that cache a prefix in steps of this many tokens (OpenAI: 128)."""
 
 
 @dataclass
@@ -61,12 +72,18 @@ class Line:
     prompt_tokens: int = 0
     completion_tokens_estimate: int = 0
     cost_estimate: float | None = 0.0
+    cached_prompt_tokens: int = 0
+    cache_write_tokens: int = 0
 
-    def add(self, cached: bool, prompt: int, completion: int, cost: float | None) -> None:
+    def add(
+        self, cached: bool, prompt: int, completion: int, cost: float | None, prefix: PrefixBill
+    ) -> None:
         self.calls += 1
         if cached:
             self.cached += 1
             return
+        self.cached_prompt_tokens += prefix.read
+        self.cache_write_tokens += prefix.written
         self.prompt_tokens += prompt
         self.completion_tokens_estimate += completion
         if cost is None or self.cost_estimate is None:
@@ -81,11 +98,34 @@ class Line:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens_estimate": self.completion_tokens_estimate,
             "cost_estimate": self.cost_estimate,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
         }
+
+
+@dataclass(frozen=True)
+class PrefixBill:
+    """Prompt tokens of one call estimated to be read from / written to a provider's cache."""
+
+    read: int = 0
+    written: int = 0
+
+
+def reply_schema(request: CallRequest) -> dict[str, Any]:
+    """The largest reply a call can get: a per-criterion call fills its own fields (those of
+    its kind's schema) and sets the other shared-schema fields to null."""
+    if not isinstance(request, VoteRequest):
+        schema: dict[str, Any] = request.response_format()["json_schema"]["schema"]
+        return schema
+    own = response_format(request.option_count, request.elicitation)["json_schema"]["schema"]
+    nulls = {f: {"const": None} for f in REPLY_FIELDS if f not in own["properties"]}
+    return {**own, "properties": {**own["properties"], **nulls}}
 
 
 def example_value(schema: dict[str, Any]) -> Any:
     """The largest instance of a reply schema (enum: its longest value; arrays: full)."""
+    if "const" in schema:
+        return schema["const"]
     if "enum" in schema:
         return max(schema["enum"], key=len)
     kind = schema.get("type")
@@ -109,26 +149,44 @@ class Estimator:
     def prompt_tokens(self, spec: JudgeSpec, messages: list[dict[str, str]]) -> int:
         return int(self.litellm.token_counter(model=spec.model, messages=messages))
 
-    def completion_tokens(self, spec: JudgeSpec, fmt: dict[str, Any]) -> int:
-        text = json.dumps(example_value(fmt["json_schema"]["schema"]))
+    def completion_tokens(self, spec: JudgeSpec, schema: dict[str, Any]) -> int:
+        text = json.dumps(example_value(schema))
         key = (spec.model, text)
         if key not in self.completions:
             self.completions[key] = int(self.litellm.token_counter(model=spec.model, text=text))
         tokens = self.completions[key]
         return tokens if spec.max_tokens is None else min(tokens, spec.max_tokens)
 
-    def cost(self, spec: JudgeSpec, prompt: int, completion: int) -> float | None:
+    def cost(
+        self, spec: JudgeSpec, prompt: int, completion: int, prefix: PrefixBill = PrefixBill()
+    ) -> float | None:
         if is_simulated(spec.model):
             return 0.0
         if known_unpriced(spec.model):
             return None  # registered at a zero price by judges/pricing.py: still unpriced
+        usage = self.litellm.Usage(
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            prompt_tokens_details={"cached_tokens": prefix.read},
+            cache_read_input_tokens=prefix.read,
+            cache_creation_input_tokens=prefix.written,
+        )
         try:
-            costs = self.litellm.cost_per_token(
-                model=spec.model, prompt_tokens=prompt, completion_tokens=completion
-            )
+            costs = self.litellm.cost_per_token(model=spec.model, usage_object=usage)
         except Exception:  # litellm raises for a model it cannot price
             return None
         return float(sum(costs))
+
+    def prefix_tokens(self, spec: JudgeSpec, request: VoteRequest) -> int:
+        """The tokens of a request's shared prefix (system prompt and the user message's
+        first part), as the provider would cache it (OpenAI: in 128-token steps)."""
+        prefix = request.messages[1]["content"][: request.prefix_chars]
+        messages = [request.messages[0], {"role": "user", "content": prefix}]
+        tokens = self.prompt_tokens(spec, messages)
+        if tokens < min_prefix_tokens(spec.model):
+            return 0
+        step = IMPLICIT_STEP.get(provider_of(spec.model), 1)
+        return tokens - tokens % step
 
 
 def estimate_bill(
@@ -150,15 +208,41 @@ def estimate_bill(
     priors = priors or {}
     per_item = per_item_builder(rubric, seed, base_dir)
 
-    def bill(spec: JudgeSpec, criterion: str, request: CallRequest) -> None:
-        fmt = request.response_format()
-        key = request_key(spec, request.messages, fmt, request.sample)
-        hit = cache is not None and not is_simulated(spec.model) and bool(cache.get(key))
+    def served(spec: JudgeSpec, request: CallRequest) -> bool:
+        key = request_key(spec, request.messages, request.response_format(), request.sample)
+        return cache is not None and not is_simulated(spec.model) and bool(cache.get(key))
+
+    def bill(
+        spec: JudgeSpec,
+        criterion: str,
+        request: CallRequest,
+        hit: bool,
+        prefix: PrefixBill = PrefixBill(),
+    ) -> None:
         prompt = 0 if hit else estimator.prompt_tokens(spec, request.messages)
-        completion = 0 if hit else estimator.completion_tokens(spec, fmt)
-        cost = 0.0 if hit else estimator.cost(spec, prompt, completion)
+        completion = 0 if hit else estimator.completion_tokens(spec, reply_schema(request))
+        cost = 0.0 if hit else estimator.cost(spec, prompt, completion, prefix)
         for line in (total, by_judge[spec.judge_id], by_pair[spec.judge_id, criterion]):
-            line.add(hit, prompt, completion, cost)
+            line.add(hit, prompt, completion, cost, prefix)
+
+    def bill_criteria(spec: JudgeSpec, asked: list[tuple[str, VoteRequest]]) -> None:
+        """An item's per-criterion calls to one judge: the first one sent writes the shared
+        prefix, the others read it (when the run would share it)."""
+        hits = [served(spec, request) for _, request in asked]
+        sent = [request for (_, request), hit in zip(asked, hits, strict=True) if not hit]
+        tokens = 0
+        if sent and shared_prefix_requests(spec, sent)[0].prefix_chars is not None:
+            tokens = estimator.prefix_tokens(spec, sent[0])
+        first = True
+        for (criterion, request), hit in zip(asked, hits, strict=True):
+            prefix = PrefixBill()
+            if tokens and not hit:
+                explicit = caching_kind(spec) == "explicit"
+                prefix = (
+                    PrefixBill(written=tokens if explicit else 0) if first else PrefixBill(tokens)
+                )
+                first = False
+            bill(spec, criterion, request, hit, prefix)
 
     for item in items:
         reuse = reusable_votes(priors.get(item.id))
@@ -169,14 +253,16 @@ def estimate_bill(
                 ]
                 if per_item is not None and needed:
                     request = per_item.request(item, needed, judge_id=spec.judge_id, sample=sample)
-                    bill(spec, needed[0].name, request)  # billed like the records (SPEC §10)
-                    continue
-                for criterion in needed:
-                    bill(
-                        spec,
-                        criterion.name,
-                        builder.request(item, criterion, spec.judge_id, sample),
-                    )
+                    # billed like the records (SPEC §10)
+                    bill(spec, needed[0].name, request, served(spec, request))
+            if per_item is None:
+                asked = [
+                    (c.name, builder.request(item, c, spec.judge_id, sample))
+                    for c in rubric.criteria
+                    for sample in range(spec.samples)
+                    if (c.name, spec.judge_id, sample) not in reuse
+                ]
+                bill_criteria(spec, asked)
     return {
         "calls": {
             "total": total.calls,

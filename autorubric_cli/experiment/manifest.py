@@ -52,6 +52,7 @@ class Manifest(BaseModel):
     simulated: bool = False
     shard: Shard | None = None  # SPEC §11: run --shard K/N
     error: str | None = None
+    reason: str | None = None  # SPEC §5: why a `failed` run stopped and how to continue it
     runs: list[dict[str, Any]] = Field(default_factory=list)
 
 

@@ -44,6 +44,7 @@ class StopSignals:
 
     graceful: asyncio.Event = field(default_factory=asyncio.Event)
     forced: asyncio.Event = field(default_factory=asyncio.Event)
+    patient: bool = False  # a spend-cap stop: the items in flight finish, with no deadline
     notify: Any = None
 
     def trigger(self) -> None:
@@ -71,9 +72,12 @@ class StopSignals:
                 loop.remove_signal_handler(sig)
 
 
-def items_in_flight(concurrency: int, calls_per_item: int) -> int:
-    """Enough items queued to keep every call slot busy, and a few more for the tail."""
-    return max(4, 2 * -(-concurrency // max(calls_per_item, 1)))
+def items_in_flight(concurrency: int, calls_per_item: int, staged: bool = False) -> int:
+    """Enough items queued to keep every call slot busy, and a few more for the tail.
+
+    `staged`: an item's first call goes alone (provider prompt caching, `grading.grader`), so
+    an item keeps half as many calls in flight on average: twice as many items are queued."""
+    return max(4, (4 if staged else 2) * -(-concurrency // max(calls_per_item, 1)))
 
 
 def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
@@ -113,7 +117,11 @@ async def run_items(
     grace_s: float,
     priors: dict[str, ItemRecord] | None = None,
     fatal_errors: tuple[type[BaseException], ...] = (),
+    budget_errors: tuple[type[BaseException], ...] = (),
 ) -> RunOutcome:
+    """Grade `items`, `window` at a time. A `fatal_errors` exception stops everything at once;
+    a `budget_errors` one (the spend cap refused a call) stops scheduling and lets the items in
+    flight finish or be refused in turn; the item it came from is not recorded."""
     outcome = RunOutcome()
     slots = asyncio.Semaphore(window)
     tasks: set[asyncio.Task[None]] = set()
@@ -131,6 +139,11 @@ async def run_items(
         except fatal_errors as exc:
             outcome.fatal = exc
             stop.forced.set()
+            return
+        except budget_errors as exc:
+            outcome.fatal = outcome.fatal or exc
+            stop.patient = True
+            stop.graceful.set()
             return
         except Exception as exc:  # a bug must not lose the run: record it, retry later
             record = internal_error_record(item, exc, time.monotonic() - started)
@@ -207,8 +220,8 @@ async def _wait_any(
 
 async def _drain(tasks: set[asyncio.Task[None]], stop: StopSignals, grace_s: float) -> None:
     """Let in-flight items finish; after a stop, give them `grace_s`, then cancel."""
-    while tasks and not stop.graceful.is_set() and not stop.forced.is_set():
-        await _wait_any(tasks, stop.graceful, None)
+    while tasks and not stop.forced.is_set() and (stop.patient or not stop.graceful.is_set()):
+        await _wait_any(tasks, stop.forced if stop.patient else stop.graceful, None)
     deadline = time.monotonic() + grace_s
     while tasks and not stop.forced.is_set() and time.monotonic() < deadline:
         await _wait_any(tasks, stop.forced, deadline - time.monotonic())

@@ -18,8 +18,16 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.errors import InputError, RunInterrupted, RunStopped, StorageError, writing
+from autorubric_cli.errors import (
+    BudgetStop,
+    InputError,
+    RunInterrupted,
+    RunStopped,
+    StorageError,
+    writing,
+)
 from autorubric_cli.experiment.batches import batch_coordinator, batch_window, without_batches
+from autorubric_cli.experiment.budget import budget_message, spend_cap
 from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.manifest import (
     ITEMS,
@@ -36,8 +44,10 @@ from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_f
 from autorubric_cli.experiment.shard import count_items, in_shard, parse_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
 from autorubric_cli.judges.preflight import check_judges, print_warnings
+from autorubric_cli.judges.prompt_caching import caching_kind
 from autorubric_cli.judges.providers import sent_params
 from autorubric_cli.judges.simulated import is_simulated as is_simulated_judge
+from autorubric_cli.judges.spend import BudgetReached
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
@@ -61,6 +71,7 @@ class RunOptions:
     llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
     shard: str | None = None  # --shard K/N (SPEC §11)
     batch: bool = False  # run --batch (SPEC §11)
+    max_cost: float | None = None  # --max-cost USD (SPEC §8)
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
@@ -80,6 +91,8 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
         update["llm_calls"] = options.llm_calls
     if options.batch:
         update["batch"] = True
+    if options.max_cost is not None:
+        update["max_cost"] = options.max_cost
     config = rubric.grader.model_copy(update=update)
     if not config.judges:
         raise InputError(
@@ -112,12 +125,19 @@ def _make_grader(
     from autorubric_cli.grading.grader import CriterionGrader
     from autorubric_cli.judges.cache import CallCache, cache_path
 
+    budget = spend_cap(rubric.grader, directory / ITEMS)
     workers = worker_pool(rubric.grader)
     try:
         cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
         batches = batch_coordinator(directory, rubric.grader)
         return CriterionGrader(
-            rubric, seed=seed, base_dir=base_dir, cache=cache, batches=batches, workers=workers
+            rubric,
+            seed=seed,
+            base_dir=base_dir,
+            cache=cache,
+            batches=batches,
+            workers=workers,
+            budget=budget,
         )
     except BaseException:
         if workers is not None:
@@ -287,10 +307,17 @@ def recorded(
 
 
 def with_session_flags(
-    rubric: Rubric, concurrency: int | None, no_cache: bool, no_batch: bool = False
+    rubric: Rubric,
+    concurrency: int | None,
+    no_cache: bool,
+    no_batch: bool = False,
+    max_cost: float | None = None,
 ) -> Rubric:
-    """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch."""
+    """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch,
+    --max-cost (without it, the cap the run was started with, from the manifest)."""
     update: dict[str, Any] = {}
+    if max_cost is not None:
+        update["max_cost"] = max_cost
     if concurrency is not None:
         update["concurrency"] = concurrency
     if no_cache:
@@ -310,6 +337,7 @@ def resume_run(
     no_cache: bool = False,
     cache_dir: Path | None = None,
     no_batch: bool = False,
+    max_cost: float | None = None,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings.
 
@@ -318,7 +346,7 @@ def resume_run(
     load_manifest(directory)  # not an experiment: say so before making a lock file in it
     with writer_lock(directory), _resumable(directory):
         return _resume_locked(
-            directory, retry_errors, concurrency, grace_s, no_cache, cache_dir, no_batch
+            directory, retry_errors, concurrency, grace_s, no_cache, cache_dir, no_batch, max_cost
         )
 
 
@@ -330,6 +358,7 @@ def _resume_locked(
     no_cache: bool,
     cache_dir: Path | None,
     no_batch: bool,
+    max_cost: float | None,
 ) -> list[str]:
     from autorubric_cli.experiment.opened import open_experiment
 
@@ -337,7 +366,9 @@ def _resume_locked(
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
     rubric = experiment.rubric
-    rubric = with_session_flags(rubric, concurrency, no_cache, no_batch)
+    if max_cost is None:
+        max_cost = manifest.config.get("max_cost")  # the cap the run was started with
+    rubric = with_session_flags(rubric, concurrency, no_cache, no_batch, max_cost)
     issues = ReadIssues()
     done, priors = recorded(directory, retry_errors, issues, rubric.criteria)
     grader = _make_grader(
@@ -345,7 +376,8 @@ def _resume_locked(
     )
     with _stopping_workers(grader):
         manifest.status = "running"
-        manifest.error = None
+        manifest.error = manifest.reason = None
+        manifest.config["max_cost"] = rubric.grader.max_cost
         save_manifest(directory, manifest)
         dataset = Path(manifest.dataset.path)
         _execute(directory, manifest, rubric, grader, done, priors, dataset, grace_s)
@@ -367,7 +399,8 @@ def _execute(
     items = (i for i in planned if i.id not in done)
     per_item = rubric.grader.llm_calls == "per_item"
     calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in rubric.grader.judges)
-    window = items_in_flight(rubric.grader.concurrency, calls)
+    staged = not per_item and any(caching_kind(j) for j in rubric.grader.judges)
+    window = items_in_flight(rubric.grader.concurrency, calls, staged)
     window = batch_window(rubric.grader, len(rubric.criteria), window)
     started = utc_now()
     already = min(len(done), manifest.items_total)
@@ -393,14 +426,19 @@ def _execute(
                 "interrupted": outcome.interrupted,
             }
         )
-        if outcome.fatal is not None:
+        if isinstance(outcome.fatal, BudgetReached):
+            recorded_items = len(done) + outcome.graded
+            message = budget_message(rubric.grader.max_cost or 0.0, recorded_items)
+            manifest.status, manifest.error, manifest.reason = "failed", message, message
+            outcome.fatal = BudgetStop(message)
+        elif outcome.fatal is not None:
             manifest.status, manifest.error = "failed", str(outcome.fatal)
         elif outcome.interrupted:
             manifest.status = "interrupted"
         elif manifest.status == "running":
             manifest.status = "completed"
         save_manifest(directory, manifest)
-    if isinstance(outcome.fatal, StorageError):
+    if isinstance(outcome.fatal, StorageError | BudgetStop):
         raise outcome.fatal
     if outcome.fatal is not None:
         raise JudgeRunStopped(f"{outcome.fatal}; fix it, then: autorubric resume {directory}")
@@ -435,6 +473,7 @@ async def _run_async(
                 grace_s=grace_s,
                 priors=priors,
                 fatal_errors=_fatal_errors(),
+                budget_errors=(BudgetReached,),
             )
     finally:
         try:

@@ -9,10 +9,12 @@ CANNOT_ASSESS / NA, so the `cannot_assess` strategy applies to the criterion).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
@@ -27,14 +29,66 @@ from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import gather_or_cancel, reusable_votes
 from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
 from autorubric_cli.judges.cache import CallCache
+from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.prompt_caching import shares_prefix
+from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.spend import BudgetReached, SpendCap
 
 if TYPE_CHECKING:
     from autorubric_cli.judges.batch_transport import BatchCoordinator
     from autorubric_cli.judges.workers import WorkerPool
 
 
-async def reused(vote: Vote) -> Vote:
-    return vote
+VoteSlot = tuple[int, str, int]  # (criterion index, judge id, sample)
+T = TypeVar("T")
+
+
+async def gather_within_budget(awaitables: Iterable[Awaitable[T]]) -> list[T]:
+    """`gather_or_cancel`, except that a call refused by the spend cap (`BudgetReached`) lets
+    the calls already sent finish (they are paid; the call cache keeps their answers for
+    `resume`) before it is raised."""
+
+    async def kept(awaitable: Awaitable[T]) -> T | BudgetReached:
+        try:
+            return await awaitable
+        except BudgetReached as exc:
+            return exc
+
+    results = await gather_or_cancel(kept(a) for a in awaitables)
+    for result in results:
+        if isinstance(result, BudgetReached):
+            raise result
+    return results  # type: ignore[return-value]
+
+
+async def judge_votes(judge: Judge, asked: list[tuple[int, VoteRequest]]) -> dict[VoteSlot, Vote]:
+    """One judge's votes on one item's criteria.
+
+    When the calls share a cached prefix (`prompt_caching.shares_prefix`), the first call goes
+    alone and the others follow once it has answered: a provider's cache entry is usable only
+    after the call that wrote it was processed, so calls sent together would all pay full
+    price. Otherwise (and below the provider's minimum) the calls carry no shared prefix and go
+    together."""
+    requests = shared_prefix_requests(judge.spec, [request for _, request in asked])
+    if requests and requests[0].prefix_chars is not None:
+        first = await judge.vote(requests[0])
+        votes = [first, *await gather_within_budget(judge.vote(r) for r in requests[1:])]
+    else:
+        votes = await gather_within_budget(judge.vote(r) for r in requests)
+    return {
+        (index, judge.id, request.sample): vote
+        for (index, _), request, vote in zip(asked, requests, votes, strict=True)
+    }
+
+
+def shared_prefix_requests(spec: JudgeSpec, requests: list[VoteRequest]) -> list[VoteRequest]:
+    """The requests as sent: with their shared prefix when it is worth caching, else without."""
+    if requests and requests[0].prefix_chars is not None:
+        system = requests[0].messages[0]["content"]
+        prefix = requests[0].messages[1]["content"][: requests[0].prefix_chars]
+        if shares_prefix(spec, len(requests), system, prefix):
+            return requests
+    return [replace(r, prefix_chars=None) for r in requests]
 
 
 def per_item_builder(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemRequestBuilder | None:
@@ -60,7 +114,8 @@ class CriterionGrader:
     (default: `rubric.grader.retry`); `cache` is the call cache (SPEC §9), None for none;
     `batches` routes the judges that batch through provider batch APIs (SPEC §11), None for
     none; `workers` runs the litellm calls in worker processes (judges/workers.py), None: in
-    this process. `aclose` (or leaving `async with`) closes the cache and the workers. Judge
+    this process; `budget` is the run's spend cap (judges/spend.py), None for none.
+    `aclose` (or leaving `async with`) closes the cache and the workers. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
 
@@ -74,6 +129,7 @@ class CriterionGrader:
         cache: CallCache | None = None,
         batches: BatchCoordinator | None = None,
         workers: WorkerPool | None = None,
+        budget: SpendCap | None = None,
     ) -> None:
         if not rubric.grader.judges:
             raise InputError(
@@ -96,6 +152,7 @@ class CriterionGrader:
             cache=cache,
             batches=batches,
             workers=workers,
+            budget=budget,
         )
         self.per_item = per_item_builder(rubric, seed, base_dir)
         self.requests = RequestBuilder(
@@ -107,32 +164,31 @@ class CriterionGrader:
         """The words of the submission the length penalty sees (0 with no penalty)."""
         return self.rules.words(word_counts(item.submission.thinking, item.submission.output))
 
-    def pending_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Awaitable[Vote]]]:
-        """Per criterion, per judge, per sample: a reused vote or a judge call."""
+    async def criterion_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Vote]]:
+        """Per criterion, per judge, per sample (one call per vote, `llm_calls: per_criterion`).
+
+        Votes of `prior` without an error are reused. Each judge's calls for the item run as
+        `judge_votes` schedules them, every judge at once."""
         reuse = reusable_votes(prior)
-        plan = []
-        for criterion in self.rubric.criteria:
-            row: list[Awaitable[Vote]] = []
-            for judge in self.judges:
+        votes: dict[VoteSlot, Vote] = {}
+        runs = []
+        for judge in self.judges:
+            asked = []
+            for index, criterion in enumerate(self.rubric.criteria):
                 for sample in range(judge.spec.samples):
                     vote = reuse.get((criterion.name, judge.id, sample))
                     if vote is not None:
-                        row.append(reused(vote))
+                        votes[(index, judge.id, sample)] = vote
                     else:
                         request = self.requests.request(item, criterion, judge.id, sample)
-                        row.append(judge.vote(request))
-            plan.append(row)
-        return plan
-
-    async def criterion_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Vote]]:
-        """Per criterion, per judge, per sample (one call per vote, `llm_calls: per_criterion`)."""
-        plan = self.pending_votes(item, prior)
-        flat = await gather_or_cancel(vote for row in plan for vote in row)
-        votes_by_criterion: list[list[Vote]] = []
-        for row in plan:
-            votes_by_criterion.append(flat[: len(row)])
-            flat = flat[len(row) :]
-        return votes_by_criterion
+                        asked.append((index, request))
+            runs.append(judge_votes(judge, asked))
+        for found in await gather_within_budget(runs):
+            votes.update(found)
+        return [
+            [votes[(index, j.id, s)] for j in self.judges for s in range(j.spec.samples)]
+            for index in range(len(self.rubric.criteria))
+        ]
 
     async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
         started = time.perf_counter()

@@ -13,7 +13,13 @@ from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.shuffle import identity_order, shuffle_order
-from autorubric_cli.judges.prompts import PromptExample, system_prompt, user_message
+from autorubric_cli.judges.prompts import (
+    PREFIX_SEPARATOR,
+    PromptExample,
+    criterion_suffix,
+    shared_prefix,
+    system_prompt,
+)
 from autorubric_cli.judges.request import VoteRequest
 
 
@@ -29,44 +35,47 @@ def shown_order(
     return shuffle_order(seed, item.id, judge_id, criterion.name, sample, n)
 
 
+def chat(system: str, user: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
 @dataclass(frozen=True)
 class RequestBuilder:
     rubric: Rubric
     seed: int
     examples: dict[str, list[PromptExample]]
 
-    def messages(
+    def parts(
         self, item: Item, criterion: Criterion, order: list[int] | None
-    ) -> list[dict[str, str]]:
+    ) -> tuple[str, str, str]:
+        """(system prompt, shared prefix, criterion suffix) of the call's messages."""
         config = self.rubric.grader
         multi_choice = criterion.options is not None
         override = config.multi_choice_system_prompt if multi_choice else config.system_prompt
         shown = None if order is None else [criterion.option_list()[i] for i in order]
-        user = user_message(
+        prefix = shared_prefix(
             submission=item.submission,
-            requirement=criterion.requirement,
             guidelines=self.rubric.guidelines,
             query=item.query,
             reference_submission=item.reference_submission,
+        )
+        suffix = criterion_suffix(
+            requirement=criterion.requirement,
             shown_options=shown,
             examples=self.examples.get(criterion.name, ()),
             elicitation=criterion.elicitation,
         )
-        return [
-            {
-                "role": "system",
-                "content": system_prompt(multi_choice, override, criterion.elicitation),
-            },
-            {"role": "user", "content": user},
-        ]
+        return system_prompt(multi_choice, override), prefix, suffix
 
     def request(self, item: Item, criterion: Criterion, judge_id: str, sample: int) -> VoteRequest:
         order = shown_order(self.rubric.grader, self.seed, item, judge_id, criterion, sample)
+        system, prefix, suffix = self.parts(item, criterion, order)
         return VoteRequest(
             item_id=item.id,
             criterion=criterion,
             sample=sample,
-            messages=self.messages(item, criterion, order),
+            messages=chat(system, prefix + PREFIX_SEPARATOR + suffix),
+            prefix_chars=len(prefix) + len(PREFIX_SEPARATOR),
             shuffle_order=order,
             truth=item.ground_truth.get(criterion.name),
         )

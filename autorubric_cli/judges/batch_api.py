@@ -2,9 +2,11 @@
 
 Which providers: litellm 1.106.2 uploads files and creates batches for `openai` (and any
 OpenAI-compatible base through `api_base`), `azure`, `hosted_vllm` and `litellm_proxy` with
-one call shape; Anthropic message batches it does not submit (its issue #17265). Anything else
-is an InputError before any call. Control calls are retried by our own policy (litellm's and the
-openai SDK's retries are off) and classified like chat calls: 401/403 stop the run.
+one call shape: this module. Anthropic message batches litellm does not submit (its issue
+#17265), nor Gemini batch mode: those speak to the provider directly (`batch_native.py`).
+Anything else is an InputError before any call. Control calls are retried by our own policy
+(litellm's and the openai SDK's retries are off) and classified like chat calls: 401/403 stop
+the run.
 """
 
 from __future__ import annotations
@@ -18,14 +20,26 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.batch_lines import ENDPOINT, BatchPrice
+from autorubric_cli.judges.batch_ledger import RecordedBatch
+from autorubric_cli.judges.batch_lines import (
+    ENDPOINT,
+    BatchPrice,
+    Result,
+    batch_line,
+    parse_results,
+    request_body,
+)
 from autorubric_cli.judges.failures import classify
 from autorubric_cli.judges.litellm_transport import api_key_for, load_litellm
 from autorubric_cli.judges.pricing import known_unpriced
+from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import is_simulated
 
-BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
+LITELLM_BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
+NATIVE_BATCH_PROVIDERS = ("anthropic", "gemini")  # batch_native.py
+BATCH_PROVIDERS = LITELLM_BATCH_PROVIDERS + NATIVE_BATCH_PROVIDERS
+CLOCK_SKEW_S = 300.0
 FILE_TIMEOUT_S = 600.0  # uploads and downloads of up to 200 MB
 LIST_PAGE = 100
 T = TypeVar("T")
@@ -62,7 +76,7 @@ def batch_provider(spec: JudgeSpec) -> tuple[str, str]:
         ) from None
     if provider not in BATCH_PROVIDERS:
         raise InputError(
-            f"judge {spec.judge_id!r}: litellm cannot submit batches to provider `{provider}` "
+            f"judge {spec.judge_id!r}: autorubric cannot submit batches to provider `{provider}` "
             f"(it can for {', '.join(BATCH_PROVIDERS)}); set `batch: false` for this judge "
             "or run without --batch",
             key=where,
@@ -118,26 +132,52 @@ class BatchAPI:
         return kwargs
 
     async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
-        async def once() -> T:
-            failure: Exception | None = None
-            try:
-                return await call()
-            except Exception as exc:
-                failure = classify(
-                    exc,
-                    judge_id=self.spec.judge_id,
-                    secret=self.secret,
-                    key_env=self.spec.api_key_env,
-                )
-            raise failure  # outside `except`: the provider's text is not chained
+        return await retried(call, self.spec, self.secret, self.policy, self.attempts)
 
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.attempts),
-            wait=self.policy.tenacity_wait,
-            retry=retry_if_exception(is_retryable),
-            reraise=True,
+    # -- what the batch transport asks of every provider's batch API -----------------------
+
+    inline = False  # requests travel in an uploaded file, not in the create call
+    found_by = "metadata"  # how an orphan is recognised (the ledger says so)
+    limits = (50_000, 190 * 1024 * 1024)  # requests, bytes per batch (a margin under 200 MB)
+
+    async def start(
+        self, data: bytes, local: str, metadata: dict[str, str], uploaded: Callable[[str], None]
+    ) -> BatchInfo:
+        """Upload the input file (its id recorded through `uploaded`), then create the batch."""
+        input_file_id = await self.upload(data)
+        uploaded(input_file_id)
+        return await self.create(input_file_id, metadata)
+
+    async def results(self, info: BatchInfo) -> dict[str, Result]:
+        results: dict[str, Result] = {}
+        for file_id in (info.error_file_id, info.output_file_id):  # an answer wins
+            if file_id:
+                content = await self.content(file_id)
+                results.update(parse_results(content, self.price(), self.spec.judge_id, None))
+        return results
+
+    async def answered(
+        self, result: Result, messages: list[dict[str, str]], response_format: dict[str, Any]
+    ) -> Completion:
+        """The Completion of a batch answer (parsed already, from the output file)."""
+        assert isinstance(result, Completion)
+        return result
+
+    async def ask(
+        self,
+        enqueue: Callable[[str, bytes], Awaitable[Result]],
+        key: str,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any],
+    ) -> Completion:
+        """Queue one call for a new batch and return its answer."""
+        body = request_body(self.spec, self.model, messages, response_format)
+        return await self.answered(
+            await enqueue(key, batch_line(key, body)), messages, response_format
         )
-        return await retrying(once)
+
+    async def aclose(self) -> None:
+        """Nothing to close: litellm's clients are closed with the run's (`close_clients`)."""
 
     async def upload(self, data: bytes) -> str:
         litellm = load_litellm()
@@ -174,8 +214,11 @@ class BatchAPI:
         response = await self._call(lambda: litellm.afile_content(file_id=file_id, **kwargs))
         return bytes(response.content)
 
-    async def find(self, locals_: set[str], since: float) -> dict[str, BatchInfo]:
-        """Batches whose metadata names one of `locals_`, listed newest first back to `since`."""
+    async def find(self, pending: list[RecordedBatch], known: set[str]) -> dict[str, BatchInfo]:
+        """Batches whose metadata names one of the `pending` batches' local ids, listed newest
+        first back to the oldest one's preparation (less a clock skew)."""
+        locals_ = {record.local for record in pending}
+        since = min(record.prepared_at for record in pending) - CLOCK_SKEW_S
         litellm = load_litellm()
         kwargs = self._kwargs()
         found: dict[str, BatchInfo] = {}
@@ -200,6 +243,33 @@ class BatchAPI:
         if self._price is False:
             self._price = batch_price(self.model, self.provider)
         return self._price  # type: ignore[return-value]
+
+
+async def retried(
+    call: Callable[[], Awaitable[T]],
+    spec: JudgeSpec,
+    secret: str | None,
+    policy: RetryPolicy,
+    attempts: int,
+) -> T:
+    """A batch control call (create, retrieve, list, download) under our retry policy, its
+    failure classified like a chat call's."""
+
+    async def once() -> T:
+        failure: Exception | None = None
+        try:
+            return await call()
+        except Exception as exc:
+            failure = classify(exc, judge_id=spec.judge_id, secret=secret, key_env=spec.api_key_env)
+        raise failure  # outside `except`: the provider's text is not chained
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(attempts),
+        wait=policy.tenacity_wait,
+        retry=retry_if_exception(is_retryable),
+        reraise=True,
+    )
+    return await retrying(once)
 
 
 def batch_price(model: str, provider: str) -> BatchPrice | None:

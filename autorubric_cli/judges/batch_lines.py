@@ -16,6 +16,7 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
+from autorubric_cli.judges.batch_capture import RawReply
 from autorubric_cli.judges.failures import JudgeFailure, classify
 from autorubric_cli.judges.litellm_transport import thinking_kwargs
 from autorubric_cli.judges.providers import sent_temperature
@@ -76,7 +77,9 @@ class LineError(JudgeError):
         super().__init__(message)
 
 
-Result = Completion | Exception
+Result = Completion | RawReply | Exception
+"""A batch's answer to one request: parsed already (OpenAI output files), a provider reply for
+litellm to read (batch_native.py), or the failure the Judge's retry loop judges."""
 
 
 def parse_results(

@@ -21,17 +21,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.judges.batch_api import BatchAPI, BatchInfo
+from autorubric_cli.judges.batch_api import BatchInfo
+from autorubric_cli.judges.batch_capture import RawReply
 from autorubric_cli.judges.batch_ledger import BatchLedger, RecordedBatch
-from autorubric_cli.judges.batch_lines import Result, batch_line, parse_results, request_body
+from autorubric_cli.judges.batch_lines import Result
+from autorubric_cli.judges.batch_native import NativeBatchAPI
+from autorubric_cli.judges.batch_settings import (
+    BatchSettings,
+    ProviderAPI,
+    batch_enabled,
+    provider_api,
+)
 from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
@@ -43,43 +50,12 @@ logger = logging.getLogger(__name__)
 TERMINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 
 
-@dataclass(frozen=True)
-class BatchSettings:
-    """Batch limits and timing. Defaults suit OpenAI (50,000 requests, 200 MB per batch);
-    `AUTORUBRIC_BATCH_*` environment variables override them (tests use short delays)."""
-
-    max_requests: int = 50_000
-    max_bytes: int = 190 * 1024 * 1024  # a margin under 200 MB
-    send_delay_s: float = 5.0  # collect for this long after the first queued call
-    poll_s: float = 15.0
-    close_grace_s: float = 10.0  # on stop, let an upload/create in progress get its id recorded
-
-    @classmethod
-    def from_env(cls) -> BatchSettings:
-        def number(name: str, default: float) -> float:
-            raw = os.environ.get(f"AUTORUBRIC_BATCH_{name}")
-            return float(raw) if raw else default
-
-        base = cls()
-        return cls(
-            max_requests=int(number("MAX_REQUESTS", base.max_requests)),
-            max_bytes=int(number("MAX_BYTES", base.max_bytes)),
-            send_delay_s=number("SEND_DELAY_S", base.send_delay_s),
-            poll_s=number("POLL_S", base.poll_s),
-        )
-
-
-def batch_enabled(config: LLMConfig, spec: JudgeSpec) -> bool:
-    """A judge's own `batch` wins over the grader's."""
-    return config.batch if spec.batch is None else spec.batch
-
-
 class Submission:
     """One batch: recorded in the ledger by an earlier run, or sent by this one."""
 
     def __init__(self, record: RecordedBatch) -> None:
         self.record = record
-        self.waiters: dict[str, list[asyncio.Future[Completion]]] = {}
+        self.waiters: dict[str, list[asyncio.Future[Result]]] = {}
         self.results: dict[str, Result] | None = None
         self.watching = False
         self.checked: asyncio.Future[BatchInfo] | None = None
@@ -105,10 +81,12 @@ class Submission:
                     continue
                 if isinstance(result, Exception):
                     future.set_exception(result)
+                elif n == 0:
+                    future.set_result(result)
+                elif isinstance(result, RawReply):
+                    future.set_result(replace(result, duplicate=True))
                 else:
-                    future.set_result(
-                        result if n == 0 else replace(result, usage=dict(result.usage), cached=True)
-                    )
+                    future.set_result(replace(result, usage=dict(result.usage), cached=True))
         self.waiters.clear()
 
     def fail(self, exc: Exception) -> None:
@@ -155,7 +133,9 @@ class BatchCoordinator:
         submit = batch_enabled(config, spec)
         if not submit and (direct.simulated or not self._has_recorded(spec.judge_id)):
             return direct, False
-        api = BatchAPI(spec, config.timeout, policy, config.max_attempts)
+        api = provider_api(spec, config, policy)
+        if isinstance(api, NativeBatchAPI):
+            api.poll_s = self.settings.poll_s
         transport = BatchTransport(self, spec, api, direct, submit=submit)
         self.transports.append(transport)
         return transport, submit
@@ -176,7 +156,10 @@ class BatchCoordinator:
                 return submission
         return None
 
-    async def check_orphans(self, judge: str, api: BatchAPI) -> None:
+    def known_ids(self) -> set[str]:
+        return {s.record.batch_id for s in self.recorded if s.record.batch_id is not None}
+
+    async def check_orphans(self, judge: str, api: ProviderAPI) -> None:
         """Once per judge: find at the provider the recorded batches that have no id."""
         if judge in self.orphans_checked:
             return
@@ -193,17 +176,16 @@ class BatchCoordinator:
                 and s.record.status != "abandoned"
             ]
             if pending:
-                since = min(s.record.prepared_at for s in pending) - 300.0  # clock skew
-                found = await api.find({s.record.local for s in pending}, since)
+                found = await api.find([s.record for s in pending], self.known_ids())
                 for submission in pending:
                     info = found.get(submission.record.local)
                     if info is None:
                         self._abandon(submission, "not found at the provider")
                     else:
-                        self._record_id(submission, info.id, "metadata")
+                        self._record_id(submission, info.id, api.found_by)
             self.orphans_checked.add(judge)
 
-    async def finished(self, submission: Submission, api: BatchAPI) -> bool:
+    async def finished(self, submission: Submission, api: ProviderAPI) -> bool:
         """Whether a recorded batch has ended (one retrieve per batch per run)."""
         if submission.results is not None or submission.record.status in TERMINAL:
             return True
@@ -225,8 +207,8 @@ class BatchCoordinator:
             )
         return info.status in TERMINAL
 
-    def attach(self, submission: Submission, key: str, api: BatchAPI) -> asyncio.Future[Completion]:
-        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+    def attach(self, submission: Submission, key: str, api: ProviderAPI) -> asyncio.Future[Result]:
+        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         submission.waiters.setdefault(key, []).append(future)
         if submission.results is not None:
             submission.resolve()
@@ -238,41 +220,45 @@ class BatchCoordinator:
 
     # -- sending ---------------------------------------------------------------------------
 
-    def send(self, submission: Submission, data: bytes, api: BatchAPI) -> None:
+    def send(self, submission: Submission, data: bytes, api: ProviderAPI) -> None:
         submission.watching = True
         task = self._spawn(self._submit(submission, data, api))
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
 
-    async def _submit(self, submission: Submission, data: bytes, api: BatchAPI) -> None:
+    async def _submit(self, submission: Submission, data: bytes, api: ProviderAPI) -> None:
         record = submission.record
         self.ledger.prepared(record)  # BEFORE the upload: the invariant of this module
         self.stats.batches_submitted += 1
         metadata = {"autorubric_local": record.local, "autorubric_experiment": self.tag}
         found_by = None
+
+        def uploaded(input_file_id: str) -> None:
+            record.input_file_id = input_file_id
+            self.ledger.uploaded(record.local, input_file_id)
+
         try:
-            record.input_file_id = await api.upload(data)
-            self.ledger.uploaded(record.local, record.input_file_id)
-            info = await api.create(record.input_file_id, metadata)
+            info = await api.start(data, record.local, metadata, uploaded)
         except JudgeAuthError as exc:
             self._abandon(submission, str(exc))
             submission.fail(exc)
             return
         except JudgeFailure as failure:
-            found = await self._look_up(api, record) if record.input_file_id else None
+            created = record.input_file_id or api.inline  # only a create can have made one
+            found = await self._look_up(api, record) if created else None
             if found is None:
                 self._abandon(submission, failure.describe())
                 submission.fail(failure)
                 return
-            info, found_by = found, "metadata"
+            info, found_by = found, api.found_by
         self._record_id(submission, info.id, found_by)
         self.sending.discard(asyncio.current_task())
         await self._watch(submission, api)
 
-    async def _look_up(self, api: BatchAPI, record: RecordedBatch) -> BatchInfo | None:
+    async def _look_up(self, api: ProviderAPI, record: RecordedBatch) -> BatchInfo | None:
         """After a failed create: did the provider create it anyway?"""
         try:
-            return (await api.find({record.local}, record.prepared_at - 300.0)).get(record.local)
+            return (await api.find([record], self.known_ids())).get(record.local)
         except (JudgeFailure, JudgeAuthError):
             return None
 
@@ -287,18 +273,14 @@ class BatchCoordinator:
 
     # -- polling ---------------------------------------------------------------------------
 
-    async def _watch(self, submission: Submission, api: BatchAPI) -> None:
+    async def _watch(self, submission: Submission, api: ProviderAPI) -> None:
         """Poll until the batch ends, then download its answers and hand them out."""
         record = submission.record
         assert record.batch_id is not None
         self.stats.batches_running += 1
         try:
             info = await self._poll(submission, api)
-            results: dict[str, Result] = {}
-            for file_id in (info.error_file_id, info.output_file_id):  # an answer wins
-                if file_id:
-                    content = await api.content(file_id)
-                    results.update(parse_results(content, api.price(), api.spec.judge_id, None))
+            results = await api.results(info)
         except (JudgeFailure, JudgeAuthError) as exc:
             submission.watching = False
             submission.fail(exc)
@@ -310,7 +292,7 @@ class BatchCoordinator:
         self.stats.batch_requests_done += len(results)
         submission.resolve()
 
-    async def _poll(self, submission: Submission, api: BatchAPI) -> BatchInfo:
+    async def _poll(self, submission: Submission, api: ProviderAPI) -> BatchInfo:
         record = submission.record
         assert record.batch_id is not None
         while True:
@@ -346,6 +328,8 @@ class BatchCoordinator:
             task.cancel()
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
+        for transport in self.transports:
+            await transport.api.aclose()
         close = getattr(self.ledger, "close", None)
         if close is not None:
             close()
@@ -361,7 +345,7 @@ class BatchTransport:
         self,
         coordinator: BatchCoordinator,
         spec: JudgeSpec,
-        api: BatchAPI,
+        api: ProviderAPI,
         direct: Transport,
         *,
         submit: bool,
@@ -373,7 +357,10 @@ class BatchTransport:
         self.submit = submit
         self.queue: list[bytes] = []
         self.queue_bytes = 0
-        self.pending: dict[str, list[asyncio.Future[Completion]]] = {}
+        self.pending: dict[str, list[asyncio.Future[Result]]] = {}
+        settings = coordinator.settings
+        self.max_requests = min(settings.max_requests or api.limits[0], api.limits[0])
+        self.max_bytes = min(settings.max_bytes or api.limits[1], api.limits[1])
         self.timer: asyncio.TimerHandle | None = None
 
     async def complete(
@@ -386,32 +373,33 @@ class BatchTransport:
             if not self.submit and not await coordinator.finished(recorded, self.api):
                 break
             try:
-                return await coordinator.attach(recorded, key, self.api)
+                result = await coordinator.attach(recorded, key, self.api)
             except JudgeFailure:
                 continue  # a recorded failure is not replayed: the call is asked again
+            if isinstance(result, RawReply) and result.status != 200:
+                continue  # the same, for an error reply litellm has not read yet
+            return await self.api.answered(result, messages, response_format)
         if not self.submit:
             return await self.direct.complete(messages, response_format, request)
-        body = request_body(self.spec, self.api.model, messages, response_format)
-        return await self.enqueue(key, batch_line(key, body))
+        return await self.api.ask(self.enqueue, key, messages, response_format)
 
-    def enqueue(self, key: str, line: bytes) -> asyncio.Future[Completion]:
+    def enqueue(self, key: str, line: bytes) -> asyncio.Future[Result]:
         """Queue one call; a full queue (requests or bytes) is sent at once, the first call of
         a new queue starts the send delay."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Completion] = loop.create_future()
+        future: asyncio.Future[Result] = loop.create_future()
         if key in self.pending:
             self.pending[key].append(future)
             return future
-        settings = self.coordinator.settings
-        if self.queue and self.queue_bytes + len(line) > settings.max_bytes:
+        if self.queue and self.queue_bytes + len(line) > self.max_bytes:
             self.flush()
         self.queue.append(line)
         self.queue_bytes += len(line)
         self.pending[key] = [future]
-        if len(self.queue) >= settings.max_requests:
+        if len(self.queue) >= self.max_requests:
             self.flush()
         elif self.timer is None:
-            self.timer = loop.call_later(settings.send_delay_s, self.flush)
+            self.timer = loop.call_later(self.coordinator.settings.send_delay_s, self.flush)
         return future
 
     def drop_queue(self) -> None:

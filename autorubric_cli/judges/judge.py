@@ -39,6 +39,7 @@ from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
 from autorubric_cli.judges.request import CallRequest, Completion, Transport, VoteRequest
 from autorubric_cli.judges.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
+from autorubric_cli.judges.spend import SpendCap
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.workers import WorkerPool, WorkerTransport
 
@@ -56,10 +57,15 @@ class Bill:
     cost: float | None = None
     priced: bool = True
     calls: int = 0
+    prompt_cache_saved: float | None = None
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
         add_counts(self.usage, completion.usage)
+        if completion.prompt_cache_saved is not None:
+            self.prompt_cache_saved = (
+                self.prompt_cache_saved or 0.0
+            ) + completion.prompt_cache_saved
         if completion.cost is None:
             self.priced = False
         if self.priced and completion.cost is not None:
@@ -107,6 +113,7 @@ class Judge:
         global_slots: asyncio.Semaphore,
         breaker: CircuitBreaker | None = None,
         adaptive: bool = True,
+        budget: SpendCap | None = None,
     ) -> None:
         self.spec = spec
         self.transport = transport
@@ -117,6 +124,7 @@ class Judge:
         self.slots = AdaptiveLimit(spec.max_concurrency, adaptive=adaptive)
         self.limiter = RequestRateLimiter(spec.rpm) if spec.rpm else None
         self.breaker = breaker or CircuitBreaker(spec.judge_id)
+        self.budget = budget
         self._show_concurrency()
 
     @property
@@ -159,7 +167,9 @@ class Judge:
         completion = await self._call(request, state.messages)
         state.add(completion)
         try:
-            answer = parse_answer(completion.content, request.option_count, request.elicitation)
+            answer = parse_answer(
+                completion.content, request.option_count, request.elicitation, request.asked_fields
+            )
         except JudgeFailure as failure:
             state.messages = reask_messages(request.messages, completion.content, failure.detail)
             raise
@@ -176,15 +186,20 @@ class Judge:
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.breaker.check()  # tripped while this call waited for its slot
             epoch = self.slots.epoch
+            reserved = 0.0 if self.budget is None else await self.budget.admit(self.spec, messages)
             self.stats.calls_started += 1
             self.stats.in_flight += 1
+            paid: float | None = None
             try:
                 completion = await self.transport.complete(messages, fmt, request)
+                paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)
                 raise
             finally:
                 self.stats.in_flight -= 1
+                if self.budget is not None:
+                    self.budget.settle(self.spec, reserved, paid)
             self.breaker.call_answered()
             self.slots.answered()
             self._show_concurrency()
@@ -237,6 +252,7 @@ class Judge:
             cost=state.bill.cost,
             cached=state.cached,
             attempts=state.attempts,
+            prompt_cache_saved=state.bill.prompt_cache_saved,
         )
 
     def _answer_vote(
@@ -257,6 +273,7 @@ class Judge:
             cached=state.cached,
             thinking=completion.reasoning,
             attempts=state.attempts,
+            prompt_cache_saved=state.bill.prompt_cache_saved,
             option_set=original_set(request.shuffle_order, answer.shown_set),
         )
 
@@ -302,6 +319,7 @@ def build_judges(
     cache: CallCache | None = None,
     batches: BatchCoordinator | None = None,
     workers: WorkerPool | None = None,
+    budget: SpendCap | None = None,
 ) -> list[Judge]:
     """Judges for a grader; a missing key variable or a bad param is an InputError now, and so
     is a judge to batch whose provider litellm cannot batch (SPEC §11)."""
@@ -329,6 +347,7 @@ def build_judges(
                 global_slots=slots,
                 breaker=CircuitBreaker(spec.judge_id, config.breaker),
                 adaptive=config.adaptive_concurrency and not unlimited,
+                budget=budget,
             )
         )
     return judges

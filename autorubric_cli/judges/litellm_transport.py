@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -18,6 +19,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.failures import classify
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
+from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.providers import (
     facts_for,
     priced,
@@ -85,7 +87,7 @@ def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
 
 
 def request_kwargs(
-    spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
+    spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
 ) -> dict[str, Any]:
     """Arguments for `litellm.acompletion`, without the key. litellm never retries itself.
 
@@ -114,14 +116,33 @@ def request_kwargs(
     return kwargs
 
 
+def count(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
 def usage_of(response: Any) -> dict[str, int]:
+    """Prompt and completion tokens; and, when the provider billed them, the prompt tokens read
+    from its cache (`cached_prompt_tokens`: litellm's `prompt_tokens_details.cached_tokens`, from
+    OpenAI's field, Anthropic's `cache_read_input_tokens`, Gemini's `cachedContentTokenCount`)
+    and written to it (`cache_write_tokens`: Anthropic's `cache_creation_input_tokens`).
+    `prompt_tokens` includes both, as litellm reports it."""
     usage = getattr(response, "usage", None)
     if usage is None:
         return {}
-    return {
-        "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
-        "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+    counts = {
+        "prompt_tokens": count(getattr(usage, "prompt_tokens", 0)),
+        "completion_tokens": count(getattr(usage, "completion_tokens", 0)),
     }
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = count(getattr(details, "cached_tokens", 0))
+    written = count(getattr(usage, "cache_creation_input_tokens", 0)) or count(
+        getattr(details, "cache_creation_tokens", 0)
+    )
+    if cached:
+        counts["cached_prompt_tokens"] = cached
+    if written:
+        counts["cache_write_tokens"] = written
+    return counts
 
 
 def cost_of(litellm: ModuleType, response: Any) -> float | None:
@@ -152,23 +173,57 @@ def priced_cost(litellm: ModuleType, response: Any, model: str) -> float | None:
     return cost
 
 
-def completion_of(litellm: ModuleType, response: Any, model: str) -> Completion:
+def prompt_cache_saved(
+    litellm: ModuleType, model: str, usage: dict[str, int], cost: float | None
+) -> float | None:
+    """What the call would have cost with no cached tokens, minus its cost; None when the
+    provider billed no cache tokens or the model is unpriced."""
+    if cost is None or not (usage.get("cached_prompt_tokens") or usage.get("cache_write_tokens")):
+        return None
+    try:
+        full = litellm.cost_per_token(
+            model=model,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+        )
+    except Exception:  # litellm raises for a model it cannot price
+        return None
+    return float(sum(full)) - cost
+
+
+def completion_of(
+    litellm: ModuleType,
+    response: Any,
+    model: str,
+    price: Callable[[ModuleType, Any, str], float | None] = priced_cost,
+) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     reasoning = getattr(message, "reasoning_content", None)
+    usage = usage_of(response)
+    cost = price(litellm, response, model)
     return Completion(
         content=getattr(message, "content", None),
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
-        usage=usage_of(response),
-        cost=priced_cost(litellm, response, model),
+        usage=usage,
+        cost=cost,
+        prompt_cache_saved=prompt_cache_saved(litellm, model, usage, cost),
     )
 
 
 async def call_litellm(
-    spec: JudgeSpec, timeout: float, messages: list[dict[str, str]], response_format: dict
+    spec: JudgeSpec,
+    timeout: float,
+    messages: list[dict[str, Any]],
+    response_format: dict,
+    *,
+    client: Any = None,
+    price: Callable[[ModuleType, Any, str], float | None] = priced_cost,
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
-    runs in this process (`LiteLLMTransport`) or in a judge worker process (workers.py)."""
+    runs in this process (`LiteLLMTransport`), in a judge worker process (workers.py) or over a
+    provider batch (`client`: litellm's HTTP client whose network is the batch, batch_capture.py;
+    `price`: the batch price)."""
     litellm = load_litellm()
     facts = facts_for(spec.model)
     if facts.probes_model_info and not priced(spec.model):
@@ -177,6 +232,8 @@ async def call_litellm(
     kwargs = request_kwargs(spec, timeout, messages, response_format)
     if key is not None:
         kwargs["api_key"] = key
+    if client is not None:
+        kwargs["client"] = client
     failure: Exception | None = None
     try:
         response = await litellm.acompletion(**kwargs)
@@ -190,7 +247,7 @@ async def call_litellm(
         )
     if failure is not None:
         raise failure  # raised outside `except` so the provider's text is not chained
-    return completion_of(litellm, response, spec.model)
+    return completion_of(litellm, response, spec.model, price)
 
 
 class LiteLLMTransport:
@@ -205,4 +262,10 @@ class LiteLLMTransport:
     async def complete(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
-        return await call_litellm(self.spec, self.timeout, messages, response_format)
+        sent = cache_marked(self.spec, messages, prefix_of(request))
+        return await call_litellm(self.spec, self.timeout, sent, response_format)
+
+
+def prefix_of(request: CallRequest) -> int | None:
+    """The shared prefix's length of a per-criterion call (None: no cache marks)."""
+    return getattr(request, "prefix_chars", None)

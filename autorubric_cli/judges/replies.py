@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from autorubric_cli.core.records import CriterionVerdict
@@ -171,6 +172,60 @@ def response_format(
     return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
 
 
+ASKED_FIELDS: dict[tuple[bool, Elicitation], tuple[str, ...]] = {
+    (False, "forced_choice"): ("criterion_status",),
+    (True, "forced_choice"): ("selected_option",),
+    (False, "response_set"): ("selected_options",),
+    (True, "response_set"): ("selected_options",),
+    (False, "both"): ("criterion_status", "selected_options"),
+    (True, "both"): ("selected_option", "selected_options"),
+}
+"""The reply fields a criterion's call fills (the others are null); named in its last line."""
+
+SHARED_SCHEMA_NAME = "criterion_verdict"
+REPLY_FIELDS = ("criterion_status", "selected_option", "selected_options")
+
+
+def shared_schema() -> dict[str, Any]:
+    """One schema admitting every criterion kind and elicitation; unused fields are null.
+
+    Every per-criterion call of a run sends this same schema, so it never breaks the prefix a
+    provider caches (OpenAI counts the schema in the prefix; a changed schema invalidates an
+    Anthropic cache). Bounds that differ per criterion (option count) are checked here, in
+    `parse_answer`, together with which fields must be filled and which must be null."""
+    statuses: list[Any] = [v.value for v in CriterionVerdict]
+    return {
+        "type": "object",
+        "properties": {
+            "explanation": {"type": "string"},
+            "criterion_status": {"type": ["string", "null"], "enum": [*statuses, None]},
+            "selected_option": {"type": ["integer", "null"]},
+            "selected_options": {"type": ["array", "null"], "items": {"type": "integer"}},
+        },
+        "required": ["explanation", *REPLY_FIELDS],
+        "additionalProperties": False,
+    }
+
+
+def shared_response_format() -> dict[str, Any]:
+    """The `response_format` of every per-criterion call (`shared_schema`)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": SHARED_SCHEMA_NAME, "strict": True, "schema": shared_schema()},
+    }
+
+
+def unasked_filled(text: str, asked: tuple[str, ...]) -> str | None:
+    """The first reply field set although the criterion did not ask for it, else None."""
+    try:
+        reply = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None  # reported by the model validation
+    if not isinstance(reply, dict):
+        return None
+    return next((f for f in REPLY_FIELDS if f not in asked and reply.get(f) is not None), None)
+
+
 def json_text(content: str) -> str:
     """The JSON object in a reply, tolerating a code fence or text around it."""
     text = content.strip()
@@ -208,16 +263,25 @@ def checked_set(positions: list[int], size: int) -> tuple[int, ...]:
 
 
 def parse_answer(
-    content: str | None, option_count: int | None, elicitation: Elicitation = "forced_choice"
+    content: str | None,
+    option_count: int | None,
+    elicitation: Elicitation = "forced_choice",
+    asked: tuple[str, ...] | None = None,
 ) -> Answer:
     """Validate a reply; raises a retryable `parse` JudgeFailure (the call is re-asked).
 
     Fields are checked in schema order: the forced choice (unless `response_set`), then the
-    set (unless `forced_choice`).
+    set (unless `forced_choice`). With `asked` (a reply to the shared schema), a field outside
+    `asked` must be null or absent.
     """
     if not content or not content.strip():
         raise parse_failure("the reply was empty")
     text = json_text(content)
+    extra = None if asked is None else unasked_filled(text, asked)
+    if extra is not None:
+        raise parse_failure(
+            f"{extra} is set, but this criterion asks for {' and '.join(asked or ())}"
+        )
     explanation = ""
     verdict: CriterionVerdict | None = None
     position: int | None = None

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from autorubric_cli.core.rubric import Criterion, Elicitation
 from autorubric_cli.judges.item_request import ItemRequest
-from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,11 @@ class VoteRequest:
 
     `shuffle_order[p]` is the original index of the option shown at 0-based position p (None
     for binary criteria). `truth` is the item's ground-truth label for the criterion: only the
-    simulated judge reads it. The criterion's `elicitation` picks the reply schema (`replies`).
+    simulated judge reads it. Every per-criterion call sends the same reply schema
+    (`replies.shared_response_format`); the criterion's kind and `elicitation` pick the fields
+    it fills (`asked_fields`). `prefix_chars`: how many leading characters of the user message
+    are the item's shared prefix (`prompts.shared_prefix`), the same for all its criteria; the
+    transport marks them for providers with explicit prompt caching.
     """
 
     item_id: str
@@ -26,6 +30,7 @@ class VoteRequest:
     messages: list[dict[str, str]]
     shuffle_order: list[int] | None = None
     truth: str | None = None
+    prefix_chars: int | None = None
 
     @property
     def option_count(self) -> int | None:
@@ -35,8 +40,12 @@ class VoteRequest:
     def elicitation(self) -> Elicitation:
         return self.criterion.elicitation
 
+    @property
+    def asked_fields(self) -> tuple[str, ...]:
+        return ASKED_FIELDS[(self.option_count is not None, self.elicitation)]
+
     def response_format(self) -> dict[str, Any]:
-        return response_format(self.option_count, self.elicitation)
+        return shared_response_format()
 
 
 @dataclass
@@ -53,6 +62,7 @@ class Completion:
     usage: dict[str, int] = field(default_factory=dict)
     cost: float | None = None
     cached: bool = False
+    prompt_cache_saved: float | None = None  # cost with no cached tokens minus cost billed
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 

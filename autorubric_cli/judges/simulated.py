@@ -16,8 +16,8 @@ through the same parser. Behaviour, from `JudgeSpec.params` (each a probability 
   own stream, after the forced choice, so `both` gives the same forced choices as
   `forced_choice`, and a `response_set` set contains the forced choice it does not report.
 
-It answers the fields the `response_format` schema asks for: `criterion_status` /
-`selected_option` and/or `selected_options`.
+It answers the fields the criterion asks for (`VoteRequest.asked_fields`; every per-criterion
+call shares one schema): `criterion_status` / `selected_option` and/or `selected_options`.
 
 The truth is the item's ground-truth label for the criterion; without one, a pseudo-truth is
 derived from a hash of (item id, criterion). A multi-choice truth's position is found by
@@ -100,12 +100,6 @@ def _is_probability(value: Any) -> bool:
     )
 
 
-def schema_fields(response_format: dict[str, Any]) -> set[str]:
-    """The property names the reply schema asks for (empty when there is no schema)."""
-    schema = (response_format.get("json_schema") or {}).get("schema") or {}
-    return set(schema.get("properties") or {})
-
-
 def shown_labels(messages: list[dict[str, str]]) -> list[str]:
     """The option labels in the order shown, read from the last `<options>` block."""
     for message in reversed(messages):
@@ -161,7 +155,7 @@ class SimulatedTransport:
             ]
             reply: dict[str, Any] = {"criteria": entries}
         else:
-            asked = schema_fields(response_format)
+            asked = set(request.asked_fields)
             reply = self.answer(request, request, shown_labels(messages), asked)
         content = json.dumps(reply)
         words = sum(len(m.get("content", "").split()) for m in messages)

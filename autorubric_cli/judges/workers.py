@@ -42,7 +42,8 @@ import orjson
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.failures import JudgeFailure
-from autorubric_cli.judges.litellm_transport import LiteLLMTransport
+from autorubric_cli.judges.litellm_transport import LiteLLMTransport, prefix_of
+from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import CallRequest, Completion
 from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, outcome_of
 
@@ -148,7 +149,7 @@ class WorkerPool:
         return [w for w in self.workers if w.alive]
 
     async def call(
-        self, spec: JudgeSpec, messages: list[dict[str, str]], response_format: dict[str, Any]
+        self, spec: JudgeSpec, messages: list[dict[str, Any]], response_format: dict[str, Any]
     ) -> Completion:
         worker = await self._pick()
         call_id = next(self._ids)
@@ -274,7 +275,8 @@ class WorkerTransport(LiteLLMTransport):
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion:
         if self.pool.takes_calls:
-            return await self.pool.call(self.spec, messages, response_format)
+            sent = cache_marked(self.spec, messages, prefix_of(request))
+            return await self.pool.call(self.spec, sent, response_format)
         completion = await super().complete(messages, response_format, request)
         self.pool.watch()
         return completion

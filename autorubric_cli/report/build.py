@@ -170,4 +170,5 @@ def judge_summary(
         cached=tally.cached,
         usage_saved=tally.usage_saved,
         cost_saved=exact_sum(tally.costs_saved) if tally.cached else 0.0,
+        prompt_cache_saved=exact_sum(tally.prompt_cache_saved),
     )

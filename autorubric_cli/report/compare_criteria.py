@@ -88,6 +88,7 @@ def empty_entry(
     return UncomparedCriterion(
         name=criterion.name,
         kind=criterion.kind,
+        weight=criterion.weight,
         test=test,
         n=0,
         undefined=dict.fromkeys(keys, reason),
@@ -123,6 +124,7 @@ def compare_criterion(
     entry = CriterionComparison(
         name=criterion.name,
         kind=criterion.kind,
+        weight=criterion.weight,
         test=TESTS[criterion.kind],
         n=pairs.n,
         n_valued=n_valued,

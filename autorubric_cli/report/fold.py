@@ -68,6 +68,7 @@ class JudgeTally:
     cached: int = 0  # votes served by the call cache: their usage and cost go to *_saved
     usage_saved: dict[str, int] = field(default_factory=dict)
     costs_saved: array = field(default_factory=lambda: array("d"))
+    prompt_cache_saved: array = field(default_factory=lambda: array("d"))  # paid votes only
 
     def add_votes(self, votes: list[Vote]) -> None:
         for vote in votes:
@@ -80,6 +81,8 @@ class JudgeTally:
                 usage[key] = usage.get(key, 0) + count
             if vote.cost is not None:
                 (self.costs_saved if vote.cached else self.costs).append(vote.cost)
+            if vote.prompt_cache_saved is not None and not vote.cached:
+                self.prompt_cache_saved.append(vote.prompt_cache_saved)
 
 
 @dataclass
@@ -336,3 +339,4 @@ def merge_judge_tallies(first: JudgeTally, later: JudgeTally) -> None:
     add_counts(first.usage_saved, later.usage_saved)
     first.costs.extend(later.costs)
     first.costs_saved.extend(later.costs_saved)
+    first.prompt_cache_saved.extend(later.prompt_cache_saved)

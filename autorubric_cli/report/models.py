@@ -65,6 +65,7 @@ class JudgeSummary(Block):
     cached: int
     usage_saved: dict[str, int]
     cost_saved: float | None
+    prompt_cache_saved: float | None  # USD the provider's prompt cache saved (docs/cost.md)
 
 
 class CriterionAgreement(Block):

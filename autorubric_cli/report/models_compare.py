@@ -49,6 +49,7 @@ class Distributions(Block):
 class CriterionComparison(Block):
     name: str
     kind: Kind
+    weight: float
     test: str
     n: int
     n_valued: int | None = absent()  # ordinal criteria: pairs with a value on both sides
@@ -65,6 +66,7 @@ class CriterionComparison(Block):
 class UncomparedCriterion(Block):
     name: str
     kind: Kind
+    weight: float
     base: None = None
     new: None = None
     diff: None = None

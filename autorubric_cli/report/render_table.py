@@ -92,6 +92,7 @@ def judges_table(report: Report) -> Table:
         "cost",
         "cached",
         "cost saved",
+        "prompt cache saved",
     ):
         table.add_column(column, justify="left" if column in ("judge", "model") else "right")
     for j in report.judges:
@@ -108,6 +109,7 @@ def judges_table(report: Report) -> Table:
             fmt_cost(j.cost),
             str(j.cached),
             fmt_cost(j.cost_saved),
+            fmt_cost(j.prompt_cache_saved),
         )
     return table
 

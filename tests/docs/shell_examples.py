@@ -3,8 +3,8 @@
 Checking parses every `autorubric` command with the app's own parser (unknown flags, wrong
 argument counts, bad choices and numbers fail) and every `pip install -e .[EXTRA]` against
 pyproject's extras; a `pip install` of the package from an index fails (it is not published).
-Running executes `autorubric` in-process through Typer's CliRunner, `export` and `cd` on the
-page's working directory; the install steps of a fresh machine are checked and skipped.
+Running executes `autorubric` in-process through `tests.support.cli.cli`, `export` and `cd`
+on the page's working directory; the install steps of a fresh machine are checked and skipped.
 Shell variables (`$X`, `${X}`, `$((...))`, `${{ ... }}`) stand for `1` when checked.
 """
 
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import typer
-from typer.testing import CliRunner
 
 from autorubric_cli.cli.app import app
 from tests.docs.doc_blocks import ROOT
+from tests.support.cli import cli
 
 VARIABLE = re.compile(r"\$\(\([^)]*\)\)|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 SEPARATORS = {"&&", ";", "||", "|", "&"}
@@ -184,7 +184,6 @@ class ShellSession:
                 )
 
     def execute(self, argv: list[str], where: str) -> int | None:
-        import os
 
         name = program(argv)
         if name in SETUP_PROGRAMS:
@@ -205,16 +204,10 @@ class ShellSession:
             return 1 if missing else 0
         if name != "autorubric":
             raise ExampleError(f"{where}: `{name}` cannot run in the docs tests; annotate not-run")
-        previous = Path.cwd()
-        os.chdir(self.cwd)
         try:
-            result = CliRunner().invoke(app, argv[1:], env=self.env, prog_name="autorubric")
-        finally:
-            os.chdir(previous)
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise ExampleError(
-                f"{where}: `{shlex.join(argv)}` raised {result.exception!r}\n{result.output}"
-            )
+            result = cli(*argv[1:], env=self.env, cwd=self.cwd)
+        except Exception as exc:
+            raise ExampleError(f"{where}: `{shlex.join(argv)}` raised {exc!r}") from exc
         if result.exit_code not in (0,):
             print(result.output)
         return result.exit_code

@@ -1,11 +1,13 @@
-"""Helpers for the engine tests: a rubric bound to the loopback server, datasets, CLI processes."""
+"""Helpers for the engine tests: a rubric bound to the loopback server, datasets, CLI processes.
+
+`start_cli` starts a process, for tests where the process is the point; every other CLI test
+runs in-process through `tests.support.cli.cli`.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -13,8 +15,11 @@ from typing import Any
 
 import orjson
 
-KEY_ENV = "AUTORUBRIC_TEST_KEY"
-KEY_VALUE = "sk-test-SECRET-0123456789abcdefghij"
+from tests.support import cli_process
+from tests.support.cli import KEY_ENV, KEY_VALUE, UNSET
+from tests.support.cli_process import CliProcess
+
+__all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the engine tests' rubrics name this key
 
 
 def server_rubric(
@@ -84,27 +89,14 @@ def write_dataset(path: Path, n: int) -> Path:
 def cli_env() -> dict[str, str]:
     env = dict(os.environ)
     env[KEY_ENV] = KEY_VALUE
-    env.pop("GITHUB_STEP_SUMMARY", None)
+    for name in UNSET:
+        env.pop(name, None)
     return env
 
 
-def start_cli(*args: str | Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "autorubric_cli", *map(str, args)],
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
-def run_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "autorubric_cli", *map(str, args)],
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def start_cli(*args: str | Path) -> CliProcess:
+    """`autorubric ARGS` in a process of its own (forked warm), with the test key set."""
+    return cli_process.start_cli(*args, env=cli_env())
 
 
 def valid_lines(items: Path) -> list[dict[str, Any]]:
@@ -121,7 +113,7 @@ def valid_lines(items: Path) -> list[dict[str, Any]]:
     return out
 
 
-def wait_for_lines(items: Path, at_least: int, proc: subprocess.Popen[bytes], limit: float) -> bool:
+def wait_for_lines(items: Path, at_least: int, proc: CliProcess, limit: float) -> bool:
     """True once items.jsonl holds `at_least` readable lines; False if the process ended first."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -160,6 +152,19 @@ def sigkill_and_resume(
     assert proc.returncode == 0, err.decode()
     assert len(snapshots) >= kills, f"only {len(snapshots)} kills before the run finished"
     return snapshots
+
+
+def comparable(directory: Path) -> dict[str, object]:
+    """Per item: status, score and every vote's outcome and shuffle (not timing or caching)."""
+    records = {}
+    for line in valid_lines(directory / "items.jsonl"):
+        votes = [
+            (v["judge"], v["sample"], v["verdict"], v["option_index"], v["shuffle_order"])
+            for c in line["criteria"]
+            for v in c["votes"]
+        ]
+        records[line["id"]] = (line["status"], line["score"], votes)
+    return records
 
 
 def vote_summary(directory: Path) -> dict[str, tuple[float | None, list[object]]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import signal
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -18,14 +17,16 @@ from batch_support import (
     processed,
     rubric_and_data,
 )
-from engine_support import manifest, run_cli, start_cli, valid_lines
+from engine_support import manifest, start_cli, valid_lines
 
+from tests.support.cli import cli
+from tests.support.cli_process import CliProcess
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 40
 
 
-def wait_until(condition: Callable[[], bool], proc: subprocess.Popen[bytes], limit: float) -> bool:
+def wait_until(condition: Callable[[], bool], proc: CliProcess, limit: float) -> bool:
     """True once `condition` holds; False when the process ended first."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -72,7 +73,7 @@ def polling(directory: Path, server: JudgeServer) -> Callable[[], bool]:
     return check
 
 
-def kill(proc: subprocess.Popen[bytes]) -> None:
+def kill(proc: CliProcess) -> None:
     proc.kill()
     proc.wait()
 
@@ -84,8 +85,8 @@ def test_sigkill_in_every_batch_phase_then_resume(
     fast_batches(monkeypatch, SEND_DELAY_S=0.3, MAX_REQUESTS=50)
     with JudgeServer(batch_delay=0.8, create_delay=0.5) as server:
         rubric, data = rubric_and_data(tmp_path, server, N_ITEMS, judges=2)
-        direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
-        assert direct.returncode == 0, direct.stderr
+        direct = cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        assert direct.exit_code == 0, direct.stderr
         server.reset()
 
         exp = tmp_path / "exp"
@@ -149,13 +150,13 @@ def test_stop_leaves_batches_running_and_resume_collects_them(
         assert manifest(exp)["status"] == "interrupted"
         assert [job.status for job in server.batch_jobs.values()] == ["in_progress"] * 2
         assert valid_lines(exp / "items.jsonl") == []
-        report = run_cli("report", exp, "-f", "json")
-        assert report.returncode == 0, report.stderr  # a report works on what there is
+        report = cli("report", exp, "-f", "json")
+        assert report.exit_code == 0, report.stderr  # a report works on what there is
 
         for job in server.batch_jobs.values():
             job.ready_at = 0.0  # the provider finishes them while nobody watches
-        done = run_cli("resume", exp)
-        assert done.returncode == 0, done.stderr
+        done = cli("resume", exp)
+        assert done.exit_code == 0, done.stderr
         assert len(server.batch_jobs) == 2 and set(processed(server).values()) == {1}
         assert server.request_count == 6 * 3 * 2
     assert len(valid_lines(exp / "items.jsonl")) == 6
@@ -167,8 +168,8 @@ def test_resume_no_batch_uses_finished_batches_and_calls_the_rest_directly(
     fast_batches(monkeypatch)
     with JudgeServer(batch_delay=0.5) as server:
         rubric, data = rubric_and_data(tmp_path, server, 6, judges=2)
-        direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
-        assert direct.returncode == 0, direct.stderr
+        direct = cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        assert direct.exit_code == 0, direct.stderr
 
         for name, delay in (("finished", 0.5), ("running", 60.0)):
             server.reset()
@@ -182,8 +183,8 @@ def test_resume_no_batch_uses_finished_batches_and_calls_the_rest_directly(
             )
             kill(proc)
             time.sleep(0.6)
-            done = run_cli("resume", exp, "--no-batch")
-            assert done.returncode == 0, done.stderr
+            done = cli("resume", exp, "--no-batch")
+            assert done.exit_code == 0, done.stderr
             chat = [r for r in server.requests if r.batch_id is None]
             if name == "finished":  # every answer was paid in a batch: none is asked again
                 assert chat == [] and len(server.batch_requests) == 36

@@ -18,8 +18,9 @@ from batch_support import (
     rubric_and_data,
 )
 from cache_support import CRITERIA, cache_rubric
-from engine_support import manifest, run_cli, server_rubric, valid_lines, write_dataset
+from engine_support import manifest, server_rubric, valid_lines, write_dataset
 
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 500
@@ -32,13 +33,13 @@ def test_500_items_batch_run_equals_direct_run_at_half_price(
     with JudgeServer(batch_delay=0.3) as server:
         rubric = cache_rubric(tmp_path / "rubric.yaml", server.api_base, criteria=CRITERIA[:3])
         data = write_dataset(tmp_path / "data.jsonl", N_ITEMS)
-        direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
-        assert direct.returncode == 0, direct.stderr
+        direct = cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        assert direct.exit_code == 0, direct.stderr
         server.reset()
-        batch = run_cli(
+        batch = cli(
             "run", rubric, data, "--out", tmp_path / "batch", "--batch", "-f", "json", "--no-cache"
         )
-        assert batch.returncode == 0, batch.stderr
+        assert batch.exit_code == 0, batch.stderr
         assert server.request_count == len(server.batch_requests) == N_ITEMS * 3 * 2
         assert set(processed(server).values()) == {1}
         assert len(server.batch_jobs) == 2  # one per judge (model): 1,500 requests each
@@ -70,11 +71,11 @@ def test_failures_and_reasks_go_into_follow_up_batches_within_limits(
     faults = {"fault_rate": 0.2, "fault_kinds": ("server_error", "malformed", "rate_limit")}
     with JudgeServer(batch_delay=0.05, retry_after=0, **faults) as server:
         rubric, data = rubric_and_data(tmp_path, server, 30, judges=1)
-        direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
-        assert direct.returncode == 0, direct.stderr
+        direct = cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        assert direct.exit_code == 0, direct.stderr
         server.reset()
-        batch = run_cli("run", rubric, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
-        assert batch.returncode == 0, batch.stderr
+        batch = cli("run", rubric, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
+        assert batch.exit_code == 0, batch.stderr
         inputs = [server.files[job.input_file_id].data for job in server.batch_jobs.values()]
         faulted = sum(r.fault is not None for r in server.batch_requests)
 
@@ -90,12 +91,12 @@ def test_expired_batches_are_followed_up(tmp_path: Path, monkeypatch: pytest.Mon
     fast_batches(monkeypatch)
     with JudgeServer(batch_delay=0.05) as server:
         rubric, data = rubric_and_data(tmp_path, server, 10, judges=2)
-        direct = run_cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
-        assert direct.returncode == 0, direct.stderr
+        direct = cli("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        assert direct.exit_code == 0, direct.stderr
         server.reset()
         server.expire_batches = 2
-        batch = run_cli("run", rubric, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
-        assert batch.returncode == 0, batch.stderr
+        batch = cli("run", rubric, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
+        assert batch.exit_code == 0, batch.stderr
         statuses = [job.status for job in server.batch_jobs.values()]
         assert set(processed(server).values()) == {1}  # nothing answered twice
         assert len(server.batch_requests) == 10 * 3 * 2
@@ -130,15 +131,15 @@ def test_provider_without_batch_api_is_an_input_error_before_any_call(
         "grader": {
             "judges": [
                 {"model": "openai/ok", "api_base": judge_server.api_base},
-                {"model": "anthropic/claude-sonnet-4-5", "id": "claude", "batch": True},
+                {"model": "ollama/llama3", "id": "claude", "batch": True},
             ]
         },
     }
     rubric.write_text(yaml.safe_dump(spec))
     data = write_dataset(tmp_path / "data.jsonl", 3)
-    done = run_cli("run", rubric, data, "--out", tmp_path / "exp")
-    assert done.returncode == 2
-    assert "provider `anthropic`" in done.stderr and "'claude'" in done.stderr
+    done = cli("run", rubric, data, "--out", tmp_path / "exp")
+    assert done.exit_code == 2
+    assert "provider `ollama`" in done.stderr and "'claude'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "exp").exists()
     assert judge_server.request_count == 0
@@ -156,8 +157,8 @@ def test_batch_per_judge_and_external_cancel(
         spec["grader"]["judges"][0]["batch"] = True
         rubric.write_text(yaml.safe_dump(spec))
         data = write_dataset(tmp_path / "data.jsonl", 5)
-        done = run_cli("run", rubric, data, "--out", tmp_path / "exp", "--no-cache")
-        assert done.returncode == 0, done.stderr
+        done = cli("run", rubric, data, "--out", tmp_path / "exp", "--no-cache")
+        assert done.exit_code == 0, done.stderr
         batched = {r.model for r in server.batch_requests}
         direct = {r.model for r in server.requests if r.batch_id is None}
         assert batched == {"judge-0"} and direct == {"judge-1"}
@@ -182,9 +183,9 @@ def test_batch_per_judge_and_external_cancel(
 
         canceller = threading.Thread(target=cancel_all)
         canceller.start()
-        result = run_cli("run", rubric, data, "--out", proc_out, "--no-cache")
+        result = cli("run", rubric, data, "--out", proc_out, "--no-cache")
         canceller.join()
-    assert result.returncode == 3, result.stderr
+    assert result.exit_code == 3, result.stderr
     errors = {
         v["error"]
         for r in valid_lines(proc_out / "items.jsonl")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from engine_support import (
+    comparable,
     manifest,
-    run_cli,
     server_rubric,
     start_cli,
     valid_lines,
@@ -16,7 +17,9 @@ from engine_support import (
     write_dataset,
 )
 
+from autorubric_cli.judges.litellm_transport import load_litellm
 from tests.support import closed_port
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 
@@ -24,16 +27,35 @@ def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("autorubric: error:")]
 
 
-def test_a_closed_port_stops_2000_items_fast_with_one_line(tmp_path: Path) -> None:
+def counted_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every `litellm.acompletion` call made in this process (the CLI runs in-process), by
+    api_base: a closed port answers nothing, so the client is where attempts are counted."""
+    litellm = load_litellm()
+    calls: list[str] = []
+    real = litellm.acompletion
+
+    async def counting(**kwargs: Any) -> Any:
+        calls.append(str(kwargs.get("api_base")))
+        return await real(**kwargs)
+
+    monkeypatch.setattr(litellm, "acompletion", counting)
+    return calls
+
+
+def test_a_closed_port_stops_2000_items_after_a_few_calls_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = write_dataset(tmp_path / "data.jsonl", 2000)
     api_base = f"http://127.0.0.1:{closed_port()}/v1"
     rubric = server_rubric(tmp_path / "r.yaml", api_base, concurrency=16)
     out = tmp_path / "exp"
-    started = time.monotonic()
-    result = run_cli("run", rubric, data, "--out", out, timeout=60)
-    elapsed = time.monotonic() - started
-    assert result.returncode == 2, result.stderr
-    assert elapsed < 20
+    calls = counted_calls(monkeypatch)
+    result = cli("run", rubric, data, "--out", out)
+    assert result.exit_code == 2, result.stderr
+    # Stopped by the breaker (5 refusals in a row) with the calls then in flight, not after
+    # 6,000 votes x 6 attempts: the count, not the clock, shows it stopped early.
+    assert 5 <= len(calls) <= 50, len(calls)
+    assert set(calls) == {api_base}
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and f"connection refused to {api_base}" in line
     assert f"autorubric resume {out}" in line
@@ -46,26 +68,13 @@ def test_a_server_answering_404_gets_at_most_50_requests(tmp_path: Path) -> None
     with JudgeServer(fault_rate=1.0, fault_kinds=("not_found",)) as server:
         rubric = server_rubric(tmp_path / "r.yaml", server.api_base, concurrency=64)
         out = tmp_path / "exp"
-        result = run_cli("run", rubric, data, "--out", out)
+        result = cli("run", rubric, data, "--out", out)
         requests = server.request_count
-    assert result.returncode == 2, result.stderr
+    assert result.exit_code == 2, result.stderr
     assert 5 <= requests <= 50
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and "HTTP 404" in line
     assert valid_lines(out / "items.jsonl") == []
-
-
-def comparable(directory: Path) -> dict[str, object]:
-    """Per item: status, score and every vote's outcome and shuffle (not timing or caching)."""
-    records = {}
-    for line in valid_lines(directory / "items.jsonl"):
-        votes = [
-            (v["judge"], v["sample"], v["verdict"], v["option_index"], v["shuffle_order"])
-            for c in line["criteria"]
-            for v in c["votes"]
-        ]
-        records[line["id"]] = (line["status"], line["score"], votes)
-    return records
 
 
 def test_a_server_dying_mid_run_keeps_what_finished_and_resume_matches(tmp_path: Path) -> None:
@@ -87,12 +96,12 @@ def test_a_server_dying_mid_run_keeps_what_finished_and_resume_matches(tmp_path:
         assert all(line["status"] == "ok" for line in kept)  # the rest: unrecorded, not errored
 
         server = JudgeServer(latency=0.01, port=port).start()
-        resumed = run_cli("resume", out, "--no-cache", "--format", "json")
-        assert resumed.returncode == 0, resumed.stderr
+        resumed = cli("resume", out, "--no-cache", "--format", "json")
+        assert resumed.exit_code == 0, resumed.stderr
         assert json.loads(resumed.stdout)["items"]["completed"] == n
         reference = tmp_path / "reference"
-        whole = run_cli("run", rubric, data, "--out", reference, "--no-cache")
-        assert whole.returncode == 0, whole.stderr
+        whole = cli("run", rubric, data, "--out", reference, "--no-cache")
+        assert whole.exit_code == 0, whole.stderr
     finally:
         server.stop()
     ids = [line["id"] for line in valid_lines(out / "items.jsonl")]
@@ -112,8 +121,8 @@ def test_a_gate_left_undefined_by_errored_items_exits_3_with_junit_errors(tmp_pa
             grader_extra="  breaker: {failed_votes: 1000}\n",
         )
         out, junit = tmp_path / "exp", tmp_path / "junit.xml"
-        result = run_cli("run", rubric, data, "--out", out, "--fail-under", "0.5", "--junit", junit)
-    assert result.returncode == 3, result.stderr
+        result = cli("run", rubric, data, "--out", out, "--fail-under", "0.5", "--junit", junit)
+    assert result.exit_code == 3, result.stderr
     suite = next(iter(JUnitXml.fromfile(str(junit))))
     kinds = {case.name: [type(r) for r in case.result] for case in suite}
     assert kinds["score.mean"] == [Error]

@@ -7,8 +7,9 @@ import math
 from pathlib import Path
 
 from cache_support import CRITERIA, MODELS, by_id, cache_rubric, without_cache_marks
-from engine_support import run_cli, start_cli, token, valid_lines, wait_for_lines, write_dataset
+from engine_support import start_cli, token, valid_lines, wait_for_lines, write_dataset
 
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 N = 40
@@ -19,8 +20,8 @@ def report(directory: Path) -> dict:
 
 
 def run_ok(*args: str | Path) -> str:
-    result = run_cli("run", *args)
-    assert result.returncode == 0, result.stderr
+    result = cli("run", *args)
+    assert result.exit_code == 0, result.stderr
     return result.stderr
 
 
@@ -93,7 +94,7 @@ def test_no_cache_and_cache_false_neither_read_nor_write(
         assert not (isolated_call_cache / "calls.sqlite3").exists()
         rubric = cache_rubric(tmp_path / "r.yaml", server.api_base, judges=1)
         run_ok(rubric, data, "--out", tmp_path / "b", "--cache-dir", tmp_path / "mine")
-        info = run_cli("cache", "info", "--cache-dir", tmp_path / "mine", "-f", "json")
+        info = cli("cache", "info", "--cache-dir", tmp_path / "mine", "-f", "json")
         assert json.loads(info.stdout)["entries"] == 5 * 4
         run_ok(
             rubric, data, "--out", tmp_path / "c", "--cache-dir", tmp_path / "mine", "--no-cache"
@@ -159,8 +160,8 @@ def test_kill_during_a_cached_run_then_resume(tmp_path: Path, isolated_call_cach
         proc.wait()
         recorded = {line["id"] for line in valid_lines(exp / "items.jsonl")}
         seen = server.request_count
-        result = run_cli("resume", exp)
-        assert result.returncode == 0, result.stderr
+        result = cli("resume", exp)
+        assert result.exit_code == 0, result.stderr
         assert "warning" not in result.stderr
         later = "\n".join(r.text() for r in server.requests[seen:])
         assert not any(token(int(i[2:])) in later for i in recorded)
@@ -168,8 +169,8 @@ def test_kill_during_a_cached_run_then_resume(tmp_path: Path, isolated_call_cach
         assert not any(token(i) in everything for i in range(20))  # served by the cache
         lines = valid_lines(exp / "items.jsonl")
         assert sorted(line["id"] for line in lines) == [f"it{i:04d}" for i in range(N)]
-        info = run_cli("cache", "info", "--format", "json")
-        assert info.returncode == 0, info.stderr
+        info = cli("cache", "info", "--format", "json")
+        assert info.exit_code == 0, info.stderr
         assert json.loads(info.stdout)["entries"] == N * 4
 
 
@@ -206,8 +207,8 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
         data = write_dataset(tmp_path / "data.jsonl", 6)
         rubric = cache_rubric(tmp_path / "r.yaml", server.api_base)
         out = tmp_path / "a"
-        cold = run_cli("run", rubric, data, "--out", out, "--dry-run", "--format", "json")
-        assert cold.returncode == 0, cold.stderr
+        cold = cli("run", rubric, data, "--out", out, "--dry-run", "--format", "json")
+        assert cold.exit_code == 0, cold.stderr
         bill = json.loads(cold.stdout)
         assert server.request_count == 0 and not out.exists()
         assert not (isolated_call_cache / "calls.sqlite3").exists()
@@ -221,14 +222,12 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
             )
         sent = sum(counted.values())
         # the first 3 items were sent: the bill of the full run counts exactly those + 3 more
-        resumed = run_cli("resume", out, "--dry-run", "--format", "json")
-        assert resumed.returncode == 0, resumed.stderr
+        resumed = cli("resume", out, "--dry-run", "--format", "json")
+        assert resumed.exit_code == 0, resumed.stderr
         rest = json.loads(resumed.stdout)
         assert rest["calls"] == {"total": 0, "cached": 0, "to_send": 0}  # --limit 3 is recorded
         assert bill["prompt_tokens"] > sent > 0
-        warm = json.loads(
-            run_cli("run", rubric, data, "--out", out, "--dry-run", "-f", "json").stdout
-        )
+        warm = json.loads(cli("run", rubric, data, "--out", out, "--dry-run", "-f", "json").stdout)
         assert warm["calls"] == {"total": 48, "cached": 24, "to_send": 24}
         assert warm["prompt_tokens"] == bill["prompt_tokens"] - sent
         assert [j["prompt_tokens"] for j in bill["judges"]] == [
@@ -242,8 +241,8 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
         )
         free = dry_run_start(unpriced, data, RunOptions())  # in process: one CLI start less
         assert free["cost_estimate"] is None and free["judges"][0]["cost_estimate"] is None
-        table = run_cli("run", unpriced, data, "--dry-run")
-        assert table.returncode == 0 and "n/a" in table.stdout
+        table = cli("run", unpriced, data, "--dry-run")
+        assert table.exit_code == 0 and "n/a" in table.stdout
         assert server.request_count == 24
 
 
@@ -253,15 +252,15 @@ def test_cache_info_prune_and_clear(tmp_path: Path, isolated_call_cache: Path) -
         rubric = cache_rubric(tmp_path / "r.yaml", server.api_base)
         run_ok(rubric, data, "--out", tmp_path / "a")
         run_ok(rubric, data, "--out", tmp_path / "b")
-    info = json.loads(run_cli("cache", "info", "-f", "json").stdout)
+    info = json.loads(cli("cache", "info", "-f", "json").stdout)
     assert info["entries"] == 24 and info["hits"] == 24 and info["size_bytes"] > 0
     assert [(m["model"], m["entries"]) for m in info["models"]] == [
         (MODELS[0], 12),
         (MODELS[1], 12),
     ]
-    assert "pruned 0 entries" in run_cli("cache", "prune", "--older-than", "30d").stdout
-    assert "pruned 24 entries" in run_cli("cache", "prune", "--older-than", "0s").stdout
-    bad = run_cli("cache", "prune", "--older-than", "soon")
-    assert bad.returncode == 2 and "--older-than" in bad.stderr
-    assert run_cli("cache", "clear").returncode == 0
+    assert "pruned 0 entries" in cli("cache", "prune", "--older-than", "30d").stdout
+    assert "pruned 24 entries" in cli("cache", "prune", "--older-than", "0s").stdout
+    bad = cli("cache", "prune", "--older-than", "soon")
+    assert bad.exit_code == 2 and "--older-than" in bad.stderr
+    assert cli("cache", "clear").exit_code == 0
     assert not (isolated_call_cache / "calls.sqlite3").exists()

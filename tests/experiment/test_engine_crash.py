@@ -7,12 +7,12 @@ from pathlib import Path
 
 from engine_support import (
     assert_nothing_lost_nothing_rejudged,
-    run_cli,
     server_rubric,
     sigkill_and_resume,
     write_dataset,
 )
 
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 50
@@ -26,8 +26,8 @@ def test_sigkill_resume_loses_nothing_and_never_rejudges(tmp_path: Path) -> None
         data = write_dataset(tmp_path / "data.jsonl", N_ITEMS)
 
         reference = tmp_path / "reference"
-        done = run_cli("run", rubric, data, "--out", reference, "--format", "json", "--no-cache")
-        assert done.returncode == 0, done.stderr
+        done = cli("run", rubric, data, "--out", reference, "--format", "json", "--no-cache")
+        assert done.exit_code == 0, done.stderr
         server.reset()
 
         exp = tmp_path / "exp"

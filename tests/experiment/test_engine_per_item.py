@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 from cache_support import MODELS
-from engine_support import run_cli, write_dataset
+from engine_support import write_dataset
 from per_item_support import (
     CRITERIA,
     asked_names,
@@ -19,6 +19,7 @@ from per_item_support import (
     without_call_accounting,
 )
 
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, scripted_answer
 
 N = 8
@@ -27,8 +28,8 @@ SAMPLES = 1 + 2  # judge j0 takes 1 sample, j1 takes 2
 
 
 def run_ok(*args: str | Path) -> None:
-    result = run_cli("run", *args, "--format", "json")
-    assert result.returncode == 0, result.stderr
+    result = cli("run", *args, "--format", "json")
+    assert result.exit_code == 0, result.stderr
 
 
 def priced(model: str, usage: dict[str, int]) -> float:
@@ -101,8 +102,8 @@ def test_a_cached_per_item_rerun_sends_nothing_and_saves_each_call_once(tmp_path
     with JudgeServer(answer=scripted_answer(scripted_label)) as server:
         data = write_dataset(tmp_path / "data.jsonl", 6)
         rubric = item_rubric(tmp_path / "r.yaml", server.api_base, llm_calls="per_item")
-        bill = run_cli("run", rubric, data, "--dry-run", "--format", "json")
-        assert bill.returncode == 0, bill.stderr
+        bill = cli("run", rubric, data, "--dry-run", "--format", "json")
+        assert bill.exit_code == 0, bill.stderr
         assert json.loads(bill.stdout)["calls"] == {"total": 18, "cached": 0, "to_send": 18}
         run_ok(rubric, data, "--out", tmp_path / "first")
         first_calls = server.request_count

@@ -10,12 +10,12 @@ from typing import Any
 
 from engine_support import (
     assert_nothing_lost_nothing_rejudged,
-    run_cli,
     server_rubric,
     sigkill_and_resume,
     write_dataset,
 )
 
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, default_answer, item_entries
 
 N_ITEMS = 24
@@ -40,8 +40,8 @@ def test_sigkill_resume_in_per_item_mode_loses_nothing_and_never_rejudges(tmp_pa
         data = write_dataset(tmp_path / "data.jsonl", N_ITEMS)
 
         reference = tmp_path / "reference"
-        done = run_cli("run", rubric, data, "--out", reference, "--format", "json", "--no-cache")
-        assert done.returncode == 0, done.stderr
+        done = cli("run", rubric, data, "--out", reference, "--format", "json", "--no-cache")
+        assert done.exit_code == 0, done.stderr
         assert server.request_count == 2 * N_ITEMS
         assert all(item_entries(r.body) is not None for r in server.requests)
         server.reset()

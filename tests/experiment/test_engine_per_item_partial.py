@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import run_cli, token, write_dataset
+from engine_support import token, write_dataset
 from per_item_support import (
     CRITERIA,
     asked_names,
@@ -20,6 +20,7 @@ from per_item_support import (
     without_call_accounting,
 )
 
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, RecordedRequest, scripted_answer
 
 N = 4
@@ -54,7 +55,7 @@ def item_requests(requests: list[RecordedRequest], i: int) -> list[RecordedReque
 
 
 def run(*args: str | Path) -> int:
-    return run_cli(*args, "--format", "json").returncode
+    return cli(*args, "--format", "json").exit_code
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,18 @@ import time
 from pathlib import Path
 
 from engine_support import (
+    comparable,
     manifest,
-    run_cli,
     server_rubric,
     start_cli,
     valid_lines,
     wait_for_lines,
     write_dataset,
 )
-from test_engine_breaker import comparable, error_lines
+from test_engine_breaker import error_lines
 
 from tests.support import closed_port
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 
@@ -52,8 +53,8 @@ def test_worker_processes_grade_exactly_like_in_process_calls(tmp_path: Path) ->
                 grader_extra=f"  workers: {workers}\n",
             )
             outs[workers] = tmp_path / f"exp{workers}"
-            result = run_cli("run", rubric, data, "--out", outs[workers], "--no-cache")
-            assert result.returncode == 0, result.stderr
+            result = cli("run", rubric, data, "--out", outs[workers], "--no-cache")
+            assert result.exit_code == 0, result.stderr
     assert manifest(outs["2"])["config"]["workers"] == 2
     assert len(valid_lines(outs["2"] / "items.jsonl")) == 30
     assert comparable(outs["2"]) == comparable(outs["0"])
@@ -84,8 +85,8 @@ def test_a_closed_port_stops_the_run_through_a_worker(tmp_path: Path) -> None:
         tmp_path / "r.yaml", api_base, concurrency=16, grader_extra="  workers: 1\n"
     )
     out = tmp_path / "exp"
-    result = run_cli("run", rubric, data, "--out", out, timeout=60)
-    assert result.returncode == 2, result.stderr
+    result = cli("run", rubric, data, "--out", out)
+    assert result.exit_code == 2, result.stderr
     (line,) = error_lines(result.stderr)
     assert "'j0'" in line and f"connection refused to {api_base}" in line
     assert valid_lines(out / "items.jsonl") == []

@@ -12,13 +12,12 @@ from typing import Any
 
 import orjson
 import pytest
-from typer.testing import CliRunner, Result
 
-from autorubric_cli.cli.app import app
 from autorubric_cli.core.items import Item, Submission
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.merge import config_difference
 from autorubric_cli.experiment.shard import Shard, in_shard, parse_shard, shard_of
+from tests.support.cli import CliResult, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "rubrics" / "demo.yaml"
@@ -26,11 +25,7 @@ DATA = ROOT / "datasets" / "demo.jsonl"
 N = 3
 
 
-def cli(*args: object) -> Result:
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def ok(*args: object) -> Result:
+def ok(*args: object) -> CliResult:
     result = cli(*args)
     assert result.exit_code == 0, result.stderr
     return result

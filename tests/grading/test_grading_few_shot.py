@@ -91,7 +91,9 @@ async def test_examples_reach_the_prompt(tmp_path: Path) -> None:
     user = request.messages[1]["content"]
     assert user.count("<example>") == 2
     assert "<answer>\nMET\n</answer>" in user and "<answer>\nUNMET\n</answer>" in user
-    assert user.index("</examples>") < user.index("<submission>\n<output>\nThe cell")
+    # the examples follow the criterion: the item's shared prefix (submission) comes first
+    assert user.index("<submission>\n<output>\nThe cell") < user.index("<criterion>")
+    assert user.index("<criterion>") < user.index("<examples>")
     record = await engine.grade(make_item())
     assert record.status == "ok"
 

@@ -15,7 +15,7 @@ from autorubric_cli.core.records import CriterionVerdict, ItemRecord
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import RetryPolicy
 from tests.support import BINARY, MULTI_CHOICE, http_judge, make_item, make_rubric
-from tests.support.judge_server import JudgeServer
+from tests.support.judge_server import JudgeServer, schema_properties
 
 FAST = RetryPolicy(base_s=0.001, cap_s=0.005)
 PENALTY = {"name": "wrong_claim", "requirement": "Makes a wrong claim", "weight": -5}
@@ -103,7 +103,7 @@ def answer_by_output(body: dict[str, Any]) -> str:
     user = body["messages"][1]["content"]
     output = OUTPUT.findall(user)[-1]
     h = int.from_bytes(hashlib.sha256(output.encode()).digest()[:4], "big")
-    properties = body["response_format"]["json_schema"]["schema"]["properties"]
+    properties = schema_properties(body)  # the fields the prompt asks to fill
     reply: dict[str, Any] = {"explanation": f"by output {h % 97}"}
     shown = OPTIONS.findall(user)
     if shown:
@@ -131,9 +131,16 @@ async def test_both_over_http_scores_like_forced_choice_for_the_same_answers(
     forced, _ = await grade_all(judges, [BINARY, MULTI_CHOICE], 6)
     both, _ = await grade_all(judges, elicited([BINARY, MULTI_CHOICE], "both"), 6)
     assert server.request_count == 2 * 6 * 2 * 2
-    names = [r.body["response_format"]["json_schema"]["name"] for r in server.requests]
-    assert names.count("multi_choice_verdict_and_set") == 12
-    assert names.count("binary_verdict_and_set") == 12
+    names = {r.body["response_format"]["json_schema"]["name"] for r in server.requests}
+    assert names == {"criterion_verdict"}
+    texts = [r.text() for r in server.requests]
+    for fill, count in [
+        ("Fill criterion_status;", 12),
+        ("Fill selected_option;", 12),
+        ("Fill selected_option and selected_options;", 12),
+        ("Fill criterion_status and selected_options;", 12),
+    ]:
+        assert sum(fill in text for text in texts) == count, fill
     fair = MULTI_CHOICE["options"].index({"label": "Fair", "value": 0.5})
     for before, after in zip(forced, both, strict=True):
         assert forced_part(after) == forced_part(before)

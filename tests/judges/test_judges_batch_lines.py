@@ -118,7 +118,13 @@ def test_batch_price_from_litellm() -> None:
 
 @pytest.mark.parametrize(
     ("model", "provider"),
-    [("openai/judge", "openai"), ("gpt-4.1-mini", "openai"), ("azure/deploy", "azure")],
+    [
+        ("openai/judge", "openai"),
+        ("gpt-4.1-mini", "openai"),
+        ("azure/deploy", "azure"),
+        ("anthropic/claude-sonnet-4-5", "anthropic"),
+        ("gemini/gemini-2.5-flash", "gemini"),
+    ],
 )
 def test_batchable_providers(model: str, provider: str) -> None:
     assert batch_provider(JudgeSpec(model=model))[0] == provider
@@ -127,8 +133,8 @@ def test_batchable_providers(model: str, provider: str) -> None:
 @pytest.mark.parametrize(
     ("model", "named"),
     [
-        ("anthropic/claude-sonnet-4-5", "provider `anthropic`"),
-        ("gemini/gemini-2.5-flash", "provider `gemini`"),
+        ("ollama/llama3", "provider `ollama`"),
+        ("mistral/mistral-small-latest", "provider `mistral`"),
         ("simulated/a", "provider `simulated`"),
     ],
 )

@@ -8,9 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from autorubric_cli.cli.app import app
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.adaptive import AdaptiveLimit
 from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure, classify
@@ -20,6 +18,7 @@ from autorubric_cli.judges.providers import preflight, provider_name, sent_tempe
 from autorubric_cli.judges.retry import RetryPolicy
 from autorubric_cli.judges.simulated import SimulatedTransport
 from autorubric_cli.judges.stats import CallStats
+from tests.support.cli import cli
 
 
 class StatusError(Exception):
@@ -43,7 +42,8 @@ def rubric(tmp_path: Path, judge: str) -> Path:
 
 
 def check(path: Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["check", str(path)])
+    # wide enough that a warning naming a long tmp path (xdist adds popen-gwN/) is not wrapped
+    result = cli("check", path, env={"COLUMNS": "400"})
     return result.exit_code, result.output
 
 
@@ -84,7 +84,7 @@ def test_run_refuses_before_any_call(tmp_path: Path) -> None:
     )
     data = tmp_path / "data.jsonl"
     data.write_text('{"id": "a", "submission": "x"}\n')
-    result = CliRunner().invoke(app, ["run", str(path), str(data), "--out", str(tmp_path / "e")])
+    result = cli("run", path, data, "--out", tmp_path / "e")
     assert result.exit_code == 2
     assert "grader.judges[0].temperature" in result.output
     assert not (tmp_path / "e").exists()

@@ -84,8 +84,8 @@ async def test_bad_sets_are_reasked_until_a_good_one(
     assert "selected_options has 9, outside 1..4" in problems[2]
     for request in server.requests:
         fmt = request.body["response_format"]["json_schema"]
-        assert fmt["name"] == "multi_choice_response_set"
-        assert list(fmt["schema"]["properties"]) == ["explanation", "selected_options"]
+        assert fmt["name"] == "criterion_verdict"
+        assert "Fill selected_options; set the other" in request.messages[1]["content"]
 
 
 async def test_sets_that_stay_bad_end_as_an_error_vote(
@@ -143,8 +143,9 @@ async def test_both_keeps_the_forced_choice_and_the_set(
         assert vote.option_index == shown[1]
         assert vote.option_set == sorted({shown[3], shown[1]})
     assert server.requests[0].body["response_format"]["json_schema"]["name"] == (
-        "multi_choice_verdict_and_set"
+        "criterion_verdict"
     )
+    assert "Fill selected_option and selected_options;" in server.requests[0].text()
 
 
 @pytest.mark.parametrize(
@@ -171,8 +172,7 @@ async def test_binary_sets_use_the_report_encoding(
     assert vote.verdict == (None if verdict is None else CriterionVerdict(verdict))
     assert vote.option_set == option_set
     assert vote.shuffle_order is None
-    fmt = server.requests[0].body["response_format"]["json_schema"]
-    assert fmt["schema"]["properties"]["selected_options"]["items"]["maximum"] == 2
+    assert "by number: 1. MET, 2. UNMET." in server.requests[0].text()
 
 
 async def test_default_server_answers_fit_every_schema(

@@ -1,6 +1,6 @@
 """Provider conformance: every provider fake x every case, one parametrised test (issue 22).
 
-Each case is a real `autorubric run`, in this process (Typer's CliRunner), against one loopback
+Each case is a real `autorubric run`, in this process (tests.support.cli), against one loopback
 fake speaking the provider's wire format through litellm. It checks the exit code and the
 records: the verdicts and shown options recorded are exactly the answers the fake gave (as
 multisets; response sets are checked for shape), option orders are permutations, usage is
@@ -25,9 +25,8 @@ from typing import Any
 
 import orjson
 import pytest
-from typer.testing import CliRunner, Result
 
-from autorubric_cli.cli.app import app
+from tests.support.cli import CliResult, cli
 from tests.support.providers.anthropic import AnthropicFake
 from tests.support.providers.base import FakeProvider
 from tests.support.providers.faults import Fault
@@ -146,11 +145,9 @@ def write_inputs(
     return tmp / "rubric.yaml", tmp / "data.jsonl"
 
 
-def run(tmp: Path, rubric: Path, data: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
+def run(tmp: Path, rubric: Path, data: Path, monkeypatch: pytest.MonkeyPatch) -> CliResult:
     monkeypatch.setenv(KEY_ENV, "sk-test-provider-0123456789")
-    return CliRunner().invoke(
-        app, ["run", str(rubric), str(data), "--out", str(tmp / "exp"), "--format", "json"]
-    )
+    return cli("run", rubric, data, "--out", tmp / "exp", "--format", "json")
 
 
 def records(directory: Path) -> list[dict[str, Any]]:

@@ -6,19 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
+from tests.support.cli import cli
 
-from autorubric_cli.cli.app import app
+__all__ = ["cli"]  # the labelling tests import the one CLI helper from here too
+
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_RUBRIC = ROOT / "rubrics" / "demo.yaml"
 DEMO_DATA = ROOT / "datasets" / "demo.jsonl"
 XSS_ID = "q007"
 XSS = '<script>alert(1)</script> </textarea> "><img src=x onerror=alert(2)>'
-
-
-def cli(*args: Any) -> Any:
-    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
 def demo_rubric(tmp: Path) -> Path:

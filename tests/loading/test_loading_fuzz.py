@@ -22,7 +22,7 @@ from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.loading.rubric_loader import parse_rubric
 from autorubric_cli.report.build import build_report
-from tests.experiment.engine_support import run_cli
+from tests.support.cli import cli
 from tests.support.fuzz_inputs import RUBRIC, TARGETS, Workspace, generate, run_case
 
 FUZZ = settings(
@@ -203,8 +203,8 @@ def test_wrong_typed_manifest_fields_are_input_errors(
 def test_check_rejects_bad_grader_settings(tmp_path: Path, grader: str, message: str) -> None:
     rubric = tmp_path / "r.yaml"
     rubric.write_text("criteria:\n  - requirement: r\ngrader:\n  " + grader + "\n")
-    result = run_cli("check", rubric)
-    assert result.returncode == 2
+    result = cli("check", rubric)
+    assert result.exit_code == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
@@ -212,5 +212,5 @@ def test_check_rejects_an_unreadable_few_shot_file(tmp_path: Path) -> None:
     (tmp_path / "shots").mkdir()
     rubric = tmp_path / "r.yaml"
     rubric.write_text(RUBRIC.replace("  seed: 3", "  seed: 3\n  few_shot: {examples: shots}"))
-    result = run_cli("check", rubric)
-    assert result.returncode == 2 and "few_shot.examples" in result.stderr
+    result = cli("check", rubric)
+    assert result.exit_code == 2 and "few_shot.examples" in result.stderr

@@ -8,20 +8,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
-
-from autorubric_cli.cli.app import app
 from autorubric_cli.report.html.items import decode_payload
+from tests.support.cli import cli
+
+__all__ = ["cli"]  # the HTML tests import the one CLI helper from here too
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_RUBRIC = ROOT / "rubrics" / "demo.yaml"
 DEMO_DATA = ROOT / "datasets" / "demo.jsonl"
 XSS = "<script>alert(1)</script>"
-
-
-def cli(*args: Any) -> Any:
-    """Run the CLI in-process; returns typer's Result (exit_code, stdout)."""
-    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
 def ungated_demo(tmp_path: Path) -> Path:

@@ -32,6 +32,7 @@ COMPARE: dict[str, Any] = {
         {
             "name": "x",
             "kind": "binary",
+            "weight": 1.0,
             "base": 0.8,
             "new": 0.7,
             "diff": -0.1,
@@ -46,6 +47,7 @@ COMPARE: dict[str, Any] = {
         {
             "name": "tone",
             "kind": "nominal",
+            "weight": 4.0,
             "base": None,
             "new": None,
             "diff": None,

@@ -7,6 +7,21 @@ from autorubric_cli.report.html.page import asset, bokeh_script, environment
 from autorubric_cli.report.html.plots import Spec
 from autorubric_cli.report.models_compare import CompareResult
 
+# Colours that mean what they say: better is green, worse is red, no change is grey.
+CHANGE_COLORS = {"improved": "#1e7d32", "regressed": "#b3261e", "unchanged": "#8a929e"}
+
+
+TIE = 5e-4  # a difference that prints as ±0.000 is no change
+
+
+def change(diff: float | None, weight: float | None = None) -> str:
+    """improved | regressed | unchanged, for the score: a penalty criterion (negative weight)
+    whose MET rate or value goes up has made the score worse."""
+    if diff is None or abs(diff) < TIE:
+        return "unchanged"
+    better = diff > 0 if (weight is None or weight >= 0) else diff < 0
+    return "improved" if better else "regressed"
+
 
 def criteria_diffs(compare: CompareResult) -> Spec | None:
     """new − base per criterion with a defined difference (MET rate or mean option value)."""
@@ -15,14 +30,15 @@ def criteria_diffs(compare: CompareResult) -> Spec | None:
         return None
     return {
         "kind": "hbar",
-        "title": "new − base per criterion",
+        "title": "new − base per criterion (green: better for the score, red: worse)",
         "labels": [c.name for c in rows],
         "values": [c.diff for c in rows],
         "lo": [c.diff for c in rows],
         "hi": [c.diff for c in rows],
         "n": [c.n for c in rows],
         "value_name": "difference",
-        "color": "#4a78b5",
+        "colors": [CHANGE_COLORS[change(c.diff, c.weight)] for c in rows],
+        "whiskers": False,
         "x_range": [-1, 1],
     }
 
@@ -43,7 +59,8 @@ def item_changes(compare: CompareResult) -> Spec | None:
         "hi": [k / total for k in counts],
         "n": counts,
         "value_name": "share",
-        "color": "#6a9f58",
+        "colors": [CHANGE_COLORS[k] for k in labels],
+        "whiskers": False,
     }
 
 
@@ -57,6 +74,7 @@ def render_compare_html(compare: CompareResult) -> str:
         .render(
             c=compare,
             plots=plots,
+            change=change,
             bokeh_js=bokeh_script(),
             css=asset("report.css"),
             plots_js=asset("plots.js"),

@@ -104,8 +104,23 @@ def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:
     ]
 
 
-def criterion_row(record: CriterionRecord, judges: dict[str, int]) -> list[Any]:
-    """[outcome label, agreement, reason, votes]."""
+def scored_values(record: ItemRecord, rubric: Rubric) -> list[float | None]:
+    """v_i of each criterion as the score used it (SPEC §3, cannot-assess strategy applied);
+    None when the criterion was left out of the score."""
+    from autorubric_cli.core.evaluate import non_na_values, outcome_value
+    from autorubric_cli.core.scoring import criterion_value
+
+    rules = rubric.grader.cannot_assess
+    return [
+        criterion_value(c.weight, outcome_value(r), rules, non_na_values(c))
+        for c, r in zip(rubric.criteria, record.criteria, strict=False)
+    ]
+
+
+def criterion_row(
+    record: CriterionRecord, judges: dict[str, int], value: float | None
+) -> list[Any]:
+    """[outcome label, agreement, reason, votes, v_i (None when not scored)]."""
     from autorubric_cli.report.fold import outcome_label  # numpy/scipy: not for the label page
 
     return [
@@ -113,10 +128,16 @@ def criterion_row(record: CriterionRecord, judges: dict[str, int]) -> list[Any]:
         record.agreement,
         cut(record.reason),
         [vote_row(v, judges) for v in record.votes],
+        value,
     ]
 
 
-def item_row(record: ItemRecord, judges: dict[str, int], texts: dict[str, Any]) -> dict[str, Any]:
+def item_row(
+    record: ItemRecord, judges: dict[str, int], texts: dict[str, Any], rubric: Rubric
+) -> dict[str, Any]:
+    values = (
+        scored_values(record, rubric) if record.status == "ok" else [None] * len(record.criteria)
+    )
     row: dict[str, Any] = {
         "id": record.id,
         "n": record.index,
@@ -125,7 +146,7 @@ def item_row(record: ItemRecord, judges: dict[str, int], texts: dict[str, Any]) 
         "raw": record.raw_score,
         "lp": record.length_penalty,
         "err": cut(record.error),
-        "c": [criterion_row(c, judges) for c in record.criteria],
+        "c": [criterion_row(c, judges, v) for c, v in zip(record.criteria, values, strict=False)],
         "gt": record.ground_truth,
         "cost": record.cost,
     }
@@ -200,7 +221,7 @@ def embed_items(
     records.sort(key=lambda r: worst_first_key(r.status, r.score, r.index))
     texts, note = dataset_texts(manifest, rubric, {r.id for r in records})
     judges = {j.judge_id: i for i, j in enumerate(rubric.grader.judges)}
-    rows = (item_row(r, judges, texts) for r in records)
+    rows = (item_row(r, judges, texts, rubric) for r in records)
     payload, ids, hit = compress_rows(rows, budget)
     return EmbeddedItems(
         payload=payload,

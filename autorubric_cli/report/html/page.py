@@ -136,6 +136,7 @@ def render_report_html(
         items=embedded,
         items_note=items_note(embedded, report.items.completed),
         meta=item_meta(experiment),
+        rubric_normalized=experiment.rubric.grader.normalize,
         version=__version__,
     )
 

@@ -12,6 +12,8 @@ import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from autorubric_cli.report.html.verdict import compare_sentence, gate_headline, inline_code
+
 BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
 
 
@@ -43,7 +45,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost, script_json=script_json)
+    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost, script_json=script_json, code=inline_code)
+    env.globals.update(gate_headline=gate_headline, compare_sentence=compare_sentence)
     return env
 
 

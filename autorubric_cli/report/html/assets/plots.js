@@ -2,18 +2,21 @@
 (function () {
   "use strict";
   var P = Bokeh.Plotting;
-  var WIDTH = 520;
   var specs = JSON.parse(document.getElementById("plot-specs").textContent);
-
+  // The title is the figure's <figcaption> (HTML text wraps, a canvas title is cut off), the
+  // figure stretches to its grid cell, and the toolbar keeps one button (save as PNG): the
+  // plots have no pan or zoom, so "reset" did nothing, and hover needs no button.
   function base(spec, height, extra) {
-    var options = { title: spec.title, width: WIDTH, height: height, tools: "save,reset" };
+    var options = { sizing_mode: "stretch_width", height: height, tools: "save", toolbar_location: "above" };
     Object.keys(extra || {}).forEach(function (k) { options[k] = extra[k]; });
     var plot = P.figure(options);
     plot.toolbar.logo = null;
-    plot.title.text_font_size = "13px";
     if (spec.xlabel) plot.xaxis.axis_label = spec.xlabel;
     if (spec.ylabel) plot.yaxis.axis_label = spec.ylabel;
     return plot;
+  }
+  function hover(plot, tooltips) {
+    plot.add_tools(new Bokeh.HoverTool({ tooltips: tooltips, visible: false }));
   }
 
   function hist(spec) {
@@ -24,17 +27,18 @@
     var top = Math.max.apply(null, spec.count.concat([1]));
     if (spec.ci) plot.quad({ left: spec.ci[0], right: spec.ci[1], bottom: 0, top: top, fill_color: "orange", fill_alpha: 0.2, line_alpha: 0 });
     if (spec.mean !== null && spec.mean !== undefined) plot.line({ x: [spec.mean, spec.mean], y: [0, top], line_color: "orange", line_width: 2 });
-    plot.add_tools(new Bokeh.HoverTool({ tooltips: [["score", "@left{0.00}–@right{0.00}"], ["items", "@count"]] }));
+    hover(plot, [["score", "@left{0.00}–@right{0.00}"], ["items", "@count"]]);
     return plot;
   }
 
   function hbar(spec) {
     var labels = spec.labels.slice().reverse();
     var plot = base(spec, 70 + 30 * spec.labels.length, { y_range: labels, x_range: spec.x_range || [0, 1] });
-    var source = new Bokeh.ColumnDataSource({ data: { label: spec.labels, value: spec.values, lo: spec.lo, hi: spec.hi, n: spec.n } });
-    plot.hbar({ y: { field: "label" }, right: { field: "value" }, height: 0.6, source: source, fill_color: spec.color, line_color: spec.color });
-    plot.add_layout(new Bokeh.Whisker({ source: source, base: { field: "label" }, lower: { field: "lo" }, upper: { field: "hi" }, dimension: "width" }));
-    plot.add_tools(new Bokeh.HoverTool({ tooltips: [["", "@label"], [spec.value_name, "@value{0.000}"], ["95% CI", "@lo{0.000}–@hi{0.000}"], ["n", "@n"]] }));
+    var colors = spec.colors || spec.labels.map(function () { return spec.color; });
+    var source = new Bokeh.ColumnDataSource({ data: { label: spec.labels, value: spec.values, lo: spec.lo, hi: spec.hi, n: spec.n, color: colors } });
+    plot.hbar({ y: { field: "label" }, right: { field: "value" }, height: 0.6, source: source, fill_color: { field: "color" }, line_color: { field: "color" } });
+    if (spec.whiskers !== false) plot.add_layout(new Bokeh.Whisker({ source: source, base: { field: "label" }, lower: { field: "lo" }, upper: { field: "hi" }, dimension: "width" }));
+    hover(plot, spec.whiskers === false ? [["", "@label"], [spec.value_name, "@value{0.000}"], ["n", "@n"]] : [["", "@label"], [spec.value_name, "@value{0.000}"], ["95% CI", "@lo{0.000}–@hi{0.000}"], ["n", "@n"]]);
     return plot;
   }
 
@@ -45,13 +49,11 @@
         ys.push(row); xs.push(col); colors.push(spec.colors[i][j]); text.push(spec.text[i][j]); ink.push(spec.ink[i][j]);
       });
     });
-    var size = Math.max(spec.rows.length, spec.cols.length);
     var plot = base(spec, 110 + 44 * spec.rows.length, { x_range: spec.cols, y_range: spec.rows.slice().reverse() });
-    plot.width = Math.min(WIDTH, Math.max(380, 200 + 70 * size));
     var source = new Bokeh.ColumnDataSource({ data: { x: xs, y: ys, c: colors, t: text, k: ink } });
     plot.rect({ x: { field: "x" }, y: { field: "y" }, width: 1, height: 1, fill_color: { field: "c" }, line_color: "#ffffff", source: source });
     plot.text({ x: { field: "x" }, y: { field: "y" }, text: { field: "t" }, text_align: "center", text_baseline: "middle", text_font_size: "11px", text_color: { field: "k" }, source: source });
-    plot.add_tools(new Bokeh.HoverTool({ tooltips: [["", "@y / @x"], ["value", "@t"]] }));
+    hover(plot, [["", "@y / @x"], ["value", "@t"]]);
     plot.xaxis.major_label_orientation = 0.6;
     return plot;
   }
@@ -67,7 +69,12 @@
   var pending = [];
   document.querySelectorAll("figure.plot[data-plot]").forEach(function (el) {
     var spec = specs[el.getAttribute("data-plot")];
-    pending.push(P.show(draw[spec.kind](spec), el));
+    var caption = document.createElement("figcaption");
+    caption.textContent = spec.title;
+    el.appendChild(caption);
+    var canvas = document.createElement("div");
+    el.appendChild(canvas);
+    pending.push(P.show(draw[spec.kind](spec), canvas));
   });
   Promise.all(pending).then(function () { document.body.setAttribute("data-plots-ready", String(pending.length)); });
 })();

@@ -28,6 +28,20 @@
     if (typeof outcome === "number" && c.options) return c.options[outcome] || String(outcome);
     return String(outcome);
   }
+  // The ground-truth label of criterion ci when the item disagrees with it; null otherwise.
+  // Only definite outcomes count: an abstention on either side is not a disagreement.
+  function disagreement(item, ci) {
+    if (!item.gt) return null;
+    var truth = item.gt[meta.criteria[ci].name];
+    var outcome = item.c[ci][0];
+    if (truth === undefined || truth === null || outcome === null || outcome === undefined) return null;
+    if (isAbstain(ci, String(truth)) || isAbstain(ci, outcome)) return null;
+    return String(truth) === String(outcome) ? null : String(truth);
+  }
+  function disagrees(item, ci) {
+    if (ci !== "") return disagreement(item, Number(ci)) !== null;
+    return item.c.some(function (c, i) { return disagreement(item, i) !== null; });
+  }
   function shownOrder(ci, order) {
     var c = meta.criteria[ci];
     if (!order || !c.options) return "";
@@ -89,6 +103,7 @@
     if (status === "error" && item.st !== "error") return false;
     if (status === "ok" && item.st !== "ok") return false;
     if (status === "ca" && !item.c.some(function (c, i) { return isAbstain(i, c[0]); })) return false;
+    if (status === "gt" && !disagrees(item, ci)) return false;
     if (ci !== "" && verdict !== "" && item.c[Number(ci)][0] !== verdict) return false;
     if (!q) return true;
     return [item.id, item.q, item.sub, item.err].some(function (t) {
@@ -115,30 +130,37 @@
     draw();
   }
 
+  function contribution(ci, value) {
+    var w = meta.criteria[ci].weight;
+    if (value === null || value === undefined) return "not scored";
+    return num(w, 1) + " × " + num(value, 2) + " = " + num(w * value, 3);
+  }
+
   function details(item) {
     var box = el("div", { cls: "details" });
-    var facts = "score " + num(item.sc) + " · raw " + num(item.raw) + " · length penalty " + num(item.lp) +
+    var facts = "score " + num(item.sc) + " · raw score " + num(item.raw) + " = Σ weight × value over the scored criteria (the weight × value column below) · length penalty " + num(item.lp) +
       " · cost " + (item.cost === null || item.cost === undefined ? "n/a" : "$" + Number(item.cost).toFixed(4));
-    box.appendChild(el("p", { cls: "facts", text: facts }));
+    box.appendChild(el("p", { cls: "facts item-facts", text: facts }));
     if (item.err) box.appendChild(el("p", { cls: "fail", text: "error: " + item.err }));
     if (item.q) box.appendChild(el("div", {}, [el("h4", { text: "Query" }), el("pre", { text: item.q })]));
     if (item.sub !== undefined) box.appendChild(el("div", {}, [el("h4", { text: "Submission" }), el("pre", { cls: "submission", text: item.sub })]));
     if (item.th) box.appendChild(el("details", {}, [el("summary", { text: "Thinking" }), el("pre", { text: item.th })]));
     var table = el("table", { cls: "votes" });
-    table.appendChild(el("thead", {}, [el("tr", {}, ["criterion / judge", "sample", "outcome", "truth", "agreement", "shown option order", "reason", "error"].map(function (h) { return el("th", { text: h }); }))]));
+    table.appendChild(el("thead", {}, [el("tr", {}, ["criterion / judge", "sample", "outcome", "truth", "weight × value", "agreement", "shown option order", "reason", "error"].map(function (h) { return el("th", { text: h }); }))]));
     var body = el("tbody");
     item.c.forEach(function (c, ci) {
       var truth = item.gt ? item.gt[meta.criteria[ci].name] : undefined;
       body.appendChild(el("tr", { cls: "criterion-row" }, [
         el("td", { text: meta.criteria[ci].name }), el("td", { text: "final" }),
         el("td", { cls: isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] }),
-        el("td", { text: truth === undefined ? "" : truth }), el("td", { text: num(c[1], 2) }),
+        el("td", { cls: disagreement(item, ci) === null ? "" : "disagree", text: truth === undefined || truth === null ? "" : truth }),
+        el("td", { cls: "contribution", text: contribution(ci, c[4]) }), el("td", { text: num(c[1], 2) }),
         el("td", { text: "" }), el("td", { text: c[2] || "" }), el("td", { text: "" })]));
       c[3].forEach(function (v) {
         var judge = meta.judges[v[0]] || { id: "?" };
         body.appendChild(el("tr", { cls: "vote-row" + (v[5] ? " fail" : "") }, [
           el("td", { cls: "judge", text: "  " + judge.id + (judge.simulated ? " (simulated)" : "") + (v[6] ? " [cached]" : "") }),
-          el("td", { text: String(v[1]) }), el("td", { text: voteLabel(ci, v[2]) }), el("td", { text: "" }), el("td", { text: "" }),
+          el("td", { text: String(v[1]) }), el("td", { text: voteLabel(ci, v[2]) }), el("td", { text: "" }), el("td", { text: "" }), el("td", { text: "" }),
           el("td", { cls: "order", text: shownOrder(ci, v[3]) }), el("td", { text: v[4] || "" }), el("td", { text: v[5] || "" })]));
       });
     });
@@ -150,9 +172,19 @@
   function row(item) {
     var cells = [el("td", { text: String(item.n + 1) }), el("td", { cls: "id", text: item.id }),
       el("td", { text: num(item.sc) }), el("td", { cls: item.st === "error" ? "fail" : "", text: item.st })];
-    item.c.forEach(function (c, ci) { cells.push(el("td", { cls: isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] })); });
+    var off = 0;
+    item.c.forEach(function (c, ci) {
+      var truth = disagreement(item, ci);
+      var td = el("td", { cls: truth !== null ? "disagree" : isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] });
+      if (truth !== null) {
+        off++;
+        td.setAttribute("title", "ground truth: " + truth);
+        td.appendChild(el("span", { cls: "truth", text: " ≠ " + truth }));
+      }
+      cells.push(td);
+    });
     cells.push(el("td", { cls: "err", text: item.err || "" }));
-    var tr = el("tr", { cls: "item-row", "data-id": item.id, tabindex: "0" }, cells);
+    var tr = el("tr", { cls: "item-row" + (off ? " has-disagreement" : ""), "data-id": item.id, "data-disagree": String(off), tabindex: "0" }, cells);
     function toggle() { state.open[item.id] = !state.open[item.id]; draw(); }
     tr.addEventListener("click", toggle);
     tr.addEventListener("keydown", function (e) { if (e.key === "Enter") toggle(); });

@@ -7,17 +7,17 @@ import signal
 from pathlib import Path
 
 import pytest
-from engine_support import (
+
+from tests.experiment.engine_support import (
     KEY_VALUE,
     manifest,
-    run_cli,
     server_rubric,
     start_cli,
     valid_lines,
     wait_for_lines,
     write_dataset,
 )
-
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,8 +36,8 @@ def ungated(tmp_path: Path) -> Path:
 
 def test_demo_runs_offline_passes_its_gate_and_says_simulated(tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    result = run_cli("run", DEMO_RUBRIC, DEMO_DATA, "--out", out)
-    assert result.returncode == 0, result.stderr
+    result = cli("run", DEMO_RUBRIC, DEMO_DATA, "--out", out)
+    assert result.exit_code == 0, result.stderr
     assert "SIMULATED" in result.stdout and "Gate: PASSED" in result.stdout
     report = json.loads((out / "report.json").read_text())
     assert report["simulated"] is True
@@ -50,7 +50,7 @@ def test_demo_runs_offline_passes_its_gate_and_says_simulated(tmp_path: Path) ->
 def test_fail_under_fails_the_gate_with_exit_1_and_junit_names_the_check(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     junit = tmp_path / "junit.xml"
-    result = run_cli(
+    result = cli(
         "run",
         DEMO_RUBRIC,
         DEMO_DATA,
@@ -63,7 +63,7 @@ def test_fail_under_fails_the_gate_with_exit_1_and_junit_names_the_check(tmp_pat
         "--limit",
         "10",
     )
-    assert result.returncode == 1, result.stderr
+    assert result.exit_code == 1, result.stderr
     xml = junit.read_text()
     assert 'name="score.mean"' in xml and "<failure" in xml
     report = json.loads((out / "report.json").read_text())
@@ -81,8 +81,8 @@ def test_invalid_rubric_exits_2_with_one_line_and_creates_nothing(tmp_path: Path
     rubric = tmp_path / "bad.yaml"
     rubric.write_text("criteria:\n  - requirement: x\n    weight: .nan\n")
     out = tmp_path / "never"
-    result = run_cli("run", rubric, DEMO_DATA, "--out", out)
-    assert result.returncode == 2
+    result = cli("run", rubric, DEMO_DATA, "--out", out)
+    assert result.exit_code == 2
     assert result.stderr.strip().count("\n") == 0
     assert f"{rubric}:3: criteria[0].weight:" in result.stderr
     assert "Traceback" not in result.stderr
@@ -93,18 +93,18 @@ def test_invalid_dataset_line_exits_2_before_any_output(tmp_path: Path) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text(DEMO_DATA.read_text().splitlines()[0] + "\n{not json\n")
     out = tmp_path / "never"
-    result = run_cli("run", DEMO_RUBRIC, data, "--out", out)
-    assert result.returncode == 2
+    result = cli("run", DEMO_RUBRIC, data, "--out", out)
+    assert result.exit_code == 2
     assert f"{data}:2:" in result.stderr and "invalid JSON" in result.stderr
     assert not out.exists()
 
 
 def test_run_refuses_an_existing_experiment_directory(ungated: Path, tmp_path: Path) -> None:
     out = tmp_path / "exp"
-    assert run_cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "3").returncode == 0
+    assert cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "3").exit_code == 0
     before = (out / "items.jsonl").read_bytes()
-    again = run_cli("run", ungated, DEMO_DATA, "--out", out)
-    assert again.returncode == 2 and "autorubric resume" in again.stderr
+    again = cli("run", ungated, DEMO_DATA, "--out", out)
+    assert again.exit_code == 2 and "autorubric resume" in again.stderr
     assert (out / "items.jsonl").read_bytes() == before
 
 
@@ -113,8 +113,8 @@ def test_errored_items_exit_3_and_retry_errors_reuses_good_votes(tmp_path: Path)
     with JudgeServer(fault_rate=0.5, fault_kinds=("server_error",), fault_seed=3) as server:
         rubric = server_rubric(tmp_path / "r.yaml", server.api_base, max_attempts=1)
         out = tmp_path / "exp"
-        result = run_cli("run", rubric, data, "--out", out, "--format", "json")
-        assert result.returncode == 3, result.stderr
+        result = cli("run", rubric, data, "--out", out, "--format", "json")
+        assert result.exit_code == 3, result.stderr
         report = json.loads(result.stdout)
         assert report["items"]["errored"] > 0
         assert report["error_votes"] > 0
@@ -123,8 +123,8 @@ def test_errored_items_exit_3_and_retry_errors_reuses_good_votes(tmp_path: Path)
         assert first_requests == 4 * 3
 
         server.fault_rate = 0.0
-        retry = run_cli("resume", out, "--retry-errors", "--format", "json")
-        assert retry.returncode == 0, retry.stderr
+        retry = cli("resume", out, "--retry-errors", "--format", "json")
+        assert retry.exit_code == 0, retry.stderr
         # only the errored votes were asked again
         assert server.request_count - first_requests == errored_votes
     final = json.loads(retry.stdout)
@@ -150,8 +150,8 @@ def test_sigint_exits_130_marks_interrupted_and_resume_completes(tmp_path: Path)
         report = json.loads((out / "report.json").read_text())
         assert report["status"] == "interrupted" and report["items"]["pending"] == 30 - partial
 
-        resumed = run_cli("resume", out)
-        assert resumed.returncode == 0, resumed.stderr
+        resumed = cli("resume", out)
+        assert resumed.exit_code == 0, resumed.stderr
     ids = [line["id"] for line in valid_lines(out / "items.jsonl")]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 30
     assert manifest(out)["status"] == "completed"
@@ -165,9 +165,9 @@ def test_faults_at_20_percent_complete_with_retries_counted(tmp_path: Path) -> N
     ) as server:
         rubric = server_rubric(tmp_path / "r.yaml", server.api_base, timeout=0.5, concurrency=8)
         out = tmp_path / "exp"
-        result = run_cli("run", rubric, data, "--out", out, "--format", "json")
+        result = cli("run", rubric, data, "--out", out, "--format", "json")
         faults = [r.fault for r in server.requests if r.fault]
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert set(faults) == set(kinds)
     assert report["items"] == {"total": 20, "completed": 20, "errored": 0, "pending": 0}
@@ -180,9 +180,9 @@ def test_auth_failure_stops_the_run_exit_2_without_leaking_the_key(tmp_path: Pat
     with JudgeServer(fault_rate=1.0, fault_kinds=("unauthorized",)) as server:
         rubric = server_rubric(tmp_path / "r.yaml", server.api_base, concurrency=1)
         out = tmp_path / "exp"
-        result = run_cli("run", rubric, data, "--out", out)
+        result = cli("run", rubric, data, "--out", out)
         assert server.request_count <= 3  # stops instead of burning through every item
-    assert result.returncode == 2
+    assert result.exit_code == 2
     assert "j0" in result.stderr
     assert KEY_VALUE not in result.stderr + result.stdout
     for path in out.iterdir():
@@ -194,21 +194,21 @@ def test_resume_refuses_a_changed_dataset(ungated: Path, tmp_path: Path) -> None
     data = tmp_path / "data.jsonl"
     data.write_text(DEMO_DATA.read_text())
     out = tmp_path / "exp"
-    assert run_cli("run", ungated, data, "--out", out, "--limit", "2").returncode == 0
+    assert cli("run", ungated, data, "--out", out, "--limit", "2").exit_code == 0
     with data.open("a") as handle:
         handle.write('{"id": "new", "submission": "more"}\n')
-    result = run_cli("resume", out)
-    assert result.returncode == 2
+    result = cli("resume", out)
+    assert result.exit_code == 2
     assert "dataset changed" in result.stderr and str(data) in result.stderr
 
 
 def test_report_survives_a_torn_last_line_and_says_so(ungated: Path, tmp_path: Path) -> None:
     out = tmp_path / "exp"
-    assert run_cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "5").returncode == 0
+    assert cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "5").exit_code == 0
     with (out / "items.jsonl").open("ab") as handle:
         handle.write(b'{"id": "q006", "status": "ok", "crit')
-    result = run_cli("report", out)
-    assert result.returncode == 0, result.stderr
+    result = cli("report", out)
+    assert result.exit_code == 0, result.stderr
     assert "items.jsonl:6: incomplete or unreadable record ignored" in result.stdout
     report = json.loads((out / "report.json").read_text())
     assert report["items"]["completed"] == 5
@@ -218,9 +218,9 @@ def test_report_survives_a_torn_last_line_and_says_so(ungated: Path, tmp_path: P
 @pytest.mark.parametrize("fmt", ["json", "markdown", "csv", "junit", "table"])
 def test_report_formats_render_without_judge_calls(ungated: Path, tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "exp"
-    assert run_cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "4").returncode == 0
-    result = run_cli("report", out, "--format", fmt)
-    assert result.returncode == 0, result.stderr
+    assert cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "4").exit_code == 0
+    result = cli("report", out, "--format", fmt)
+    assert result.exit_code == 0, result.stderr
     if fmt == "json":
         assert json.loads(result.stdout)["items"]["completed"] == 4
     elif fmt == "csv":
@@ -236,39 +236,25 @@ def test_report_formats_render_without_judge_calls(ungated: Path, tmp_path: Path
 
 def test_what_if_rescores_stored_votes_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "exp"
-    assert run_cli("run", DEMO_RUBRIC, DEMO_DATA, "--out", out).returncode == 0
+    assert cli("run", DEMO_RUBRIC, DEMO_DATA, "--out", out).exit_code == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    result = run_cli(
+    result = cli(
         "report", out, "--format", "json", "--aggregation", "any", "--cannot-assess", "zero"
     )
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["what_if"]["score"]["mean"] != report["score"]["mean"]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    bad = run_cli("report", out, "--aggregation", "mostly")
-    assert bad.returncode == 2 and "--aggregation" in bad.stderr
+    bad = cli("report", out, "--aggregation", "mostly")
+    assert bad.exit_code == 2 and "--aggregation" in bad.stderr
 
 
-def test_github_step_summary_gets_the_markdown(
-    ungated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_github_step_summary_gets_the_markdown(ungated: Path, tmp_path: Path) -> None:
     out = tmp_path / "exp"
-    assert run_cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "3").returncode == 0
+    assert cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "3").exit_code == 0
     summary = tmp_path / "summary.md"
-    import subprocess
-    import sys
-
-    from engine_support import cli_env
-
-    env = {**cli_env(), "GITHUB_STEP_SUMMARY": str(summary)}
-    done = subprocess.run(
-        [sys.executable, "-m", "autorubric_cli", "report", str(out), "--format", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0
+    done = cli("report", out, "--format", "json", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.exit_code == 0
     assert summary.read_text().startswith("## autorubric")
 
 
@@ -277,7 +263,7 @@ def test_help_and_report_never_import_litellm(ungated: Path, tmp_path: Path) -> 
     import sys
 
     out = tmp_path / "exp"
-    assert run_cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "2").returncode == 0
+    assert cli("run", ungated, DEMO_DATA, "--out", out, "--limit", "2").exit_code == 0
     for args in (["--help"], ["report", str(out), "--format", "json"]):
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "autorubric_cli", *args],

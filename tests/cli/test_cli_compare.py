@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from scipy import stats
 
-from tests.experiment.engine_support import cli_env, run_cli, server_rubric, token, write_dataset
+from tests.experiment.engine_support import server_rubric, token, write_dataset
+from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
 N = 30
@@ -39,28 +38,28 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with JudgeServer() as server:
         rubric = server_rubric(tmp / "rubric.yaml", server.api_base)
         server.answer = scripted_verdicts(script(set(), set()))
-        first = run_cli("run", rubric, data, "--out", out["A"], "--no-cache")
-        assert first.returncode == 0, first.stderr
+        first = cli("run", rubric, data, "--out", out["A"], "--no-cache")
+        assert first.exit_code == 0, first.stderr
         server.answer = scripted_verdicts(script(set(range(10)), {20, 21}))
         junit = tmp / "b-junit.xml"
         common = ["--no-cache", "--baseline", out["A"], "--fail-on-regression"]
-        second = run_cli("run", rubric, data, "--out", out["B"], *common, "--junit", junit)
+        second = cli("run", rubric, data, "--out", out["B"], *common, "--junit", junit)
         server.answer = scripted_verdicts(script({0, 1}, set()))
-        third = run_cli("run", rubric, data, "--out", out["C"], *common, "--format", "json")
-    assert second.returncode == 1, second.stderr
+        third = cli("run", rubric, data, "--out", out["C"], *common, "--format", "json")
+    assert second.exit_code == 1, second.stderr
     assert "Gate: FAILED" in second.stdout and "score.regression" in second.stdout
     suites = ET.parse(junit).getroot()
     assert [s.get("name") for s in suites] == ["autorubric.B", "autorubric.compare.A.B"]
     assert suites[1].get("failures") == "1"
-    assert third.returncode == 0, third.stderr
+    assert third.exit_code == 0, third.stderr
     assert json.loads(third.stdout)["items"]["completed"] == N  # stdout is still the report
     return out
 
 
 def compare_json(*args: str | Path) -> tuple[int, dict]:
-    result = run_cli("compare", *args, "--format", "json")
-    assert result.stderr == "" or result.returncode != 2, result.stderr
-    return result.returncode, json.loads(result.stdout)
+    result = cli("compare", *args, "--format", "json")
+    assert result.stderr == "" or result.exit_code != 2, result.stderr
+    return result.exit_code, json.loads(result.stdout)
 
 
 def test_scripted_regression_gives_exact_transitions_and_a_significant_drop(
@@ -133,29 +132,29 @@ def test_the_other_direction_is_an_improvement(runs: dict[str, Path]) -> None:
 def test_table_and_markdown_name_the_movers_and_the_gate(
     runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = run_cli("compare", runs["A"], runs["B"], "--fail-on-regression")
-    assert table.returncode == 1
+    table = cli("compare", runs["A"], runs["B"], "--fail-on-regression")
+    assert table.exit_code == 1
     assert "it0000" in table.stdout and "MET->UNMET 10" in table.stdout
     assert "NEW is worse" in table.stdout and "Gate: FAILED" in table.stdout
-    markdown = run_cli("compare", runs["A"], runs["C"], "--format", "markdown")
-    assert markdown.returncode == 0
+    markdown = cli("compare", runs["A"], runs["C"], "--format", "markdown")
+    assert markdown.exit_code == 0
     assert markdown.stdout.startswith("## autorubric compare · A → C")
     assert "| it0000 |" in markdown.stdout and "not significant" in markdown.stdout
     assert len(markdown.stdout) < 6000
 
 
 def test_missing_experiment_is_an_input_error(runs: dict[str, Path], tmp_path: Path) -> None:
-    result = run_cli("compare", runs["A"], tmp_path / "nowhere")
-    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    result = cli("compare", runs["A"], tmp_path / "nowhere")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "nowhere" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_resume_with_baseline_gates_on_the_comparison(runs: dict[str, Path]) -> None:
-    failing = run_cli("resume", runs["B"], "--baseline", runs["A"], "--fail-on-regression")
-    assert failing.returncode == 1, failing.stderr
+    failing = cli("resume", runs["B"], "--baseline", runs["A"], "--fail-on-regression")
+    assert failing.exit_code == 1, failing.stderr
     assert "Gate: FAILED" in failing.stdout
-    passing = run_cli("resume", runs["C"], "--baseline", runs["A"], "--fail-on-regression")
-    assert passing.returncode == 0, passing.stderr
+    passing = cli("resume", runs["C"], "--baseline", runs["A"], "--fail-on-regression")
+    assert passing.exit_code == 0, passing.stderr
     compared = json.loads((runs["C"] / "compare.json").read_text())
     assert compared["base"]["experiment"] == "A" and compared["score"]["regressed"] == 2
 
@@ -163,27 +162,27 @@ def test_resume_with_baseline_gates_on_the_comparison(runs: dict[str, Path]) -> 
 def test_compare_gate_flags_need_a_baseline_and_a_real_one(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    no_baseline = run_cli("resume", runs["C"], "--max-drop", "0.1")
-    assert no_baseline.returncode == 2 and "--baseline" in no_baseline.stderr
-    wrong = run_cli("resume", runs["C"], "--baseline", tmp_path / "missing")
-    assert wrong.returncode == 2 and "missing" in wrong.stderr
+    no_baseline = cli("resume", runs["C"], "--max-drop", "0.1")
+    assert no_baseline.exit_code == 2 and "--baseline" in no_baseline.stderr
+    wrong = cli("resume", runs["C"], "--baseline", tmp_path / "missing")
+    assert wrong.exit_code == 2 and "missing" in wrong.stderr
 
 
 def test_html_writes_one_page_and_prints_its_path(runs: dict[str, Path], tmp_path: Path) -> None:
-    default = run_cli("compare", runs["A"], runs["B"], "--format", "html", "--fail-on-regression")
+    default = cli("compare", runs["A"], runs["B"], "--format", "html", "--fail-on-regression")
     page = runs["B"] / "compare.html"
-    assert default.returncode == 1, default.stderr  # the gate still decides the exit code
+    assert default.exit_code == 1, default.stderr  # the gate still decides the exit code
     assert default.stdout.strip() == str(page)
     text = page.read_text()
     assert "it0000" in text and "MET → UNMET" in text  # the movers, with their flips
     assert not re.search(r"""<(script|link)[^>]+(src|href)=["']?(https?:)?//""", text)
     chosen = tmp_path / "pages" / "c.html"
     chosen.parent.mkdir()
-    explicit = run_cli("compare", runs["A"], runs["C"], "-f", "html", "-o", chosen)
-    assert explicit.returncode == 0 and explicit.stdout.strip() == str(chosen)
+    explicit = cli("compare", runs["A"], runs["C"], "-f", "html", "-o", chosen)
+    assert explicit.exit_code == 0 and explicit.stdout.strip() == str(chosen)
     assert chosen.read_text().startswith("<!DOCTYPE html>") or "<html" in chosen.read_text()[:200]
-    misplaced = run_cli("compare", runs["A"], runs["C"], "-o", chosen)
-    assert misplaced.returncode == 2 and "--output" in misplaced.stderr
+    misplaced = cli("compare", runs["A"], runs["C"], "-o", chosen)
+    assert misplaced.exit_code == 2 and "--output" in misplaced.stderr
 
 
 def test_the_comparison_goes_to_the_github_step_summary(
@@ -191,10 +190,10 @@ def test_the_comparison_goes_to_the_github_step_summary(
 ) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
-    env = {**cli_env(), "GITHUB_STEP_SUMMARY": str(summary)}
-    args = [sys.executable, "-m", "autorubric_cli", "compare", runs["A"], runs["C"], "-f", "json"]
-    done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
+    done = cli(
+        "compare", runs["A"], runs["C"], "-f", "json", env={"GITHUB_STEP_SUMMARY": str(summary)}
+    )
+    assert done.exit_code == 0, done.stderr
     text = summary.read_text()
     assert text.startswith("earlier step\n## autorubric compare · A → C")  # appended, not replaced
     assert "| it0000 |" in text

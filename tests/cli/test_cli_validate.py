@@ -7,20 +7,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from typer.testing import CliRunner, Result
 
-from autorubric_cli.cli.app import app
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.report.build import build_report
 from autorubric_cli.validate.performance import METRICS
+from tests.support.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_RUBRIC = ROOT / "rubrics" / "validate-demo.yaml"
 DEMO_DATA = ROOT / "datasets" / "validate-demo.jsonl"
-
-
-def cli(*args: object) -> Result:
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +26,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "simulate", out, "--items", 120, "--human-gamma", 2, "--judge-gamma", -2,
         "--judge-elicitation", "both", "--seed", 3,
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, result.stderr
     return out
 
 
@@ -107,7 +102,7 @@ def test_bad_human_file_is_one_line_naming_file_line_and_key(study: Path, tmp_pa
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
     assert f"{human}:2: human_ratings.rating:" in lines[0] and "'Z'" in lines[0]
-    assert "Traceback" not in result.output
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 def test_human_file_replaces_the_recorded_ratings(study: Path, tmp_path: Path) -> None:

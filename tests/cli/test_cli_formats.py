@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.experiment.engine_support import run_cli
+from tests.support.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_RUBRIC = ROOT / "rubrics" / "demo.yaml"
@@ -34,8 +34,8 @@ def records(directory: Path) -> list[dict[str, Any]]:
 
 
 def graded(rubric: Path, dataset: Path, out: Path, *extra: str) -> list[dict[str, Any]]:
-    result = run_cli("run", rubric, dataset, "--out", out, "--format", "json", *extra)
-    assert result.returncode in (0, 1), result.stderr
+    result = cli("run", rubric, dataset, "--out", out, "--format", "json", *extra)
+    assert result.exit_code in (0, 1), result.stderr
     return records(out)
 
 
@@ -134,8 +134,8 @@ def test_resume_reads_with_the_recorded_mapping(tmp_path: Path, ungated: Path) -
     full = graded(ungated, dataset, out, "--limit", LIMIT, *flags)
     lines = (out / "items.jsonl").read_text().splitlines(keepends=True)
     (out / "items.jsonl").write_text("".join(lines[:4]))
-    result = run_cli("resume", out, "--format", "json")
-    assert result.returncode in (0, 1), result.stderr
+    result = cli("resume", out, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
     assert records(out) == full
 
 
@@ -156,8 +156,8 @@ def test_a_bad_csv_row_names_file_row_and_key(tmp_path: Path, ungated: Path) -> 
     text = dataset.read_text().replace("Excellent", "Superb", 1)
     dataset.write_text(text)
     flags = [arg for m in MAPPING for arg in ("--field", m)]
-    result = run_cli("check", ungated, dataset, *flags)
-    assert result.returncode == 2
+    result = cli("check", ungated, dataset, *flags)
+    assert result.exit_code == 2
     line = 1 + next(i for i, row in enumerate(text.splitlines()) if "Superb" in row)
     assert result.stderr.startswith(f"autorubric: {dataset}:{line}: labels.clarity") or (
         f"{dataset}:{line}: ground_truth.clarity" in result.stderr

@@ -1,0 +1,202 @@
+"""Batch APIs litellm does not submit to, spoken over HTTP (SPEC §11): Anthropic Message Batches
+and Gemini batch mode. Both take the requests inline in the create call; each request is the
+body litellm builds for the direct call (`batch_capture.py`), and each answer goes back through
+litellm as the direct reply would. The provider specifics (endpoints, states, result shapes,
+limits, how an orphan is recognised) are in `batch_anthropic.py` and `batch_gemini.py`; this
+module holds what they share: HTTP with our retry policy, and the litellm round trip.
+
+httpx, not the providers' SDKs: litellm already depends on it (and its client is how the
+request is captured), the four or five endpoints each provider needs are plain JSON, and an SDK
+would bring its own retries, timeouts and types to keep in step with the ones we record.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import JudgeError
+from autorubric_cli.judges.batch_api import FILE_TIMEOUT_S, BatchInfo, retried
+from autorubric_cli.judges.batch_capture import (
+    BatchedLiteLLM,
+    CapturedRequest,
+    RawReply,
+    batch_cost,
+)
+from autorubric_cli.judges.batch_ledger import RecordedBatch
+from autorubric_cli.judges.batch_lines import BatchPrice, Result
+from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.litellm_transport import api_key_for
+from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.retry import RetryPolicy
+
+LIST_PAGE = 100
+
+
+class ProviderHTTPError(JudgeError):
+    """A non-2xx reply to a control call, shaped so that `classify` reads its status and
+    `Retry-After` (like `batch_lines.LineError`; never leaves `retried`, which classifies it)."""
+
+    def __init__(self, status_code: int, message: str, headers: dict[str, str]) -> None:
+        self.status_code = status_code
+        self.headers = headers
+        super().__init__(message)
+
+
+class NativeBatchAPI:
+    """What both native batch APIs share; subclasses say where and how."""
+
+    provider = ""
+    inline = True
+    limits = (100_000, 250 * 1024 * 1024)
+    key_envs: tuple[str, ...] = ()
+    found_by = ""
+    poll_s = 15.0  # the coordinator's polling interval (telling look-alike orphans apart)
+
+    def __init__(
+        self, spec: JudgeSpec, model: str, timeout: float, policy: RetryPolicy, attempts: int
+    ) -> None:
+        self.spec = spec
+        self.model = model
+        self.timeout = spec.timeout or timeout
+        self.policy = policy
+        self.attempts = attempts
+        self.litellm = BatchedLiteLLM(spec, timeout)
+        self.price_of = batch_cost(self.provider)
+        self._http: Any = None
+
+    @property
+    def secret(self) -> str | None:
+        """The key litellm would use: the judge's `api_key_env`, else the provider's variable."""
+        key = api_key_for(self.spec)
+        if key is not None:
+            return key
+        return next((os.environ[n] for n in self.key_envs if os.environ.get(n)), None)
+
+    def auth_headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def price(self) -> BatchPrice | None:  # the OpenAI path's per-token price; unused here
+        return None
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: bytes | None = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """One control call under our retry policy; the reply's bytes."""
+        import httpx
+
+        if self._http is None:
+            self._http = httpx.AsyncClient(trust_env=False)
+        sent = {**self.auth_headers(), "content-type": "application/json", **(headers or {})}
+
+        async def once() -> bytes:
+            reply = await self._http.request(
+                method,
+                url,
+                content=body,
+                params=params,
+                headers=sent,
+                timeout=timeout or self.timeout,
+            )
+            if reply.status_code >= 300:
+                raise ProviderHTTPError(reply.status_code, reply.text, dict(reply.headers))
+            return bytes(reply.content)
+
+        return await retried(once, self.spec, self.secret, self.policy, self.attempts)
+
+    async def json(self, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
+        data = orjson.loads(await self.request(method, url, **kwargs))
+        return data if isinstance(data, dict) else {}
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    # -- the batch transport's interface ---------------------------------------------------
+
+    def line(self, key: str, request: CapturedRequest) -> bytes:
+        """One request of the create call: one JSON line, newline included."""
+        raise NotImplementedError
+
+    async def start(
+        self, data: bytes, local: str, metadata: dict[str, str], uploaded: Callable[[str], None]
+    ) -> BatchInfo:
+        """Create the batch with its requests inline (`data`: one JSON request per line)."""
+        return await self.create(b"[" + b",".join(data.splitlines()) + b"]", local)
+
+    async def create(self, requests: bytes, local: str) -> BatchInfo:
+        raise NotImplementedError
+
+    async def retrieve(self, batch_id: str) -> BatchInfo:
+        raise NotImplementedError
+
+    async def results(self, info: BatchInfo) -> dict[str, Result]:
+        raise NotImplementedError
+
+    async def find(self, pending: list[RecordedBatch], known: set[str]) -> dict[str, BatchInfo]:
+        raise NotImplementedError
+
+    async def answered(
+        self, result: Result, messages: list[dict[str, str]], response_format: dict[str, Any]
+    ) -> Completion:
+        """The batch's reply, parsed by litellm exactly as the direct reply would be."""
+        assert isinstance(result, RawReply)
+
+        async def replay(request: CapturedRequest) -> RawReply:
+            return result
+
+        completion, duplicate = await self.litellm.complete(
+            messages, response_format, replay, self.price_of
+        )
+        completion.cached = duplicate
+        return completion
+
+    async def ask(
+        self,
+        enqueue: Callable[[str, bytes], Awaitable[Result]],
+        key: str,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any],
+    ) -> Completion:
+        """Let litellm build the direct request, queue it, and parse the batch's reply."""
+
+        async def batched(request: CapturedRequest) -> RawReply:
+            result = await enqueue(key, self.line(key, request))
+            assert isinstance(result, RawReply)
+            return result
+
+        completion, duplicate = await self.litellm.complete(
+            messages, response_format, batched, self.price_of
+        )
+        completion.cached = duplicate
+        return completion
+
+
+def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
+    """A request the batch ended without answering: expired (asked again) or cancelled (an
+    error vote: someone cancelled on purpose, the judge is not to blame)."""
+    cancelled = kind in ("canceled", "cancelled")
+    said = "cancelled" if cancelled else kind
+    return JudgeFailure(
+        "batch",
+        f"batch {batch_id} ended {said} without an answer for this request",
+        retryable=not cancelled,
+        blames_judge=not cancelled,
+    )
+
+
+__all__ = ["FILE_TIMEOUT_S", "LIST_PAGE", "NativeBatchAPI", "ProviderHTTPError", "reply_failure"]

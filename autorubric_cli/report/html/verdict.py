@@ -1,0 +1,81 @@
+"""The headline at the top of the HTML pages: the gate's verdict, each check said in words
+(value against its bound), and for the compare page the score difference in words."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from autorubric_cli.report.models import GateCheckResult, GateResult
+from autorubric_cli.report.models_compare import CompareGate, RegressionCheck, ScoreComparison
+
+ALPHA = 0.05
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def inline_code(text: Any) -> Markup:
+    """Text with `backticked` spans shown as code: escaped first, so nothing else is HTML."""
+    escaped = str(escape("" if text is None else text))
+    return Markup(_CODE.sub(r"<code>\1</code>", escaped))
+
+
+def _n(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float) -> str:
+    return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
+
+
+def check_sentence(check: GateCheckResult | RegressionCheck) -> str:
+    """One gate check as a sentence: what was measured, its value, the bound it was held to."""
+    metric, value = check.metric, check.value
+    if isinstance(check, RegressionCheck):
+        if value is None:
+            return f"regression test: {check.reason or 'undefined'}"
+        worse = (check.diff or 0.0) < 0
+        seen = "worse" if worse else "not worse"
+        rule = f"fails when worse and p < {check.alpha:g}"
+        return f"regression test: NEW is {seen}, Wilcoxon p = {_p(value)} ({rule})"
+    if value is None:
+        return f"{metric} is undefined ({check.reason or 'no value'})"
+    low, high = check.min, check.max
+    parts = []
+    if low is not None:
+        parts.append(f"{'≥' if value >= low else '<'} min {_n(low)}")
+    if high is not None:
+        parts.append(f"{'≤' if value <= high else '>'} max {_n(high)}")
+    return f"{metric} = {_n(value)} " + " and ".join(parts)
+
+
+def gate_headline(gate: GateResult | CompareGate | None) -> dict[str, Any]:
+    """{state: passed | failed | none, title, checks: [(passed, sentence)]}, failed checks first."""
+    if gate is None:
+        return {"state": "none", "title": "No gate", "checks": []}
+    checks: list[GateCheckResult | RegressionCheck] = sorted(gate.checks, key=lambda c: c.passed)
+    failed = sum(1 for c in checks if not c.passed)
+    if gate.passed:
+        title = f"Gate passed: {len(checks)} of {len(checks)} checks"
+    else:
+        title = f"Gate FAILED: {failed} of {len(checks)} checks failed"
+    rows = [(c.passed, check_sentence(c)) for c in checks]
+    return {"state": "passed" if gate.passed else "failed", "title": title, "checks": rows}
+
+
+def compare_sentence(score: ScoreComparison) -> str:
+    """The score difference in words: direction, size, 95% CI and what the p-value says."""
+    diff, p, ci = score.diff, score.p_value, score.ci95
+    if diff is None:
+        return "No paired item: nothing to compare."
+    direction = "higher" if diff > 0 else "lower" if diff < 0 else "the same"
+    text = f"NEW scores {direction} than BASE by {diff:+.3f} on average"
+    if ci:
+        text += f" (95% CI {ci[0]:+.3f} to {ci[1]:+.3f})"
+    if p is None:
+        why = score.undefined.get("p_value", "undefined")
+        return f"{text}; no p-value: {why}."
+    if p < ALPHA:
+        return f"{text}; Wilcoxon p = {_p(p)}: a significant difference at the 5% level."
+    return f"{text}; Wilcoxon p = {_p(p)}: not significant at the 5% level (could be chance)."

@@ -1,0 +1,292 @@
+"""Benchmark: provider prompt caching across an item's criteria, and the spend cap.
+
+Default: 200 items x 8 criteria (6 binary, 2 ordinal) x ~2,000-token submissions, one judge,
+against the caching fakes (tests/support/prompt_cache.py: OpenAI's automatic prefix caching in
+the OpenAI loopback server, Anthropic's breakpoints in a minimal Anthropic Messages fake), with
+litellm's real prices for `anthropic/claude-sonnet-4-5` and `openai/gpt-4.1-mini`. The fakes
+count tokens with litellm's tokenizer for the model (as the dry run does). For each model it
+runs `prompt_caching: auto` and `off` (same concurrency, no call cache) and prints:
+
+- billed: what the provider bills for the run (input, cached input, cache writes, output), from
+  the usage the fake sent back, priced by litellm; `ratio` = billed / the same calls with no
+  cached tokens (targets: <= 0.40 Anthropic, <= 0.50 OpenAI);
+- recorded: the cost the run records in items.jsonl (must equal billed);
+- verdicts identical to `off`; wall time auto / off (target within 10%, median of --runs);
+- the dry-run estimate / billed, with and without caching (target within 5%);
+- a `--max-cost` stop at half the auto bill, then `resume` with a higher cap: where it stopped
+  (cap - paid; within one call's cost), calls sent in total, and items graded twice (must be 0).
+
+    python -m bench.prompt_caching [--items 200] [--latency 0.05] [--concurrency 64] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ["LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS"] = "true"  # no fetch at the first call
+
+import tests.support.anthropic_cache_fake as anthropic_fake  # noqa: E402
+import tests.support.judge_server as judge_server  # noqa: E402
+import tests.support.judge_server.chat as judge_server_chat  # noqa: E402
+from autorubric_cli.errors import BudgetStop, InputError  # noqa: E402
+from autorubric_cli.experiment.dry_run import EXPLANATION_WORDS, dry_run_start  # noqa: E402
+from autorubric_cli.experiment.session import RunOptions, resume_run, start_run  # noqa: E402
+from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
+from autorubric_cli.judges.replies import REPLY_FIELDS  # noqa: E402
+from tests.support.anthropic_cache_fake import AnthropicCacheServer  # noqa: E402
+from tests.support.prompt_cache import AnthropicPromptCache, OpenAIPromptCache  # noqa: E402
+
+KEY_ENV = "AUTORUBRIC_BENCH_KEY"
+MODELS = {"anthropic": "anthropic/claude-sonnet-4-5", "openai": "openai/gpt-4.1-mini"}
+TARGETS = {"anthropic": 0.40, "openai": 0.50}
+WORDS = str.split(
+    "the battery cell stores energy in its cathode and anode while the electrolyte moves "
+    "ions between them during charge and discharge cycles at a given rate"
+)
+
+
+def tokenizer(model: str) -> Any:
+    litellm = load_litellm()
+    return lambda text: litellm.encode(model=model, text=text)
+
+
+def write_inputs(directory: Path, items: int) -> tuple[Path, Path]:
+    data = directory / "data.jsonl"
+    with data.open("w") as handle:
+        for i in range(items):
+            text = " ".join(WORDS[(i * 7 + k) % len(WORDS)] for k in range(1900))
+            row = {"id": f"q{i}", "submission": f"Answer {i}. {text}", "query": f"Question {i}?"}
+            handle.write(json.dumps(row) + "\n")
+    return directory / "rubric.yaml", data
+
+
+def rubric_text(model: str, api_base: str, caching: str, concurrency: int) -> str:
+    binary = "\n".join(
+        f'  - {{name: b{k}, requirement: "The answer states fact number {k} correctly"}}'
+        for k in range(6)
+    )
+    ordinal = "\n".join(
+        f"""  - name: o{k}
+    requirement: "How good is aspect {k} of the answer?"
+    options: [{{label: Poor, value: 0}}, {{label: Fair, value: 0.5}}, {{label: Good, value: 1}}]"""
+        for k in range(2)
+    )
+    return f"""criteria:
+{binary}
+{ordinal}
+grader:
+  judges:
+    - {{model: {model}, id: judge, api_base: "{api_base}", api_key_env: {KEY_ENV},
+        prompt_caching: {caching}, max_concurrency: {concurrency}}}
+  concurrency: {concurrency}
+  adaptive_concurrency: false
+  workers: 0
+  seed: 1
+  timeout: 60
+"""
+
+
+def billed(litellm: Any, model: str, usage: dict[str, int], cached: bool = True) -> float:
+    """What the provider bills for one reply's usage (input, cache read/write, output)."""
+    read = usage.get("cache_read_input_tokens", usage.get("cached_tokens", 0)) if cached else 0
+    written = usage.get("cache_creation_input_tokens", 0) if cached else 0
+    prompt = usage.get("prompt_tokens")
+    if prompt is None:  # Anthropic's input_tokens exclude the cache read and write
+        prompt = usage["input_tokens"] + usage.get("cache_read_input_tokens", 0)
+        prompt += usage.get("cache_creation_input_tokens", 0)
+    completion = usage.get("completion_tokens", usage.get("output_tokens", 0))
+    counted = litellm.Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        prompt_tokens_details={"cached_tokens": read},
+        cache_read_input_tokens=read,
+        cache_creation_input_tokens=written,
+    )
+    return float(sum(litellm.cost_per_token(model=model, usage_object=counted)))
+
+
+def records(directory: Path) -> list[dict[str, Any]]:
+    lines = (directory / "items.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def verdicts(directory: Path) -> dict[tuple[str, str], Any]:
+    return {
+        (r["id"], c["name"]): [(v["verdict"], v["option_index"]) for v in c["votes"]]
+        for r in records(directory)
+        for c in r["criteria"]
+    }
+
+
+def verbose(answer: Any) -> Any:
+    """The fakes' answers with an explanation of `EXPLANATION_WORDS` words, the length the
+    dry run assumes (a judge's one or two sentences), and every field of the shared schema (a
+    strict structured output has them all: the unasked ones null); the verdict is unchanged."""
+
+    def wordy(body: dict[str, Any]) -> str:
+        reply = json.loads(answer(body))
+        reply["explanation"] = " ".join(["because"] * EXPLANATION_WORDS)
+        for name in REPLY_FIELDS:
+            reply.setdefault(name, None)
+        return json.dumps(reply)
+
+    return wordy
+
+
+def fresh_cache(server: Any, provider: str, model: str) -> None:
+    """Every run starts with an empty provider cache (no run reads another's entries)."""
+    if provider == "anthropic":
+        server.anthropic_cache = AnthropicPromptCache(tokenize=tokenizer(model))
+    else:
+        server.prompt_cache = OpenAIPromptCache(tokenizer(model))
+
+
+@contextlib.contextmanager
+def server_for(provider: str, model: str, latency: float) -> Iterator[Any]:
+    tokenize = tokenizer(model)
+    count = lambda text: max(1, len(tokenize(text)))  # noqa: E731
+    judge_server_chat.word_tokens = count  # the fakes bill tokens as litellm counts them
+    anthropic_fake.word_tokens = count
+    if provider == "anthropic":
+        server = AnthropicCacheServer(AnthropicPromptCache(tokenize=tokenize), latency=latency)
+    else:
+        server = AnthropicCacheServer(latency=latency, prompt_cache=OpenAIPromptCache(tokenize))
+    server.answer = verbose(judge_server.default_answer)
+    with server:
+        server.api_base_for_judge = server.url if provider == "anthropic" else server.api_base
+        yield server
+
+
+def run_once(
+    server: Any,
+    work: Path,
+    data: Path,
+    name: str,
+    caching: str,
+    args: argparse.Namespace,
+    **kw: Any,
+) -> tuple[Path, float, float]:
+    """(experiment directory, wall seconds, billed USD) of one run."""
+    model = MODELS[args.provider]
+    rubric = work / f"{name}.yaml"
+    rubric.write_text(rubric_text(model, server.api_base_for_judge, caching, args.concurrency))
+    out = work / name
+    server.reset()
+    fresh_cache(server, args.provider, model)
+    started = time.perf_counter()
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(BudgetStop):
+        start_run(rubric, data, RunOptions(out=out, grace_s=60.0, **kw))
+    wall = time.perf_counter() - started
+    litellm = load_litellm()
+    bill = sum(billed(litellm, model, r.usage or {}) for r in server.requests)
+    return out, wall, bill
+
+
+def bench(args: argparse.Namespace) -> None:
+    litellm = load_litellm()
+    model = MODELS[args.provider]
+    os.environ[KEY_ENV] = "bench-key"
+    with tempfile.TemporaryDirectory() as tmp, server_for(args.provider, model, args.latency) as s:
+        work = Path(tmp)
+        _, data = write_inputs(work, args.items)
+        walls: dict[str, list[float]] = {"auto": [], "off": []}
+        for run in range(args.runs):
+            for caching in ("auto", "off"):
+                out, wall, bill = run_once(
+                    s, work, data, f"{caching}{run}", caching, args, no_cache=True
+                )
+                walls[caching].append(wall)
+                if run == 0 and caching == "auto":
+                    auto_dir, auto_bill = out, bill
+                    no_cache = sum(billed(litellm, model, r.usage or {}, False) for r in s.requests)
+                    calls_auto = len(s.requests)
+                    largest = max(billed(litellm, model, r.usage or {}) for r in s.requests)
+                if run == 0 and caching == "off":
+                    off_dir, off_bill = out, bill
+        recorded = sum(r["cost"] or 0.0 for r in records(auto_dir))
+        same = verdicts(auto_dir) == verdicts(off_dir)
+        estimates = {}
+        for caching in ("auto", "off"):
+            rubric = work / f"{caching}0.yaml"
+            with contextlib.redirect_stderr(io.StringIO()):
+                estimates[caching] = dry_run_start(rubric, data, RunOptions(no_cache=True))
+        print(f"{args.provider}: {model}, {args.items} items x 8 criteria, {calls_auto} calls")
+        print(f"  billed with caching      ${auto_bill:.4f}")
+        print(f"  same calls, no cache     ${no_cache:.4f}")
+        ratio = auto_bill / no_cache
+        target = TARGETS[args.provider]
+        print(f"  billed ratio             {ratio:.3f}  (target <= {target:.2f})")
+        print(f"  billed with caching: off ${off_bill:.4f}")
+        equal = abs(recorded - auto_bill) < 1e-9
+        print(f"  recorded cost            ${recorded:.4f}  (== billed: {equal})")
+        print(f"  verdicts identical to off: {same}")
+        auto_wall, off_wall = statistics.median(walls["auto"]), statistics.median(walls["off"])
+        print(
+            f"  wall time auto {auto_wall:.2f}s / off {off_wall:.2f}s = {auto_wall / off_wall:.3f}"
+            f"  (median of {args.runs}; target <= 1.10)"
+        )
+        for caching, bill in (("auto", auto_bill), ("off", off_bill)):
+            estimate = estimates[caching]["cost_estimate"]
+            print(
+                f"  dry-run estimate {caching:4} ${estimate:.4f} / billed = {estimate / bill:.3f}"
+            )
+        cap = round(auto_bill / 2, 4)
+        calls = work / "call-cache"  # the call cache keeps what the stopped run paid for
+        out, _, first_bill = run_once(
+            s, work, data, "capped", "auto", args, max_cost=cap, cache_dir=calls
+        )
+        stopped = records(out)
+        first_calls = len(s.requests)
+        s.reset()
+        with contextlib.redirect_stderr(io.StringIO()):
+            try:
+                resume_run(
+                    out,
+                    retry_errors=False,
+                    concurrency=None,
+                    max_cost=auto_bill * 2,
+                    cache_dir=calls,
+                )
+            except (BudgetStop, InputError) as exc:
+                print(f"  resume failed: {exc}")
+        second_calls = len(s.requests)
+        second_bill = sum(billed(litellm, model, r.usage or {}) for r in s.requests)
+        ids = [r["id"] for r in records(out)]
+        manifest = json.loads((out / "manifest.json").read_text())
+        print(
+            f"  --max-cost ${cap:.4f}: stopped after {len(stopped)} items, billed "
+            f"${first_bill:.4f} (cap - billed = ${cap - first_bill:.4f}; the dearest call "
+            f"${largest:.4f})"
+        )
+        print(
+            f"  resume --max-cost ${auto_bill * 2:.4f}: {manifest['status']}, "
+            f"{len(set(ids))}/{args.items} items, graded twice: {len(ids) - len(set(ids))}, "
+            f"calls {first_calls} + {second_calls} (uncapped run: {calls_auto}), "
+            f"billed ${first_bill + second_bill:.4f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--provider", choices=sorted(MODELS), action="append")
+    parser.add_argument("--items", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args()
+    for provider in args.provider or ["anthropic", "openai"]:
+        bench(argparse.Namespace(**{**vars(args), "provider": provider}))
+
+
+if __name__ == "__main__":
+    main()

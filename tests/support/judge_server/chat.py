@@ -1,0 +1,178 @@
+"""The chat completions endpoint (OpenAI format): records, in-flight accounting, replies."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tests.support.judge_server.answers import Answerer, content_hash
+from tests.support.judge_server.faults import (
+    Fault,
+    error_response,
+    fault_response,
+    garbled,
+    seconds_header,
+)
+from tests.support.prompt_cache import ImplicitPromptCache
+
+
+@dataclass
+class RecordedRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    body: dict[str, Any]
+    received_at: float
+    fault: str | None = None
+    usage: dict[str, int] | None = None  # the usage sent back with a completion
+    batch_id: str | None = None
+    cached_tokens: int = 0  # read from `prompt_cache` (what it held when the request arrived)
+    answered_at: float | None = None  # when the reply was sent
+
+    def text(self) -> str:
+        """Every message's content joined, to look for a token in the submission."""
+        return "\n".join(str(m.get("content", "")) for m in self.messages)
+
+
+@dataclass
+class ServerStats:
+    requests: list[RecordedRequest] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    rejected: int = 0  # 429s sent by `concurrency_limit`
+
+
+def word_tokens(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+def completion_body(model: str, content: str, prompt_tokens: int, reasoning: str | None) -> dict:
+    completion_tokens = word_tokens(content)
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return {
+        "id": f"chatcmpl-{content_hash(content, time.time_ns()) % 10**12}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def asks_reasoning(body: dict[str, Any]) -> bool:
+    return "reasoning_effort" in body or "thinking" in body
+
+
+def record_of(
+    body: dict[str, Any], fault: Fault | None, batch_id: str | None = None
+) -> RecordedRequest:
+    """What the server records of a request (chat call or batch line)."""
+    return RecordedRequest(
+        model=str(body.get("model")),
+        messages=list(body.get("messages") or []),
+        body=body,
+        received_at=time.monotonic(),
+        fault=fault.kind if fault else None,
+        batch_id=batch_id,
+    )
+
+
+class ChatEndpoints:
+    """`JudgeServer`'s chat side; the attributes below are set by `JudgeServer.__init__`."""
+
+    answer: Answerer
+    reasoning: str | None
+    latency: float
+    retry_after: float
+    hang_s: float
+    echo_key: bool
+    concurrency_limit: int | None
+    prompt_cache: ImplicitPromptCache | None  # OpenAI's automatic prompt caching
+    stats: ServerStats
+    _lock: threading.Lock
+    _stopping: asyncio.Event | None
+    # and, from `JudgeServer`: _next_fault(body) -> Fault | None
+
+    def _completion(self, body: dict[str, Any], content: str) -> dict[str, Any]:
+        """The 200 reply for `content`, with word-count usage and reasoning when asked for."""
+        prompt_tokens = sum(word_tokens(str(m.get("content", ""))) for m in body["messages"])
+        reasoning = self.reasoning if asks_reasoning(body) else None
+        return completion_body(str(body.get("model")), content, prompt_tokens, reasoning)
+
+    def _enter(self, record: RecordedRequest) -> bool:
+        """Record the request; False when `concurrency_limit` refuses it (it is not in flight)."""
+        with self._lock:
+            self.stats.requests.append(record)
+            limit = self.concurrency_limit
+            if limit is not None and self.stats.in_flight >= limit:
+                self.stats.rejected += 1
+                record.fault = "rate_limit"
+                return False
+            self.stats.in_flight += 1
+            self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+            return True
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.stats.in_flight -= 1
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        fault = self._next_fault(body)
+        record = record_of(body, fault)
+        if self.prompt_cache is not None:
+            record.cached_tokens = self.prompt_cache.lookup(body).read
+        if not self._enter(record):
+            return error_response(
+                429, "too many requests", {"Retry-After": seconds_header(self.retry_after)}
+            )
+        try:
+            if self.latency > 0:
+                await asyncio.sleep(self.latency)
+            return await self._respond(
+                body, fault, request.headers.get("Authorization", ""), record
+            )
+        finally:
+            self._leave()
+
+    async def _respond(
+        self,
+        body: dict[str, Any],
+        fault: Fault | None,
+        authorization: str,
+        record: RecordedRequest | None = None,
+    ) -> web.StreamResponse:
+        content = self.answer(body)
+        if fault is not None:
+            assert self._stopping is not None
+            special = await fault_response(
+                fault,
+                authorization,
+                echo_key=self.echo_key,
+                retry_after=self.retry_after,
+                stopping=self._stopping,
+                hang_s=self.hang_s,
+            )
+            if special is not None:
+                return special
+        reply = self._completion(body, garbled(fault, body, content))
+        if record is not None and record.cached_tokens:
+            reply["usage"]["prompt_tokens_details"] = {"cached_tokens": record.cached_tokens}
+        if self.prompt_cache is not None:
+            self.prompt_cache.store(body)  # visible to the requests that arrive from now on
+        if record is not None:
+            record.usage = {k: reply["usage"][k] for k in ("prompt_tokens", "completion_tokens")}
+            if record.cached_tokens:
+                record.usage["cached_tokens"] = record.cached_tokens
+            record.answered_at = time.monotonic()
+        return web.json_response(reply)
