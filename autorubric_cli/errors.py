@@ -96,7 +96,11 @@ class RunInterrupted(AutorubricError):
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        super().__init__(f"interrupted; finish with: autorubric resume {directory}")
+        super().__init__(
+            "interrupted: every finished item is kept; report not written (it would take "
+            f"seconds): `autorubric report {directory}` renders it; "
+            f"finish with: autorubric resume {directory}"
+        )
 
 
 def exit_code(exc: BaseException) -> int:

@@ -14,11 +14,13 @@ import typer
 
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.guard import STATE, guarded
+from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 from autorubric_cli.cli.label_cmd import label_app
 from autorubric_cli.cli.logs import install_warning_handler
-from autorubric_cli.errors import EXIT_OK, InputError, RunInterrupted
+from autorubric_cli.errors import EXIT_OK
 
 app = typer.Typer(
+    cls=PlainHelpGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -46,16 +48,14 @@ FailUnder = Annotated[
     float | None, typer.Option("--fail-under", help="Gate: fail (exit 1) if score.mean < X.")
 ]
 Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML file here.")]
-NoCache = Annotated[
-    bool, typer.Option("--no-cache", help="Neither read nor write the call cache (SPEC §9).")
-]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the call cache.")]
 CacheDir = Annotated[
     Path | None,
     typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
 ]
 Baseline = Annotated[
     Path | None,
-    typer.Option("--baseline", help="Then compare with this experiment and gate on it (§12)."),
+    typer.Option("--baseline", help="Then compare with this experiment and gate on it."),
 ]
 MaxDrop = Annotated[
     float | None,
@@ -76,59 +76,125 @@ MaxCost = Annotated[
     typer.Option(
         "--max-cost",
         min=0,
-        help="USD: stop before a call would take the run's paid cost past it (SPEC §8).",
+        help=(
+            "USD: stop before a call would take the run's paid cost past it; "
+            "resume with a higher cap continues."
+        ),
     ),
 ]
+
+
+def _print_version(value: bool) -> None:
+    """--version is eager: it prints and exits before click looks for a command."""
+    if value:
+        from autorubric_cli import __version__
+
+        print(f"autorubric {__version__}")
+        raise typer.Exit(0)
 
 
 @app.callback()
 def main_callback(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
-    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     STATE["debug"] = debug
     install_warning_handler()
-    if version:
-        from autorubric_cli import __version__
-
-        print(__version__)
-        raise typer.Exit(0)
 
 
 FieldOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--field",
-        help="TARGET=PATH: read our field TARGET from the dataset's dotted PATH (repeatable).",
+        metavar="TARGET=PATH",
+        help="Read our field TARGET from the dataset's dotted PATH (repeatable).",
     ),
 ]
 
 
-@app.command()
+JudgeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--judge", metavar="MODEL", help="Judge model (repeatable); replaces grader.judges."
+    ),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, metavar="N", help="Grade only the first N items."),
+]
+LLMCallsOpt = Annotated[
+    LLMCalls | None,
+    typer.Option(
+        "--llm-calls",
+        help="per_criterion: one call per criterion; per_item: one call grades every criterion.",
+    ),
+]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        metavar="K/N",
+        help="Grade only shard K of N (by a hash of `id`); see `merge`.",
+    ),
+]
+BatchOpt = Annotated[bool, typer.Option("--batch", help="Submit through the provider's batch API.")]
+
+
+@app.command(cls=PlainHelpCommand)
 def check(
-    rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path | None, typer.Argument(help="Dataset file (SPEC §2 formats).")] = None,
+    rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
+    dataset: Annotated[
+        Path | None,
+        typer.Argument(metavar="[DATASET]", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
+    ] = None,
+    judge: JudgeOpt = None,
     field: FieldOpt = None,
+    limit: LimitOpt = None,
+    llm_calls: LLMCallsOpt = None,
+    shard: ShardOpt = None,
+    batch: BatchOpt = False,
+    no_env: Annotated[
+        bool,
+        typer.Option(
+            "--no-env",
+            help="Skip the environment checks (API key variables): for lint jobs without secrets.",
+        ),
+    ] = False,
 ) -> None:
-    """Validate a rubric (and a dataset against it); calls no judge."""
+    """Refuse everything `run` would refuse before its first call; calls no judge.
+
+    The same checks as `run` and `run --dry-run` (rubric, flags, API key variables, dataset),
+    so a passing `check` means `run` starts.
+    """
 
     def body() -> int:
         from autorubric_cli.cli.check import run_check
+        from autorubric_cli.experiment.options import RunOptions
 
-        run_check(rubric, dataset, field or [])
+        options = RunOptions(
+            judges=judge or [],
+            limit=limit,
+            fields=field or [],
+            llm_calls=None if llm_calls is None else llm_calls.value,
+            shard=shard,
+            batch=batch,
+        )
+        run_check(rubric, dataset, options, env=not no_env)
         return EXIT_OK
 
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def run(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path, typer.Argument(help="Dataset file (SPEC §2 formats).")],
-    judge: Annotated[
-        list[str] | None,
-        typer.Option("--judge", help="Judge model (repeatable); replaces grader.judges."),
-    ] = None,
+    dataset: Annotated[Path, typer.Argument(help="Dataset file (JSONL, JSON, CSV or Parquet).")],
+    judge: JudgeOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Experiment name under experiments/.")
     ] = None,
@@ -141,9 +207,7 @@ def run(
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")
     ] = None,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Grade only the first N items.")
-    ] = None,
+    limit: LimitOpt = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
@@ -158,19 +222,9 @@ def run(
     max_drop: MaxDrop = None,
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = 0.05,
-    llm_calls: Annotated[
-        LLMCalls | None,
-        typer.Option("--llm-calls", help="per_item: one call grades every criterion (SPEC §10)."),
-    ] = None,
-    shard: Annotated[
-        str | None,
-        typer.Option(
-            "--shard", help="K/N: grade only shard K of N (by a hash of `id`); see `merge`."
-        ),
-    ] = None,
-    batch: Annotated[
-        bool, typer.Option("--batch", help="Submit through the provider's batch API (SPEC §11).")
-    ] = False,
+    llm_calls: LLMCallsOpt = None,
+    shard: ShardOpt = None,
+    batch: BatchOpt = False,
     max_cost: MaxCost = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
@@ -180,8 +234,6 @@ def run(
         # process spawned first overlaps its litellm import with theirs
         from autorubric_cli.experiment.session import RunOptions, start_run
 
-        if name is not None and out is not None:
-            raise InputError("use either --name or --out, not both", key="--name")
         options = RunOptions(
             judges=judge or [],
             name=name,
@@ -205,13 +257,7 @@ def run(
         from autorubric_cli.cli.baseline import baseline_options, then_compare
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
-        try:
-            directory = start_run(rubric, dataset, options)
-        except RunInterrupted as exc:
-            from autorubric_cli.cli.finish import finish
-
-            finish(exc.directory, format.value, fail_under, junit, quiet=True, compact=True)
-            raise
+        directory = start_run(rubric, dataset, options)  # Ctrl-C: RunInterrupted, no report
         from autorubric_cli.cli.finish import finish
 
         code = finish(directory, format.value, fail_under, junit, compact=True)
@@ -220,14 +266,19 @@ def run(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def resume(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
     retry_errors: Annotated[
         bool,
         typer.Option("--retry-errors", help="Re-grade errored items (reusing their good votes)."),
     ] = False,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1)] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", min=1, help="Global cap on in-flight calls (default: the run's)."
+        ),
+    ] = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
@@ -261,21 +312,15 @@ def resume(
         from autorubric_cli.experiment.session import resume_run
 
         compare = baseline_options(baseline, max_drop, fail_on_regression, alpha)
-        try:
-            warnings = resume_run(
-                directory,
-                retry_errors=retry_errors,
-                concurrency=concurrency,
-                no_cache=no_cache,
-                cache_dir=cache_dir,
-                no_batch=no_batch,
-                max_cost=max_cost,
-            )
-        except RunInterrupted:
-            from autorubric_cli.cli.finish import finish
-
-            finish(directory, format.value, fail_under, junit, quiet=True, compact=True)
-            raise
+        warnings = resume_run(  # Ctrl-C: RunInterrupted, no report
+            directory,
+            retry_errors=retry_errors,
+            concurrency=concurrency,
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+            no_batch=no_batch,
+            max_cost=max_cost,
+        )
         from autorubric_cli.cli.finish import finish
 
         for warning in warnings:
@@ -286,7 +331,7 @@ def resume(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def merge(
     out: Annotated[Path, typer.Argument(help="New experiment directory for the merged result.")],
     sources: Annotated[list[Path], typer.Argument(help="Shard directories (run --shard K/N).")],
@@ -297,7 +342,7 @@ def merge(
     format: FormatOpt = Format.table,
     junit: Junit = None,
 ) -> None:
-    """Merge the shards of one run into one experiment (SPEC §11), then report on it."""
+    """Merge the shards of one run into one experiment, then report on it."""
 
     def body() -> int:
         from autorubric_cli.cli.merge_cmd import run_merge
@@ -314,24 +359,65 @@ def merge(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def report(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
     format: FormatOpt = Format.table,
     fail_under: FailUnder = None,
     junit: Junit = None,
     aggregation: Annotated[
-        str | None, typer.Option("--aggregation", help="What-if: binary aggregation.")
+        str | None,
+        typer.Option(
+            "--aggregation",
+            metavar="METHOD",
+            help="What-if: aggregate binary criteria's judges this way. "
+            "One of: majority, weighted, unanimous, any.",
+        ),
     ] = None,
-    ordinal_aggregation: Annotated[str | None, typer.Option("--ordinal-aggregation")] = None,
-    nominal_aggregation: Annotated[str | None, typer.Option("--nominal-aggregation")] = None,
-    sample_aggregation: Annotated[str | None, typer.Option("--sample-aggregation")] = None,
+    ordinal_aggregation: Annotated[
+        str | None,
+        typer.Option(
+            "--ordinal-aggregation",
+            metavar="METHOD",
+            help="What-if: aggregate ordinal criteria's judges this way. "
+            "One of: mean, median, weighted_mean, mode, min, max.",
+        ),
+    ] = None,
+    nominal_aggregation: Annotated[
+        str | None,
+        typer.Option(
+            "--nominal-aggregation",
+            metavar="METHOD",
+            help="What-if: aggregate nominal criteria's judges this way. "
+            "One of: mode, weighted_mode, unanimous.",
+        ),
+    ] = None,
+    sample_aggregation: Annotated[
+        str | None,
+        typer.Option(
+            "--sample-aggregation",
+            metavar="METHOD",
+            help="What-if: combine each judge's repeated samples this way. "
+            "One of: majority, median, mean.",
+        ),
+    ] = None,
     cannot_assess: Annotated[
-        str | None, typer.Option("--cannot-assess", help="What-if: skip|zero|partial|fail.")
+        str | None,
+        typer.Option(
+            "--cannot-assess",
+            metavar="STRATEGY",
+            help="What-if: score CANNOT_ASSESS verdicts this way. "
+            "One of: skip, zero, partial, fail.",
+        ),
     ] = None,
     ca_mode: Annotated[
         str,
-        typer.Option("--ca-mode", help="Ground-truth comparison: exclude|as_unmet|as_category."),
+        typer.Option(
+            "--ca-mode",
+            metavar="MODE",
+            help="How CANNOT_ASSESS/NA count against ground truth. "
+            "One of: exclude, as_unmet, as_category.",
+        ),
     ] = "exclude",
     output: Annotated[
         Path | None,
@@ -341,8 +427,9 @@ def report(
         str,
         typer.Option(
             "--ground-truth",
-            help="Human labels (§14) as ground truth where the dataset has none: "
-            "majority | rater:NAME.",
+            metavar="SOURCE",
+            help="Human labels as ground truth where the dataset has none. "
+            "One of: majority, rater:NAME.",
         ),
     ] = "majority",
 ) -> None:
@@ -381,7 +468,7 @@ class CompareFormat(StrEnum):
     html = "html"
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def compare(
     base: Annotated[Path, typer.Argument(help="BASE experiment directory (e.g. main).")],
     new: Annotated[Path, typer.Argument(help="NEW experiment directory (the change).")],
@@ -393,7 +480,13 @@ def compare(
     alpha: Alpha = 0.05,
     junit: Junit = None,
     ca_mode: Annotated[
-        str, typer.Option("--ca-mode", help="CANNOT_ASSESS/NA: exclude|as_unmet|as_category.")
+        str,
+        typer.Option(
+            "--ca-mode",
+            metavar="MODE",
+            help="How CANNOT_ASSESS/NA count in the comparison. "
+            "One of: exclude, as_unmet, as_category.",
+        ),
     ] = "exclude",
     top: Annotated[int, typer.Option("--top", min=0, help="Items that moved most to list.")] = 10,
     seed: Annotated[
@@ -418,7 +511,7 @@ def compare(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def validate(
     directory: Annotated[
         Path, typer.Argument(help="Experiment directory (from `run`, or `simulate`'s experiment/).")
@@ -452,21 +545,30 @@ def validate(
     beta_pair: Annotated[
         str | None,
         typer.Option(
-            "--beta-pair", help='"k,k\'": the options beta links (binary default: MET,UNMET).'
+            "--beta-pair",
+            metavar="K,K'",
+            help="The two options beta links (binary default: MET,UNMET).",
         ),
     ] = None,
     beta_sweep: Annotated[
         str | None,
-        typer.Option("--beta-sweep", help="Betas to sweep, e.g. 0,0.1,0.2,0.3,0.4; 'off'."),
+        typer.Option(
+            "--beta-sweep",
+            metavar="BETAS",
+            help="Comma-separated betas to sweep, e.g. 0,0.1,0.2,0.3,0.4; or off.",
+        ),
     ] = None,
     fc_matrix: Annotated[
         Path | None,
         typer.Option(
             "--fc-matrix",
-            help='JSON {"<criterion>": {"<chosen>": [{"set": ["<label>", ...], "p": 0.3}, ...]}}.',
+            help="JSON mapping criterion -> chosen option -> list of "
+            '{"set": [option labels], "p": probability}.',
         ),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+    ] = "table",
 ) -> None:
     """Validate judges against disagreeing human raters, without gold labels; no judge calls.
 
@@ -495,7 +597,7 @@ def validate(
     guarded(body)
 
 
-@app.command()
+@app.command(cls=PlainHelpCommand)
 def simulate(
     out: Annotated[Path, typer.Argument(help="Output directory (new or empty).")],
     items: Annotated[int, typer.Option("--items", min=2, help="Items.")] = 200,
@@ -516,21 +618,39 @@ def simulate(
         float, typer.Option("--judge-gamma", help="Judge selection effect γ.")
     ] = 0.0,
     judge_noise: Annotated[
-        str, typer.Option("--judge-noise", help="'min,max' sd of the judges' perturbation.")
+        str,
+        typer.Option(
+            "--judge-noise",
+            metavar="MIN,MAX",
+            help="Range of the sd of the judges' perturbation, 0 <= MIN <= MAX.",
+        ),
     ] = "0.02,0.3",
     concentration: Annotated[
         float, typer.Option("--concentration", help="Dirichlet concentration over sets.")
     ] = 1.0,
     human_elicitation: Annotated[
-        str, typer.Option("--human-elicitation", help="forced_choice | response_set")
+        str,
+        typer.Option(
+            "--human-elicitation",
+            metavar="KIND",
+            help="What the simulated humans report. One of: forced_choice, response_set.",
+        ),
     ] = "forced_choice",
     judge_elicitation: Annotated[
-        str, typer.Option("--judge-elicitation", help="forced_choice | both (adds option_set)")
+        str,
+        typer.Option(
+            "--judge-elicitation",
+            metavar="KIND",
+            help="What the simulated judges report (both adds option_set). "
+            "One of: forced_choice, both.",
+        ),
     ] = "forced_choice",
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
-    format: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+    ] = "table",
 ) -> None:
-    """Write a synthetic study (Guerdan et al. §6) that `validate` reads; no judge calls.
+    """Write a synthetic study (Guerdan et al., section 6) that `validate` reads; no judge calls.
 
     Per item, response-set distributions are Dirichlet draws; human raters report sets with
     error ε (skew η) and pick a forced choice with selection effect γ; judges are perturbed
@@ -570,4 +690,27 @@ app.add_typer(label_app, name="label")
 
 
 def main() -> None:
-    app()
+    """The console script: the command, then a fast exit.
+
+    After the command, the interpreter would tear down every module and collect every object
+    still alive (litellm's tables, a large run's records): seconds with nothing on screen, as
+    long after Ctrl-C as after a finished run. Output is flushed and atexit handlers run; the
+    process then ends without that teardown.
+    """
+    try:
+        app()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        fast_exit(code)
+
+
+def fast_exit(code: int) -> None:
+    import atexit
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)

@@ -9,18 +9,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from autorubric_cli.cli.guard import guarded
+from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
 if TYPE_CHECKING:
     from autorubric_cli.experiment.session import RunOptions
 
 cache_app = typer.Typer(
-    no_args_is_help=True, help="The call cache shared by all experiments (SPEC §9)."
+    cls=PlainHelpGroup, no_args_is_help=True, help="The call cache shared by all experiments."
 )
 CacheDirOpt = Annotated[
     Path | None,
     typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
 ]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table | json")]
+FormatOpt = Annotated[
+    str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+]
 
 
 def _print_json(data: Any) -> None:
@@ -35,7 +38,7 @@ def _path(cache_dir: Path | None) -> Path:
     return cache_path(cache_dir)
 
 
-@cache_app.command("info")
+@cache_app.command("info", cls=PlainHelpCommand)
 def info(cache_dir: CacheDirOpt = None, format: FormatOpt = "table") -> None:
     """Path, entries, size on disk, and hits and entries by model."""
 
@@ -57,7 +60,7 @@ def info(cache_dir: CacheDirOpt = None, format: FormatOpt = "table") -> None:
     guarded(body)
 
 
-@cache_app.command("clear")
+@cache_app.command("clear", cls=PlainHelpCommand)
 def clear(cache_dir: CacheDirOpt = None) -> None:
     """Delete every cached call."""
 
@@ -71,7 +74,7 @@ def clear(cache_dir: CacheDirOpt = None) -> None:
     guarded(body)
 
 
-@cache_app.command("prune")
+@cache_app.command("prune", cls=PlainHelpCommand)
 def prune(
     older_than: Annotated[
         str, typer.Option("--older-than", help="Drop entries unused for this long: 30d, 12h.")
@@ -95,16 +98,16 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
     if fmt == "json":
         _print_json(bill)
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    from autorubric_cli.report.render_table import fmt_cost
+    from autorubric_cli.cli.console import output_console
+    from autorubric_cli.report.render_table import fmt_cost, name_column
 
     calls = bill["calls"]
     table = Table(title="Dry run: no judge called, nothing written")
+    name_column(table, "judge", [r["judge"] for r in bill["criteria"]])
+    name_column(table, "criterion", [r["criterion"] for r in bill["criteria"]])
     for column in (
-        "judge",
-        "criterion",
         "calls",
         "cached",
         "to send",
@@ -112,12 +115,12 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
         "compl tok ~",
         "cost ~",
     ):
-        table.add_column(column, justify="left" if column in ("judge", "criterion") else "right")
+        table.add_column(column, justify="right")
     for row in bill["criteria"]:
         table.add_row(*_bill_cells(row, row["judge"], row["criterion"], fmt_cost))
     for row in bill["judges"]:
         table.add_row(*_bill_cells(row, row["id"], "(all)", fmt_cost))
-    console = Console()
+    console = output_console()
     console.print(table)
     console.print(
         f"calls {calls['total']:,}: {calls['cached']:,} from the cache, {calls['to_send']:,} to "

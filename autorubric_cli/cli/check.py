@@ -4,41 +4,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.cli.console import output_console
 from autorubric_cli.core.rubric import CriterionOption
-from autorubric_cli.grading.few_shot import load_examples
-from autorubric_cli.judges.preflight import check_judges
+from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.experiment.preflight import Scope, preflight
 from autorubric_cli.loading.dataset import summarize_dataset
-from autorubric_cli.loading.fields import parse_field_flags
-from autorubric_cli.loading.rubric_loader import load_rubric
 
 
-def run_check(rubric_path: Path, dataset_path: Path | None, field_flags: list[str]) -> None:
-    rubric = load_rubric(rubric_path)
-    warnings = check_judges(rubric.grader.judges, rubric_path)
-    fields = {**rubric.dataset.fields, **parse_field_flags(field_flags)}
-    if rubric.grader.few_shot is not None:
-        load_examples(rubric.grader.few_shot, rubric, rubric_path.parent)
-    if rubric.grader.max_cost is not None:  # a spend cap needs every judge priced (SPEC §8)
-        from autorubric_cli.judges.spend import check_priced
-
-        check_priced(rubric.grader)
-    summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, fields)
-    console = Console()
+def run_check(
+    rubric_path: Path, dataset_path: Path | None, options: RunOptions, env: bool = True
+) -> None:
+    """Refuse what `run` would refuse before its first call (the same pre-flight rules), then
+    print a summary. `env=False` (--no-env) skips the rules that read the environment."""
+    # no "judges" scope: a rubric without judges is meant for `run --judge MODEL` (said below)
+    scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
+    plan = preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    rubric = plan.rubric
+    summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
+    console = output_console()
     table = Table(title=f"{rubric_path}: {rubric.name or rubric_path.stem} — OK")
     for column in ("criterion", "kind", "weight", "aggregation", "options", "labelled items"):
         table.add_column(column)
     for c in rubric.criteria:
-        options = "MET / UNMET" if c.options is None else _options(c.options)
+        shown = "MET / UNMET" if c.options is None else _options(c.options)
         labelled = "-" if summary is None else str(summary.labels.get(c.name, 0))
-        table.add_row(c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), options, labelled)
+        table.add_row(c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled)
     console.print(table)
-    judges = ", ".join(j.judge_id for j in rubric.grader.judges) or "none (pass --judge on run)"
-    console.print(f"judges: {judges}")
-    for warning in warnings:
-        console.print(f"warning: {warning}", markup=False)
+    judges = ", ".join(j.judge_id for j in rubric.grader.judges) or (
+        "none: `run` needs --judge MODEL (pass it to `check` too, to check that run)"
+    )
+    console.print(f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"))
+    for warning in plan.warnings:
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)  # one line
     if rubric.gate:
         console.print("gate: " + "; ".join(_bounds(g.metric, g.min, g.max) for g in rubric.gate))
     if summary is not None:

@@ -103,7 +103,7 @@ def compare_with_baseline(
     The run's own report was rendered first; table and markdown output go on with the
     comparison (json, csv and junit stdout stay one document: read compare.json). The JUnit
     file gets the comparison's suite too. The combined code is 1 if either gate failed, else
-    3 if either had errored items, else 0.
+    3 if this run (NEW) had errored items, else 0: the baseline's errors are a warning.
     """
     from autorubric_cli.experiment.manifest import write_atomic
 

@@ -10,6 +10,8 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
+from autorubric_cli.cli.console import output_console
+from autorubric_cli.cli.pipes import tolerate_closed_stdout
 from autorubric_cli.core.config import (
     BINARY_AGGREGATIONS,
     NOMINAL_AGGREGATIONS,
@@ -120,7 +122,7 @@ def finish(
     report, fold = build_report_and_fold(
         experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
     )
-    if what_if is None:  # a what-if changes nothing in the experiment directory
+    if what_if is None and output is None:  # a what-if or `-o` elsewhere changes nothing in DIR
         write_atomic(directory / REPORT, to_json(report))
     if junit is not None:
         junit.write_text(render_junit(report))
@@ -130,15 +132,18 @@ def finish(
         from autorubric_cli.report.html.page import write_report_html
 
         html = write_report_html(report, experiment, fold, output)
-    if quiet:
-        pass
-    elif fmt == "html":
-        print(html)
-    elif compact and fmt == "table":
-        render_compact(report, wide_console(), str(directory), str(html))
-    else:
-        render(report, fmt, experiment)
-    return exit_code(report)
+    code = exit_code(report)
+    with tolerate_closed_stdout():
+        if quiet:
+            pass
+        elif fmt == "html":
+            print(html)
+        elif compact and fmt == "table":
+            render_compact(report, wide_console(), str(directory), str(html))
+        else:
+            render(report, fmt, experiment)
+        sys.stdout.flush()
+    return code
 
 
 def render(report: Report, fmt: str, experiment: Any) -> None:
@@ -156,12 +161,8 @@ def render(report: Report, fmt: str, experiment: Any) -> None:
         judges = [j.judge_id for j in experiment.rubric.grader.judges]
         sys.stdout.write(render_csv(records, criteria, judges))
     else:
-        render_tables(report, wide_console())
+        render_tables(report, wide_console(), str(experiment.directory))
 
 
 def wide_console() -> Console:
-    """Rich console; when output is not a terminal (CI logs), 140 columns unless COLUMNS says."""
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = 140
-    return console
+    return output_console()

@@ -7,6 +7,7 @@ never from `app` (no import cycle inside `cli`).
 from __future__ import annotations
 
 import sys
+import traceback
 from collections.abc import Callable
 
 import typer
@@ -26,9 +27,14 @@ def guarded(body: Callable[[], int]) -> None:
         code = body()
     except InputError as exc:
         if STATE["debug"]:
-            raise
+            traceback.print_exc()  # then the same one line and exit code as without --debug
         _err(exc.one_line())
         code = exit_code(exc)
+    except BrokenPipeError:  # the reader closed stdout (`| head`): not an error of ours
+        from autorubric_cli.cli.pipes import drop_stdout
+
+        drop_stdout()
+        code = 0
     except RunStopped as exc:  # a spend-cap stop is its own one line (SPEC §8)
         _err(str(exc) if isinstance(exc, BudgetStop) else f"run stopped: {exc}")
         code = exit_code(exc)

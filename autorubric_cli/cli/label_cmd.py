@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
 from autorubric_cli.cli.guard import guarded
+from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
 
-class DefaultToPage(TyperGroup):
+class DefaultToPage(PlainHelpGroup):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["page", *args]
@@ -27,12 +27,12 @@ class DefaultToPage(TyperGroup):
 label_app = typer.Typer(
     cls=DefaultToPage,
     no_args_is_help=True,
-    help="Human labels (SPEC §14): `label DIR` writes the labelling page; `label import DIR "
+    help="Human labels: `label DIR` writes the labelling page; `label import DIR "
     "FILE...` adds raters' exported files to the experiment.",
 )
 
 
-@label_app.command("page")
+@label_app.command("page", cls=PlainHelpCommand)
 def page(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
     output: Annotated[
@@ -79,7 +79,7 @@ def page(
     guarded(body)
 
 
-@label_app.command("import")
+@label_app.command("import", cls=PlainHelpCommand)
 def import_(
     directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
     files: Annotated[list[Path], typer.Argument(help="Files exported from the labelling page.")],

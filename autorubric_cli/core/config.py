@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
-from typing import Any, Literal, get_args
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 BinaryAggregation = Literal["majority", "weighted", "unanimous", "any"]
 OrdinalAggregation = Literal["mean", "median", "weighted_mean", "mode", "min", "max"]
@@ -23,6 +31,15 @@ NOMINAL_AGGREGATIONS: tuple[str, ...] = get_args(NominalAggregation)
 SAMPLE_AGGREGATIONS: tuple[str, ...] = get_args(SampleAggregation)
 
 
+def wants_number(annotation: Any) -> bool:
+    """int, float, or a union of them with None: a field YAML must give as a number."""
+    options = (
+        get_args(annotation) if get_origin(annotation) in (Union, UnionType) else (annotation,)
+    )
+    kinds = {a for a in options if a is not type(None)}
+    return bool(kinds) and kinds <= {int, float}
+
+
 MAX_INT = 2**53  # every integer in a config must survive JSON (manifest) exactly
 
 
@@ -35,9 +52,12 @@ class Strict(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _finite_numbers(cls, v: Any) -> Any:
+    def _finite_numbers(cls, v: Any, info: ValidationInfo) -> Any:
         if isinstance(v, float) and not math.isfinite(v):
             raise ValueError("must be a finite number")
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(v, str) and field is not None and wants_number(field.annotation):
+            raise ValueError(f"must be a number, not the string {v!r} (remove the quotes)")
         return v
 
     @field_validator("*", mode="after")

@@ -43,7 +43,8 @@ class Criterion(Strict):
     name: str = ""
     requirement: str = Field(min_length=1)
     weight: float = 10.0
-    scale_type: Literal["ordinal", "nominal"] = "ordinal"
+    # binary: says what a criterion without `options` is anyway (MET/UNMET), as check/report do
+    scale_type: CriterionKind = "ordinal"
     aggregation: str | None = None
     options: list[CriterionOption] | None = None
     elicitation: Elicitation = "forced_choice"
@@ -57,6 +58,11 @@ class Criterion(Strict):
 
     @model_validator(mode="after")
     def _check_options_and_aggregation(self) -> Criterion:
+        if self.scale_type == "binary" and self.options is not None:
+            raise ValueError(
+                "scale_type `binary` is for a criterion without options (MET/UNMET); "
+                "with options use ordinal or nominal"
+            )
         if self.options is not None:
             if sum(1 for o in self.options if not o.na) < 2:
                 raise ValueError("a multi-choice criterion needs at least two non-NA options")

@@ -34,15 +34,15 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.preflight import preflight
 from autorubric_cli.experiment.session import (
     RunOptions,
     check_unchanged,
     limited,
-    prepare_run,
     recorded,
     with_session_flags,
 )
-from autorubric_cli.experiment.shard import in_shard, parse_shard
+from autorubric_cli.experiment.shard import in_shard
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.grader import per_item_builder, shared_prefix_requests
@@ -50,13 +50,14 @@ from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.preflight import print_warnings
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.prompt_caching import caching_kind, min_prefix_tokens, provider_of
 from autorubric_cli.judges.replies import REPLY_FIELDS, response_format
 from autorubric_cli.judges.request import CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.simulated import is_simulated
-from autorubric_cli.loading.dataset import iter_items, summarize_dataset
+from autorubric_cli.loading.dataset import iter_items
 
 EXPLANATION_WORDS = 60
 IMPLICIT_STEP = {"openai": 128, "azure": 128}
@@ -285,10 +286,10 @@ def open_readonly_cache(rubric: Rubric, cache_dir: Path | None) -> CallCache | N
 
 def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) -> dict[str, Any]:
     """The bill of `run` with these options; validates like `run`, creates nothing."""
-    rubric, fields = prepare_run(rubric_path, options)
-    summarize_dataset(dataset_path, rubric, fields)
-    shard = parse_shard(options.shard) if options.shard is not None else None
-    items = in_shard(limited(iter_items(dataset_path, rubric, fields), options.limit), shard)
+    plan = preflight(rubric_path, dataset_path, options)  # refuses exactly what `run` refuses
+    print_warnings(plan.warnings)
+    rubric, fields = plan.rubric, plan.fields
+    items = in_shard(limited(iter_items(dataset_path, rubric, fields), options.limit), plan.shard)
     cache = open_readonly_cache(rubric, options.cache_dir)
     try:
         return estimate_bill(

@@ -187,8 +187,7 @@ def check_coverage(shards: list[ShardDir], allow_partial: bool) -> list[str]:
     if not allow_partial:
         raise InputError(
             f"missing shard(s) {names}; pass --allow-partial to merge the others "
-            "(`autorubric resume OUT` can grade the rest later)",
-            key="DIR",
+            "(`autorubric resume` on the merged directory can grade the rest later)",
         )
     return [f"merging without shard(s) {names}: their items are pending"]
 

@@ -8,13 +8,11 @@ import itertools
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from autorubric_cli import __version__
-from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
@@ -39,74 +37,19 @@ from autorubric_cli.experiment.manifest import (
     sha256_file,
     utc_now,
 )
+from autorubric_cli.experiment.options import GRACE_S
+from autorubric_cli.experiment.options import RunOptions as RunOptions  # re-exported
+from autorubric_cli.experiment.preflight import in_use_message, preflight
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
-from autorubric_cli.experiment.shard import count_items, in_shard, parse_shard
+from autorubric_cli.experiment.shard import in_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
-from autorubric_cli.judges.preflight import check_judges, print_warnings
+from autorubric_cli.judges.preflight import print_warnings
 from autorubric_cli.judges.prompt_caching import caching_kind
 from autorubric_cli.judges.providers import sent_params
 from autorubric_cli.judges.simulated import is_simulated as is_simulated_judge
 from autorubric_cli.judges.spend import BudgetReached
 from autorubric_cli.loading.dataset import iter_items
-from autorubric_cli.loading.fields import parse_field_flags
-from autorubric_cli.loading.rubric_loader import load_rubric
-
-GRACE_S = 5.0
-
-
-@dataclass
-class RunOptions:
-    judges: list[str] = field(default_factory=list)
-    name: str | None = None
-    out: Path | None = None
-    seed: int | None = None
-    concurrency: int | None = None
-    limit: int | None = None
-    no_shuffle: bool = False
-    grace_s: float = GRACE_S
-    fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
-    no_cache: bool = False
-    cache_dir: Path | None = None
-    llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
-    shard: str | None = None  # --shard K/N (SPEC §11)
-    batch: bool = False  # run --batch (SPEC §11)
-    max_cost: float | None = None  # --max-cost USD (SPEC §8)
-
-
-def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
-    """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
-    update: dict[str, Any] = {}
-    if options.judges:
-        update["judges"] = [JudgeSpec(model=m) for m in options.judges]
-    if options.concurrency is not None:
-        update["concurrency"] = options.concurrency
-    if options.no_shuffle:
-        update["shuffle_options"] = False
-    if options.seed is not None:
-        update["seed"] = options.seed
-    if options.no_cache:
-        update["cache"] = False
-    if options.llm_calls is not None:
-        update["llm_calls"] = options.llm_calls
-    if options.batch:
-        update["batch"] = True
-    if options.max_cost is not None:
-        update["max_cost"] = options.max_cost
-    config = rubric.grader.model_copy(update=update)
-    if not config.judges:
-        raise InputError(
-            "no judge configured: add `grader.judges` to the rubric or pass --judge MODEL",
-            key="grader.judges",
-        )
-    return LLMConfig.model_validate(config.model_dump())
-
-
-def experiment_directory(rubric_path: Path, options: RunOptions) -> Path:
-    if options.out is not None:
-        return options.out
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("experiments") / (options.name or f"{rubric_path.stem}-{stamp}")
 
 
 def is_simulated(config: LLMConfig) -> bool:
@@ -183,31 +126,17 @@ def _fatal_errors() -> tuple[type[BaseException], ...]:
     return (JudgeAuthError, JudgeUnavailable, WorkerPoolFailed)
 
 
-def prepare_run(rubric_path: Path, options: RunOptions) -> tuple[Rubric, dict[str, str]]:
-    """The rubric with the run's flags applied, and the dataset field mapping (SPEC §2)."""
-    rubric = load_rubric(rubric_path)
-    flagged = [JudgeSpec(model=m) for m in options.judges]
-    print_warnings(check_judges(flagged or rubric.grader.judges, None if flagged else rubric_path))
-    rubric = rubric.model_copy(update={"grader": resolve_config(rubric, options)})
-    return rubric, {**rubric.dataset.fields, **parse_field_flags(options.fields)}
-
-
 def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Path:
     """Validate everything, then create the directory and grade. Returns the directory."""
-    rubric, fields = prepare_run(rubric_path, options)
+    plan = preflight(rubric_path, dataset_path, options)  # every refusal before a call
+    print_warnings(plan.warnings)
+    rubric, fields, shard, directory = plan.rubric, plan.fields, plan.shard, plan.directory
     config = rubric.grader
-    directory = experiment_directory(rubric_path, options)
     grader = _make_grader(rubric, config.seed, rubric_path.parent, options.cache_dir, directory)
     with _stopping_workers(grader):
-        shard = parse_shard(options.shard) if options.shard is not None else None
-        covered, total = count_items(dataset_path, rubric, fields, options.limit, shard)
         if shard is not None:
-            shard.dataset_items = covered
-        in_use = (
-            f"experiment directory already exists; use `autorubric resume {directory}` "
-            "or choose another --name/--out"
-        )
-        with claim_new_directory(directory, in_use):
+            shard.dataset_items = plan.covered
+        with claim_new_directory(directory, in_use_message(directory)):
             now = utc_now()
             manifest = Manifest(
                 autorubric_version=__version__,
@@ -223,7 +152,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
                     path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)
                 ),
                 dataset_fields=fields,
-                items_total=total,
+                items_total=plan.selected,
                 limit=options.limit,
                 simulated=is_simulated(config),
                 shard=shard,

@@ -10,6 +10,8 @@ from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
 from autorubric_cli.core.json_model import to_json_dict
+from autorubric_cli.core.records import CriterionVerdict
+from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
@@ -87,6 +89,8 @@ def build_report_and_fold(
     report = Report(
         experiment=experiment.manifest.name,
         status=experiment.manifest.status,
+        error=experiment.manifest.error,  # why a `failed` run stopped
+        shard=None if experiment.manifest.shard is None else experiment.manifest.shard.label,
         simulated=fold.simulated,
         items=ItemCounts(
             total=total,
@@ -111,7 +115,7 @@ def build_report_and_fold(
             )
         ),
         usage=fold.usage,
-        cost=exact_sum(fold.costs),
+        cost=exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
         usage_saved=fold.usage_saved,
         cost_saved=exact_sum(fold.costs_saved),
         retries=sum(j.retries for j in fold.judges.values()),
@@ -147,9 +151,19 @@ def criterion_summary(tally: CriterionTally, recorded: int) -> CriterionSummary:
         met_rate=met_rate,
         mean_value=exact_mean(tally.values),
         cannot_assess_rate=tally.abstained / recorded if recorded else None,
-        distribution=tally.distribution,
+        distribution=in_option_order(tally.distribution, criterion),
         agreement=exact_mean(tally.agreements),
     )
+
+
+def in_option_order(counts: dict[str, int], criterion: Criterion) -> dict[str, int]:
+    """Counts in the rubric's option order (binary: MET, UNMET, CANNOT_ASSESS), then the rest."""
+    if criterion.options is None:
+        order = [v.value for v in CriterionVerdict]
+    else:
+        order = [o.label for o in criterion.options]
+    ranked = {label: counts[label] for label in order if label in counts}
+    return ranked | {label: n for label, n in counts.items() if label not in ranked}
 
 
 def judge_summary(

@@ -38,6 +38,7 @@ from autorubric_cli.report.models_compare import (
     CompareGate,
     CompareResult,
     CompareSide,
+    ErroredCounts,
     Flip,
     JudgeComparison,
     MovedItem,
@@ -88,6 +89,12 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
     warnings = setting_warnings(base.experiment, new.experiment) + warnings
     for side in (base, new):
         warnings += side.issues.warnings(side.experiment.directory / ITEMS)
+    errored = {"base": sum(base.errored), "new": sum(new.errored)}
+    if errored["base"]:
+        warnings.append(
+            f"BASE has {errored['base']} errored item(s): left out; they do not make the "
+            "exit code 3 (only NEW's errors do)"
+        )
     seed = base.experiment.manifest.seed if options.seed is None else options.seed
     b_scores = np.frombuffer(base.score)[pairs.base_rows]
     n_scores = np.frombuffer(new.score)[pairs.new_rows]
@@ -106,6 +113,7 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
         new=CompareSide(experiment=new.name, path=str(new_dir)),
         warnings=warnings,
         items=items,
+        errored=ErroredCounts(base=errored["base"], new=errored["new"]),
         score=score,
         criteria=criteria_block(
             {c.name: c for c in base.criteria},
@@ -322,11 +330,14 @@ def exit_code(result: dict[str, Any]) -> int:
 
 
 def compare_exit_code(result: CompareResult) -> int:
-    """SPEC §8: 1 when a gate check failed on a defined value; else 3 when errored items were
-    left out; else 1 when a check is undefined; else 0."""
+    """SPEC §8/§12: 1 when a gate check failed on a defined value; else 3 when NEW (the run
+    under test) has errored items, or a failed check is undefined while errored items were left
+    out; else 1 when a check failed; else 0. BASE's errored items alone are a warning."""
     failed = [] if result.gate is None else [c for c in result.gate.checks if not c.passed]
     if any(c.value is not None for c in failed):
         return 1
-    if result.items.excluded_errored:
+    if result.errored.new:
+        return 3
+    if failed and result.items.excluded_errored:
         return 3
     return 1 if failed else 0

@@ -244,6 +244,8 @@ class GateResult(Block):
 class Report(Block):
     experiment: str
     status: str
+    error: str | None  # why a `failed` run stopped
+    shard: str | None  # "K/N" for a shard's experiment
     simulated: bool
     items: ItemCounts
     score: ScoreSummary

@@ -27,6 +27,13 @@ class PairCounts(Block):
     excluded_errored: int
 
 
+class ErroredCounts(Block):
+    """Errored items on each side (only NEW's make the exit code 3)."""
+
+    base: int
+    new: int
+
+
 class ScoreComparison(Block):
     base_mean: float | None
     new_mean: float | None
@@ -126,6 +133,7 @@ class CompareResult(Block):
     new: CompareSide
     warnings: list[str]
     items: PairCounts
+    errored: ErroredCounts
     score: ScoreComparison
     criteria: list[CriterionComparison | UncomparedCriterion]
     judges: list[JudgeComparison]

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 
 from autorubric_cli.report.metrics_section import ENSEMBLE
-from autorubric_cli.report.models import (
-    AgreementSection,
-    CriterionAgreement,
-    CriterionMetrics,
-    GroundTruthSection,
-    ScoreMetrics,
-)
+from autorubric_cli.report.models import CriterionMetrics, GroundTruthSection, ScoreMetrics
 
 NOT_APPLICABLE = "-"
 CRITERION_COLUMNS = (
@@ -55,15 +50,29 @@ def _overall_caption(section: GroundTruthSection) -> str:
     )
 
 
-def _ensemble_table(section: GroundTruthSection) -> Table:
-    table = Table(title=f"Ground truth: ensemble (ca_mode={section.ca_mode}, 95% CI)")
-    for header in ("Criterion", "Kind", "n", *(h for h, _ in CRITERION_COLUMNS)):
-        table.add_column(header, justify="left" if header in ("Criterion", "Kind") else "right")
-    for c in section.criteria:
-        cells = [_cell(c, key) for _, key in CRITERION_COLUMNS]
-        table.add_row(c.name, c.kind, str(c.n), *cells)
-    table.caption = _overall_caption(section)
-    return table
+def _ensemble_tables(section: GroundTruthSection) -> list[Table]:
+    """Agreement with the labels (every criterion), then the ordinal figures (ordinal criteria
+    only): two narrow tables rather than one too wide for a terminal."""
+    title = f"Ground truth: ensemble (ca_mode={section.ca_mode}, 95% CI)"
+    ordinal: list[CriterionMetrics] = [c for c in section.criteria if c.kind == "ordinal"]
+    groups: list[tuple[str, tuple[tuple[str, str], ...], list[CriterionMetrics]]] = [
+        (title, CRITERION_COLUMNS[:4], section.criteria),
+        (f"{title}: ordinal", CRITERION_COLUMNS[4:], ordinal),
+    ]
+    tables = []
+    for heading, columns, criteria in groups:
+        if not criteria:
+            continue
+        table = Table(title=heading)
+        table.add_column("Criterion", no_wrap=True)
+        for header in ("Kind", "n", *(h for h, _ in columns)):
+            table.add_column(header, justify="left" if header == "Kind" else "right")
+        for c in criteria:
+            cells = [_cell(c, key) for _, key in columns]
+            table.add_row(c.name, c.kind, str(c.n), *cells)
+        tables.append(table)
+    tables[0].caption = _overall_caption(section)
+    return tables
 
 
 def _judges_table(section: GroundTruthSection) -> Table:
@@ -87,24 +96,6 @@ def _judges_table(section: GroundTruthSection) -> Table:
     return table
 
 
-def ground_truth_tables(section: GroundTruthSection) -> list[Table]:
-    """The ensemble's per-criterion table and the judges' comparison table."""
-    return [_ensemble_table(section), _judges_table(section)]
-
-
-def _agreement_figures(c: CriterionAgreement) -> list[float | None]:
-    return [c.percent_agreement, c.fleiss_kappa, c.scotts_pi, c.gwet_ac1, c.krippendorff_alpha]
-
-
-def agreement_table(section: AgreementSection) -> Table:
-    """Per-criterion inter-judge agreement."""
-    table = Table(title="Agreement between judges")
-    headers = ("Items", "Agreement", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
-    for header in ("Criterion", "Kind", *headers, "Pairwise κ"):
-        table.add_column(header, justify="right" if header in headers else "left")
-    for c in section.criteria:
-        pairs = "\n".join(f"{k} {_number(v)}" for k, v in c.pairwise_cohen_kappa.items())
-        figures = [_number(v) for v in _agreement_figures(c)]
-        table.add_row(c.name, c.kind, str(c.n_items), *figures, pairs or "n/a")
-    table.caption = f"mean agreement {_number(section.mean_agreement)}"
-    return table
+def ground_truth_tables(section: GroundTruthSection) -> list[Group | Table]:
+    """The ensemble's per-criterion tables and the judges' comparison table."""
+    return [Group(*_ensemble_tables(section)), _judges_table(section)]

@@ -9,7 +9,8 @@ from rich.table import Table
 
 from autorubric_cli.report.labels_section import human_labels_tables
 from autorubric_cli.report.models import GateResult, Report, ScoreSummary
-from autorubric_cli.report.render_metrics import agreement_table, ground_truth_tables
+from autorubric_cli.report.render_agreement import agreement_table
+from autorubric_cli.report.render_metrics import ground_truth_tables
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -49,23 +50,26 @@ def summary_table(report: Report) -> Table:
     return table
 
 
+NAME_WIDTH = 32  # a longer name folds onto a second line rather than losing its end
+WITH_OUTCOME = (
+    "judges w/ outcome: the share of judges (one kept sample each, abstentions set aside) "
+    "whose answer is the criterion's outcome, mean over items"
+)
+
+
+def name_column(table: Table, header: str, names: list[str]) -> None:
+    """A column of names (criteria, judges, models): never cut, folded only past NAME_WIDTH."""
+    longest = max((len(n) for n in names), default=0)
+    table.add_column(header, no_wrap=longest <= NAME_WIDTH, overflow="fold")
+
+
 def criteria_table(report: Report) -> Table:
-    table = Table(title="Criteria")
-    for column in (
-        "criterion",
-        "kind",
-        "weight",
-        "met rate",
-        "mean value",
-        "CA/NA rate",
-        "agreement",
-        "distribution",
-    ):
-        table.add_column(
-            column, justify="left" if column in ("criterion", "kind", "distribution") else "right"
-        )
+    table = Table(title="Criteria", caption=WITH_OUTCOME)
+    name_column(table, "criterion", [c.name for c in report.criteria])
+    table.add_column("kind")
+    for column in ("weight", "met rate", "mean value", "CA/NA rate", "judges w/ outcome"):
+        table.add_column(column, justify="right")
     for c in report.criteria:
-        dist = ", ".join(f"{k}: {v}" for k, v in c.distribution.items())
         table.add_row(
             c.name,
             c.kind,
@@ -74,43 +78,47 @@ def criteria_table(report: Report) -> Table:
             fmt(c.mean_value),
             fmt(c.cannot_assess_rate),
             fmt(c.agreement),
-            dist,
         )
+    return table
+
+
+def distribution_table(report: Report) -> Table:
+    """Each criterion's outcomes over items, in the rubric's option order."""
+    table = Table(title="Outcomes (items per option, in option order)")
+    name_column(table, "criterion", [c.name for c in report.criteria])
+    table.add_column("items per option", ratio=1)
+    for c in report.criteria:
+        table.add_row(c.name, " · ".join(f"{k} {v}" for k, v in c.distribution.items()))
     return table
 
 
 def judges_table(report: Report) -> Table:
     table = Table(title="Judges")
-    for column in (
-        "judge",
-        "model",
-        "weight",
-        "mean score",
-        "votes",
-        "error votes",
-        "tokens",
-        "cost",
-        "cached",
-        "cost saved",
-        "prompt cache saved",
-    ):
-        table.add_column(column, justify="left" if column in ("judge", "model") else "right")
+    name_column(table, "judge", [j.id for j in report.judges])
+    name_column(table, "model", [j.model for j in report.judges])
+    for column in ("weight", "mean score", "votes", "error votes"):
+        table.add_column(column, justify="right")
     for j in report.judges:
-        tokens = sum(j.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
         model = j.model + (" (simulated)" if j.simulated else "")
         table.add_row(
-            j.id,
-            model,
-            fmt(j.weight, 2),
-            fmt(j.mean_score),
-            str(j.votes),
+            j.id, model, fmt(j.weight, 2), fmt(j.mean_score), str(j.votes),
             str(j.errors),
-            f"{tokens:,}",
-            fmt_cost(j.cost),
-            str(j.cached),
+        )  # fmt: skip
+    return table
+
+
+def judge_costs_table(report: Report) -> Table:
+    table = Table(title="Judges: tokens and cost")
+    name_column(table, "judge", [j.id for j in report.judges])
+    for column in ("tokens", "cost", "cached votes", "cost saved", "prompt cache saved"):
+        table.add_column(column, justify="right")
+    for j in report.judges:
+        tokens = sum(j.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
+        table.add_row(
+            j.id, f"{tokens:,}", fmt_cost(j.cost), str(j.cached),
             fmt_cost(j.cost_saved),
             fmt_cost(j.prompt_cache_saved),
-        )
+        )  # fmt: skip
     return table
 
 
@@ -121,23 +129,59 @@ def cost_line(report: Report) -> str:
     )
 
 
-def gate_table(gate: GateResult) -> Table:
+SINGLE_JUDGE = (
+    "Agreement between judges: not shown, this run has one judge "
+    "(add a second judge to `grader.judges` to measure it)."
+)
+SIMULATED_NOTE = "[yellow]These results come from SIMULATED judges, not real models.[/]"
+
+
+def gate_table(gate: GateResult, shard: str | None = None) -> Table:
     verdict = "[green]PASSED[/]" if gate.passed else "[red]FAILED[/]"
+    if shard is not None:
+        verdict += f" (shard {shard} only: `autorubric merge` the shards for the whole run)"
     table = Table(title=f"Gate: {verdict}")
     for column in ("metric", "min", "max", "value", "result"):
         table.add_column(column)
     for check in gate.checks:
         result = "[green]pass[/]" if check.passed else f"[red]fail[/] {check.reason or ''}"
-        table.add_row(check.metric, fmt(check.min), fmt(check.max), fmt(check.value), result)
+        table.add_row(
+            check.metric,
+            fmt(check.min),
+            fmt(check.max),
+            fmt(check.value),
+            result,
+        )
     return table
 
 
-def render_tables(report: Report, console: Console) -> None:
+def status_lines(report: Report, directory: str | None) -> list[str]:
+    """Why a run is not complete, and how to finish it."""
+    lines = []
+    if report.status == "failed" and report.error:
+        lines.append(f"[red]failed:[/] {report.error}")
+    if report.status in ("failed", "interrupted") and directory is not None:
+        lines.append(f"finish it with: autorubric resume {directory}")
+    return lines
+
+
+def print_status(report: Report, console: Console, directory: str | None) -> None:
+    for line in status_lines(report, directory):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def render_tables(report: Report, console: Console, directory: str | None = None) -> None:
     console.print(summary_table(report))
+    print_status(report, console, directory)
     console.print(criteria_table(report))
     console.print(judges_table(report))
+    console.print(judge_costs_table(report))
     console.print(cost_line(report))
-    console.print(agreement_table(report.agreement))
+    console.print(distribution_table(report))
+    if len(report.judges) < 2:
+        console.print(SINGLE_JUDGE)
+    else:
+        console.print(agreement_table(report.agreement))
     if report.ground_truth is not None:
         for table in ground_truth_tables(report.ground_truth):
             console.print(table)
@@ -145,13 +189,11 @@ def render_tables(report: Report, console: Console) -> None:
         for table in human_labels_tables(report.human_labels):
             console.print(table)
     if report.gate is not None:
-        console.print(gate_table(report.gate))
+        console.print(gate_table(report.gate, report.shard))
     for warning in report.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if report.simulated:
-        console.print(
-            "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
-        )
+        console.print(SIMULATED_NOTE)
 
 
 ERRORS_SHOWN = 10
@@ -160,9 +202,10 @@ ERRORS_SHOWN = 10
 def render_compact(report: Report, console: Console, directory: str, html: str | None) -> None:
     """The end of `run`/`resume`: score summary, criteria, gate, errors; then where the rest is."""
     console.print(summary_table(report))
+    print_status(report, console, directory)
     console.print(criteria_table(report))
     if report.gate is not None:
-        console.print(gate_table(report.gate))
+        console.print(gate_table(report.gate, report.shard))
     errored = report.errored_items
     for item in errored[:ERRORS_SHOWN]:
         console.print(f"[red]error:[/] {item.id}: {item.error}", highlight=False)
@@ -171,9 +214,7 @@ def render_compact(report: Report, console: Console, directory: str, html: str |
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if report.simulated:
-        console.print(
-            "[yellow]These results come from SIMULATED judges (offline demo), not real models.[/]"
-        )
+        console.print(SIMULATED_NOTE)
     where = f"{html} · " if html else ""
     line = f"Full report: {where}all tables: autorubric report {directory}"
     console.print(line, highlight=False, soft_wrap=True)  # one line: people copy the path

@@ -26,7 +26,7 @@ def render_markdown(report: Report) -> str:
     title = f"## autorubric · {report.experiment} · {report.status}"
     lines = [title, ""]
     if report.simulated:
-        lines += ["> Results from **simulated** judges (offline demo), not real models.", ""]
+        lines += ["> Results from **simulated** judges not real models.", ""]
     lines += _md_table(
         ["items", "errored", "mean", "median", "std", "min", "max", "95% CI"],
         [[f"{items.completed}/{items.total}", items.errored, *score_cells(report.score)]],

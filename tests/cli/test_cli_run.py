@@ -147,7 +147,8 @@ def test_sigint_exits_130_marks_interrupted_and_resume_completes(tmp_path: Path)
         assert manifest(out)["status"] == "interrupted"
         partial = len(valid_lines(out / "items.jsonl"))
         assert 2 <= partial < 30
-        report = json.loads((out / "report.json").read_text())
+        assert not (out / "report.json").exists()  # rendered on demand instead (issue 26)
+        report = json.loads(cli("report", out, "--format", "json").stdout)
         assert report["status"] == "interrupted" and report["items"]["pending"] == 30 - partial
 
         resumed = cli("resume", out)

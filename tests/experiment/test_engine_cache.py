@@ -6,8 +6,17 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from cache_support import CRITERIA, MODELS, by_id, cache_rubric, without_cache_marks
-from engine_support import start_cli, token, valid_lines, wait_for_lines, write_dataset
+from engine_support import (
+    KEY_ENV,
+    KEY_VALUE,
+    start_cli,
+    token,
+    valid_lines,
+    wait_for_lines,
+    write_dataset,
+)
 
 from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
@@ -196,7 +205,7 @@ def test_a_corrupt_cache_warns_once_and_the_run_goes_on(
 
 
 def test_dry_run_bills_exactly_what_the_run_then_sends(
-    tmp_path: Path, isolated_call_cache: Path
+    tmp_path: Path, isolated_call_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from autorubric_cli.experiment.dry_run import dry_run_start
     from autorubric_cli.experiment.session import RunOptions
@@ -227,7 +236,10 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
         rest = json.loads(resumed.stdout)
         assert rest["calls"] == {"total": 0, "cached": 0, "to_send": 0}  # --limit 3 is recorded
         assert bill["prompt_tokens"] > sent > 0
-        warm = json.loads(cli("run", rubric, data, "--out", out, "--dry-run", "-f", "json").stdout)
+        fresh = tmp_path / "b"  # `out` is taken now: `run` (and its dry run) would refuse it
+        warm = json.loads(
+            cli("run", rubric, data, "--out", fresh, "--dry-run", "-f", "json").stdout
+        )
         assert warm["calls"] == {"total": 48, "cached": 24, "to_send": 24}
         assert warm["prompt_tokens"] == bill["prompt_tokens"] - sent
         assert [j["prompt_tokens"] for j in bill["judges"]] == [
@@ -239,6 +251,7 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
         unpriced = cache_rubric(
             tmp_path / "u.yaml", server.api_base, judges=1, judge_extra={0: {"model": "openai/x"}}
         )
+        monkeypatch.setenv(KEY_ENV, KEY_VALUE)  # the dry run checks key variables like `run`
         free = dry_run_start(unpriced, data, RunOptions())  # in process: one CLI start less
         assert free["cost_estimate"] is None and free["judges"][0]["cost_estimate"] is None
         table = cli("run", unpriced, data, "--dry-run")

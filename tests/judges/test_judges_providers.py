@@ -42,8 +42,9 @@ def rubric(tmp_path: Path, judge: str) -> Path:
 
 
 def check(path: Path) -> tuple[int, str]:
-    # wide enough that a warning naming a long tmp path (xdist adds popen-gwN/) is not wrapped
-    result = cli("check", path, env={"COLUMNS": "400"})
+    # wide enough that a warning naming a long tmp path (xdist adds popen-gwN/) is not wrapped;
+    # --no-env: these tests are about provider settings, not the key variables `check` reads
+    result = cli("check", path, "--no-env", env={"COLUMNS": "400"})
     return result.exit_code, result.output
 
 

@@ -16,7 +16,8 @@ from autorubric_cli.report.metrics_section import (
     ground_truth_section,
 )
 from autorubric_cli.report.models import AgreementSection, GroundTruthSection
-from autorubric_cli.report.render_metrics import agreement_table, ground_truth_tables
+from autorubric_cli.report.render_agreement import agreement_table
+from autorubric_cli.report.render_metrics import ground_truth_tables
 
 A, M = ABSTAIN, MISSING
 BINARY_KEYS = {"accuracy", "precision", "recall", "f1", "cohen_kappa", "mcc", "fpr", "fnr"}

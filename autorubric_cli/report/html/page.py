@@ -118,6 +118,7 @@ def render_report_html(
     return template.render(
         r=report,
         manifest=experiment.manifest,
+        directory=str(experiment.directory),
         judges=judge_rows(report),
         plots=report_figures(report, experiment, fold),
         bokeh_js=bokeh_script(),

@@ -1,0 +1,27 @@
+"""`run`'s options, shared by the pre-flight checks and the session (no heavy imports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GRACE_S = 5.0
+
+
+@dataclass
+class RunOptions:
+    judges: list[str] = field(default_factory=list)
+    name: str | None = None
+    out: Path | None = None
+    seed: int | None = None
+    concurrency: int | None = None
+    limit: int | None = None
+    no_shuffle: bool = False
+    grace_s: float = GRACE_S
+    fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
+    shard: str | None = None  # --shard K/N (SPEC §11)
+    batch: bool = False  # run --batch (SPEC §11)
+    max_cost: float | None = None  # --max-cost USD (SPEC §8)
