@@ -15,6 +15,7 @@ COMPARE: dict[str, Any] = {
     "new": {"experiment": "b", "path": "experiments/b"},
     "warnings": [f"judges differ: {XSS}"],
     "items": {"paired": 100, "only_base": 2, "only_new": 1, "excluded": 3, "excluded_errored": 0},
+    "errored": {"base": 0, "new": 0},
     "score": {
         "base_mean": 0.71,
         "new_mean": 0.68,
