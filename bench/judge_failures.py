@@ -8,7 +8,10 @@
 
 The test suite runs the same scenarios scaled down (tests/experiment/test_engine_breaker.py).
 
-    python -m bench.judge_failures [--items 2000] [--die-after 300]
+    python -m bench.judge_failures [--items 2000] [--die-after 300] [--transport auto]
+
+`--transport` sets the judge's `transport` (docs/transports.md); under `auto` this `openai/`
+judge with an `api_base` is native.
 """
 
 from __future__ import annotations
@@ -39,9 +42,22 @@ def run_cli(*args: object, timeout: float) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, env=cli_env(), capture_output=True, text=True, timeout=timeout)
 
 
+TRANSPORT = "auto"
+
+
+def rubric_for(path: Path, api_base: str, concurrency: int) -> Path:
+    """`server_rubric`, its judges on the transport of `--transport`."""
+    rubric = server_rubric(path, api_base, concurrency=concurrency)
+    text = rubric.read_text().replace(
+        "\n      max_concurrency:", f"\n      transport: {TRANSPORT}\n      max_concurrency:"
+    )
+    rubric.write_text(text)
+    return rubric
+
+
 def closed_port_run(tmp: Path, data: Path) -> None:
     api_base = f"http://127.0.0.1:{closed_port()}/v1"
-    rubric = server_rubric(tmp / "closed.yaml", api_base, concurrency=16)
+    rubric = rubric_for(tmp / "closed.yaml", api_base, concurrency=16)
     started = time.monotonic()
     result = run_cli("run", rubric, data, "--out", tmp / "closed", timeout=120)
     print(
@@ -53,7 +69,7 @@ def closed_port_run(tmp: Path, data: Path) -> None:
 
 def not_found_run(tmp: Path, data: Path) -> None:
     with JudgeServer(fault_rate=1.0, fault_kinds=("not_found",)) as server:
-        rubric = server_rubric(tmp / "404.yaml", server.api_base, concurrency=64)
+        rubric = rubric_for(tmp / "404.yaml", server.api_base, concurrency=64)
         result = run_cli("run", rubric, data, "--out", tmp / "404", timeout=120)
         requests = server.request_count
     print(f"404 server: exit {result.returncode}, {requests} requests received (target: <= 50)")
@@ -64,7 +80,7 @@ def dying_server_run(tmp: Path, data: Path, items: int, die_after: int) -> None:
     port = server.port
     out, reference = tmp / "dying", tmp / "reference"
     try:
-        rubric = server_rubric(tmp / "dying.yaml", server.api_base, concurrency=16)
+        rubric = rubric_for(tmp / "dying.yaml", server.api_base, concurrency=16)
         proc = start_cli("run", rubric, data, "--out", out, "--no-cache")
         wait_for_lines(out / "items.jsonl", die_after, proc, limit=600)
         server.stop()
@@ -92,7 +108,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--die-after", type=int, default=300)
+    parser.add_argument("--transport", default="auto", help="the judge's transport setting")
     args = parser.parse_args()
+    global TRANSPORT
+    TRANSPORT = args.transport
+    print(f"transport: {TRANSPORT}")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         data = write_dataset(tmp / "data.jsonl", args.items)

@@ -1,4 +1,4 @@
-"""Judge-call throughput: our grader path vs raw `litellm.acompletion`, same server, same load.
+"""Judge-call throughput: our grader path over each transport vs raw clients, same server, load.
 
 The loopback server runs in a separate process with a fixed latency, so `time.process_time()`
 in this process measures client CPU only. Each mode makes N calls at a fixed concurrency;
@@ -12,7 +12,9 @@ stub that returns a canned response: there "raw" costs nothing and "ours" is our
 alone, measured without the network's and litellm's noise.
 
 A third pass measures the ceiling: a server with 0 ms latency, concurrency 64 (`--ceiling-*`),
-calls/s for ours and for bare `acompletion` in a loop (targets: ours <= 3.5 ms CPU/call).
+calls/s and CPU/call, interleaved run by run, for: a bare aiohttp + orjson loop (one session,
+the floor of any Python client), bare `litellm.acompletion`, ours over the native transport
+(target <= 1.2 ms CPU/call, docs/transports.md) and ours over litellm.
 A fourth measures the same ceiling with the litellm calls in `--workers` judge worker
 processes (judges/workers.py; default: one per core), CPU of this process and the workers.
 
@@ -71,8 +73,10 @@ def items(n: int, prefix: str) -> list[Item]:
     ]
 
 
-async def measure_ours(api_base: str, calls: int, concurrency: int, warmup: int) -> Measure:
-    judge = http_judge(api_base, "bench", max_concurrency=concurrency)
+async def measure_ours(
+    api_base: str, calls: int, concurrency: int, warmup: int, transport: str = "litellm"
+) -> Measure:
+    judge = http_judge(api_base, "bench", max_concurrency=concurrency, transport=transport)
     rubric = make_rubric([judge], concurrency=concurrency, max_attempts=1)
     grader = CriterionGrader(rubric, seed=1, retry=RetryPolicy())
     await asyncio.gather(*(grader.grade(item) for item in items(warmup, "warm")))
@@ -93,7 +97,7 @@ async def measure_workers(api_base: str, calls: int, concurrency: int, workers: 
     """Ours with every litellm call in `workers` worker processes, started and warmed first."""
     from autorubric_cli.judges.workers import WorkerPool
 
-    judge = http_judge(api_base, "bench", max_concurrency=concurrency)
+    judge = http_judge(api_base, "bench", max_concurrency=concurrency, transport="litellm")
     rubric = make_rubric([judge], concurrency=concurrency, max_attempts=1)
     pool = WorkerPool(rubric.grader.judges, rubric.grader.timeout, workers)
     pool.start()
@@ -138,6 +142,32 @@ async def measure_raw(api_base: str, calls: int, concurrency: int, warmup: int) 
     return measure
 
 
+async def measure_bare(api_base: str, calls: int, concurrency: int, warmup: int) -> Measure:
+    """The same requests from a bare aiohttp + orjson loop: one session, no judge layer."""
+    import aiohttp
+    import orjson
+
+    rubric = make_rubric([http_judge(api_base, "bench")])
+    builder = CriterionGrader(rubric, seed=1).requests
+    fmt = response_format(None)
+    slots = asyncio.Semaphore(concurrency)
+    url = api_base + "/chat/completions"
+    headers = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
+
+    async def call(item: Item) -> None:
+        messages = builder.request(item, rubric.criteria[0], "openai/bench", 0).messages
+        body = {"model": "bench", "messages": messages, "temperature": 0.0, "response_format": fmt}
+        async with slots, session.post(url, data=orjson.dumps(body), headers=headers) as reply:
+            orjson.loads(await reply.read())["choices"][0]["message"]["content"]
+
+    await asyncio.gather(*(call(item) for item in items(warmup, "warm")))
+    batch = items(calls, "run")
+    measure = await timed(calls, lambda: gather(call(item) for item in batch))
+    await session.close()
+    return measure
+
+
 async def gather(awaitables: object) -> None:
     await asyncio.gather(*awaitables)  # type: ignore[misc]
 
@@ -152,9 +182,21 @@ def median_measure(runs: list[Measure]) -> Measure:
 
 def report(name: str, m: Measure, ideal: float) -> None:
     print(
-        f"{name:>5}: {m.calls_per_s:7.1f} calls/s  {m.cpu_ms_per_call:6.2f} ms CPU/call  "
+        f"{name:>14}: {m.calls_per_s:7.1f} calls/s  {m.cpu_ms_per_call:6.2f} ms CPU/call  "
         f"{m.calls_per_s / ideal:5.2f} of ideal"
     )
+
+
+def native(api_base: str, calls: int, concurrency: int, warmup: int) -> Awaitable[Measure]:
+    return measure_ours(api_base, calls, concurrency, warmup, transport="native")
+
+
+MODES: dict[str, Callable[[str, int, int, int], Awaitable[Measure]]] = {
+    "bare aiohttp": measure_bare,
+    "raw litellm": measure_raw,
+    "ours native": native,
+    "ours litellm": measure_ours,
+}
 
 
 def main() -> None:
@@ -171,27 +213,32 @@ def main() -> None:
     ideal = args.concurrency / args.latency
     litellm = load_litellm()
     with JudgeServerProcess(latency=args.latency) as server:
-        raw, ours = compare(server.api_base, args)
+        at_latency = compare(server.api_base, args, MODES)
     print(
         f"{args.calls} calls, latency {args.latency * 1000:.0f} ms, concurrency "
         f"{args.concurrency}, ideal {ideal:.0f} calls/s, median of {args.runs} runs; "
         f"server: separate process ({server.request_count} requests, "
         f"max in flight {server.max_in_flight}, server CPU not counted)"
     )
-    report("raw", raw, ideal)
-    report("ours", ours, ideal)
-    overhead = ours.cpu_ms_per_call - raw.cpu_ms_per_call
-    print(f"overhead: {overhead:+.2f} ms CPU/call (ours - raw over HTTP; target < 1 ms)")
+    for name, measure in at_latency.items():
+        report(name, measure, ideal)
     ceiling_args = argparse.Namespace(
         calls=args.ceiling_calls, concurrency=args.ceiling_concurrency, runs=args.runs
     )
     with JudgeServerProcess(latency=0.0) as server:
-        raw0, ours0 = compare(server.api_base, ceiling_args)
+        ceiling = compare(server.api_base, ceiling_args, MODES)
     print(
-        f"ceiling (0 ms latency, concurrency {args.ceiling_concurrency}, one process): "
-        f"raw acompletion {raw0.calls_per_s:.0f} calls/s ({raw0.cpu_ms_per_call:.2f} ms CPU/call), "
-        f"ours {ours0.calls_per_s:.0f} calls/s ({ours0.cpu_ms_per_call:.2f} ms CPU/call; "
-        f"target <= 3.5)"
+        f"ceiling (0 ms latency, concurrency {args.ceiling_concurrency}, "
+        f"{args.ceiling_calls} calls, one process, median of {args.runs} runs):"
+    )
+    for name, m in ceiling.items():
+        print(f"{name:>14}: {m.calls_per_s:6.0f} calls/s  {m.cpu_ms_per_call:5.2f} ms CPU/call")
+    bare, ours_native = ceiling["bare aiohttp"], ceiling["ours native"]
+    print(
+        f"ours native: {ours_native.cpu_ms_per_call:.2f} ms CPU/call (target <= 1.2), "
+        f"{ours_native.cpu_ms_per_call - bare.cpu_ms_per_call:+.2f} ms over the bare loop, "
+        f"{ceiling['ours litellm'].cpu_ms_per_call / ours_native.cpu_ms_per_call:.1f}x less "
+        "than ours over litellm"
     )
     from autorubric_cli.judges.workers import cores
 
@@ -208,16 +255,18 @@ def main() -> None:
             ]
         )
     print(
-        f"ceiling with {workers} worker processes: ours {pooled.calls_per_s:.0f} calls/s "
+        f"ceiling with {workers} litellm worker processes: ours {pooled.calls_per_s:.0f} calls/s "
         f"({pooled.cpu_ms_per_call:.2f} ms CPU/call over all processes), "
-        f"{pooled.calls_per_s / ours0.calls_per_s:.2f}x one process"
+        f"{pooled.calls_per_s / ceiling['ours litellm'].calls_per_s:.2f}x one process over litellm"
     )
     real = litellm.acompletion
     litellm.acompletion = canned_completion(litellm)
+    stubbed = {"raw litellm": measure_raw, "ours litellm": measure_ours}
     try:
-        stub_raw, stub_ours = compare("http://127.0.0.1:9/v1", args)
+        stub = compare("http://127.0.0.1:9/v1", args, stubbed)
     finally:
         litellm.acompletion = real
+    stub_raw, stub_ours = stub["raw litellm"], stub["ours litellm"]
     stub_overhead = stub_ours.cpu_ms_per_call - stub_raw.cpu_ms_per_call
     print(
         f"stubbed litellm.acompletion: raw {stub_raw.cpu_ms_per_call:.3f}, ours "
@@ -225,14 +274,18 @@ def main() -> None:
     )
 
 
-def compare(api_base: str, args: argparse.Namespace) -> tuple[Measure, Measure]:
-    """Median raw and ours measures, the two interleaved run by run."""
-    results: dict[str, list[Measure]] = {"raw": [], "ours": []}
+def compare(
+    api_base: str,
+    args: argparse.Namespace,
+    modes: dict[str, Callable[[str, int, int, int], Awaitable[Measure]]],
+) -> dict[str, Measure]:
+    """The median measure of every mode, the modes interleaved run by run."""
+    results: dict[str, list[Measure]] = {name: [] for name in modes}
     for _ in range(args.runs):
-        for name, measure in (("raw", measure_raw), ("ours", measure_ours)):
+        for name, measure in modes.items():
             run = measure(api_base, args.calls, args.concurrency, args.concurrency)
-            results[name].append(asyncio.run(run))
-    return median_measure(results["raw"]), median_measure(results["ours"])
+            results[name].append(asyncio.run(run))  # type: ignore[arg-type]
+    return {name: median_measure(runs) for name, runs in results.items()}
 
 
 def canned_completion(litellm: ModuleType) -> Callable[..., Awaitable[object]]:

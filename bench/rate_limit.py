@@ -11,6 +11,7 @@ alternately with the current one, so both see the same machine load.
 litellm is imported before timing, so the figure is the grading, not the start-up.
 
     python -m bench.rate_limit [--items 400] [--latency 0.1] [--limit 8] [--runs 3] [--baseline F]
+        [--transport auto|native|litellm]
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ def load_limit_class(path: Path | None) -> type:
 
 
 def one_run(
-    items: int, latency: float, limit: int, directory: Path, limit_class: type
+    items: int,
+    latency: float,
+    limit: int,
+    directory: Path,
+    limit_class: type,
+    transport: str = "auto",
 ) -> tuple[int, int, float]:
     """(items recorded, requests the server received, grading seconds) of one run."""
     import autorubric_cli.judges.judge as judge_module
@@ -54,7 +60,7 @@ def one_run(
     judge_module.AdaptiveLimit = limit_class  # type: ignore[misc]
 
     with JudgeServerProcess(latency=latency, concurrency_limit=limit, retry_after=1.0) as server:
-        rubric, data = write_inputs(directory, server.api_base, items, 64)
+        rubric, data = write_inputs(directory, server.api_base, items, 64, transport=transport)
         started = time.perf_counter()
         with contextlib.redirect_stderr(io.StringIO()):
             start_run(rubric, data, RunOptions(out=directory / "exp", no_cache=True))
@@ -76,6 +82,7 @@ def main() -> None:
         default=None,
         help="a module file with another AdaptiveLimit, run alternately with the current one",
     )
+    parser.add_argument("--transport", default="auto", help="the judge's transport setting")
     args = parser.parse_args()
     os.environ[KEY_ENV] = "bench-key"
     from autorubric_cli.judges.litellm_transport import load_litellm
@@ -91,12 +98,15 @@ def main() -> None:
         for name, limit_class in variants.items():  # alternately: the machine's load hits both
             with tempfile.TemporaryDirectory() as tmp:
                 results[name].append(
-                    one_run(args.items, args.latency, args.limit, Path(tmp), limit_class)
+                    one_run(
+                        args.items, args.latency, args.limit, Path(tmp), limit_class, args.transport
+                    )
                 )
     print(
         f"{args.items} items x 3 calls, latency {args.latency * 1000:.0f} ms, server refuses above "
         f"{args.limit} in flight (429, Retry-After 1 s), run configured for 64; median of "
-        f"{args.runs} runs; ideal (what {args.limit} in flight allow) {ideal:.2f} s"
+        f"{args.runs} runs; ideal (what {args.limit} in flight allow) {ideal:.2f} s; "
+        f"transport {args.transport}"
     )
     for name, runs in results.items():
         recorded = min(r[0] for r in runs)

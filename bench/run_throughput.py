@@ -3,11 +3,15 @@
 Default: 1,000 items x 3 criteria x 1 judge, server latency 100 ms, concurrency 16.
 Ideal = calls x latency / concurrency = 3,000 x 0.1 / 16 = 18.75 s; target >= 0.87 of ideal.
 Prints the grading time measured in-process (what the engine adds) and the whole CLI command
-(including interpreter start-up and the litellm import), median of --runs runs.
+(including interpreter start-up and imports), median of --runs runs. The judge is `openai/` with
+an `api_base`, so `transport: auto` picks the native transport (docs/transports.md);
+`--transport litellm` measures the same workload through litellm. It also prints how many judge
+worker processes `workers: auto` started, and how soon after the command starts its first
+request reaches the server (a one-item run, median of --runs).
 
 In the same run, against the same server, it grades the same workload with the `autorubric`
 Python library 1.6.1 (bench/library_driver.py, run by the interpreter of a throwaway venv that
-has the library: it is not a project dependency) and prints ours/library (target >= 1.4):
+has the library: it is not a project dependency) and prints ours/library (target >= 1.5):
 
     python3 -m venv /tmp/arlib && /tmp/arlib/bin/pip install autorubric==1.6.1
     python -m bench.run_throughput [--items 1000] [--latency 0.1] [--concurrency 16] [--runs 3]
@@ -36,7 +40,12 @@ KEY_ENV = "AUTORUBRIC_BENCH_KEY"
 
 
 def write_inputs(
-    directory: Path, api_base: str, items: int, concurrency: int, workers: str = "auto"
+    directory: Path,
+    api_base: str,
+    items: int,
+    concurrency: int,
+    workers: str = "auto",
+    transport: str = "auto",
 ) -> tuple[Path, Path]:
     rubric = directory / "rubric.yaml"
     rubric.write_text(
@@ -47,7 +56,7 @@ def write_inputs(
 grader:
   judges:
     - {{model: openai/bench, id: bench, api_base: "{api_base}", api_key_env: {KEY_ENV},
-        max_concurrency: {concurrency}}}
+        max_concurrency: {concurrency}, transport: {transport}}}
   concurrency: {concurrency}
   workers: {workers}
   seed: 1
@@ -62,14 +71,38 @@ grader:
     return rubric, data
 
 
-def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float]:
-    """(wall seconds, client CPU seconds) of one in-process run."""
+def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float, int]:
+    """(wall seconds, client CPU seconds, worker processes started) of one in-process run."""
     from autorubric_cli.experiment.session import RunOptions, start_run
+    from autorubric_cli.judges.workers import WorkerPool
 
+    spawned = []
+    spawn = WorkerPool._spawn
+
+    def counted(pool: WorkerPool) -> object:
+        spawned.append(1)
+        return spawn(pool)
+
+    WorkerPool._spawn = counted  # type: ignore[method-assign]
     started, cpu = time.perf_counter(), time.process_time()
-    with contextlib.redirect_stderr(io.StringIO()):
-        start_run(rubric, data, RunOptions(out=out, no_cache=True))
-    return time.perf_counter() - started, time.process_time() - cpu
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            start_run(rubric, data, RunOptions(out=out, no_cache=True))
+    finally:
+        WorkerPool._spawn = spawn  # type: ignore[method-assign]
+    return time.perf_counter() - started, time.process_time() - cpu, len(spawned)
+
+
+def first_request_s(directory: Path, transport: str) -> float:
+    """Seconds from starting `autorubric run` (one item) to its first request at the server."""
+    from tests.support.judge_server import JudgeServer
+
+    directory.mkdir()
+    with JudgeServer() as server:
+        rubric, data = write_inputs(directory, server.api_base, 1, 1, "auto", transport)
+        started = time.monotonic()
+        whole_command(rubric, data, directory / f"first-{started}")
+        return min(r.received_at for r in server.requests) - started
 
 
 def whole_command(rubric: Path, data: Path, out: Path) -> float:
@@ -123,20 +156,23 @@ def main() -> None:
     parser.add_argument(
         "--workers", default="auto", help='grader.workers: "auto", N, or 0 (in-process calls)'
     )
+    parser.add_argument("--transport", default="auto", help="the judge's transport setting")
     parser.add_argument("--library-python", default="/tmp/arlib/bin/python")
     args = parser.parse_args()
     library = Path(args.library_python).exists()
     os.environ[KEY_ENV] = "bench-key"
     ideal = args.items * 3 * args.latency / args.concurrency
-    inner, outer, cpu, lib = [], [], [], []
+    inner, outer, cpu, lib, spawned, first = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as server:
         rubric, data = write_inputs(
-            Path(tmp), server.api_base, args.items, args.concurrency, args.workers
+            Path(tmp), server.api_base, args.items, args.concurrency, args.workers, args.transport
         )
         for run in range(args.runs):
-            wall, used = grade_in_process(rubric, data, Path(tmp) / f"in{run}")
+            wall, used, workers = grade_in_process(rubric, data, Path(tmp) / f"in{run}")
             inner.append(wall)
             cpu.append(used)
+            spawned.append(workers)
+            first.append(first_request_s(Path(tmp) / f"first{run}", args.transport))
             outer.append(whole_command(rubric, data, Path(tmp) / f"out{run}"))
             if library:
                 lib.append(
@@ -158,16 +194,24 @@ def main() -> None:
     if library:
         ratio = statistics.median(lib) / statistics.median(outer)
         print(
-            f"whole CLI vs library, same run: {ratio:.2f}x the library's throughput; target >= 1.4"
+            f"whole CLI vs library, same run: {ratio:.2f}x the library's throughput; target >= 1.5"
         )
     else:
         print(f"library comparison skipped: {args.library_python} not found (see the docstring)")
     calls = args.items * 3
     print(
-        f"client CPU per call (in-process, all layers incl. litellm): median "
+        f"client CPU per call (in-process, all layers, transport {args.transport}): median "
         f"{statistics.median(cpu) / calls * 1000:.2f} ms; one core allows at most "
         f"{calls / statistics.median(cpu):.0f} calls/s, ideal needs "
         f"{args.concurrency / args.latency:.0f}"
+    )
+    print(
+        f"worker processes started (workers: {args.workers}): "
+        f"{', '.join(map(str, spawned))} in the in-process runs"
+    )
+    print(
+        f"first request at the server {statistics.median(first):.2f} s after the command "
+        f"started (median; runs: {', '.join(f'{t:.2f}' for t in first)}); target <= 1 s"
     )
     print(f"server saw {server.request_count} requests, max in flight {server.max_in_flight}")
 

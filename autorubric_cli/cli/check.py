@@ -10,6 +10,7 @@ from autorubric_cli.cli.console import output_console
 from autorubric_cli.core.rubric import CriterionOption
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import Scope, preflight
+from autorubric_cli.judges.transport_choice import describe_transport
 from autorubric_cli.loading.dataset import summarize_dataset
 
 
@@ -32,10 +33,13 @@ def run_check(
         labelled = "-" if summary is None else str(summary.labels.get(c.name, 0))
         table.add_row(c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled)
     console.print(table)
-    judges = ", ".join(j.judge_id for j in rubric.grader.judges) or (
+    judges = ", ".join(f"{j.judge_id} ({describe_transport(j)})" for j in rubric.grader.judges) or (
         "none: `run` needs --judge MODEL (pass it to `check` too, to check that run)"
     )
-    console.print(f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"))
+    console.print(
+        f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"),
+        highlight=False,
+    )
     for warning in plan.warnings:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)  # one line
     if rubric.gate:

@@ -24,6 +24,8 @@ LLMCalls = Literal["per_criterion", "per_item"]
 PromptCaching = Literal["auto", "off"]
 CacheTTL = Literal["5m", "1h"]
 ApplyTo = Literal["all", "output", "thinking"]
+Transport = Literal["auto", "native", "litellm"]
+NATIVE_PREFIXES = ("openai/", "hosted_vllm/")
 
 BINARY_AGGREGATIONS: tuple[str, ...] = get_args(BinaryAggregation)
 ORDINAL_AGGREGATIONS: tuple[str, ...] = get_args(OrdinalAggregation)
@@ -143,6 +145,7 @@ class JudgeSpec(Strict):
     batch: bool | None = None  # SPEC §11: this judge through the batch API; None: grader's
     prompt_caching: PromptCaching = "auto"  # provider prompt caching of an item's shared prefix
     cache_ttl: CacheTTL = "5m"  # Anthropic cache breakpoints: 5-minute (default) or 1-hour TTL
+    transport: Transport = "auto"  # docs/transports.md: native OpenAI-compatible client or litellm
 
     @field_validator("weight")
     @classmethod
@@ -174,6 +177,20 @@ class JudgeSpec(Strict):
         if v is not None and not v.replace("_", "").isalnum():
             raise ValueError("api_key_env must be the NAME of an environment variable")
         return v
+
+    @model_validator(mode="after")
+    def _native_is_possible(self) -> JudgeSpec:
+        """`transport: native` speaks only OpenAI chat completions, to an explicit endpoint, and
+        sends thinking only as an effort level (docs/transports.md)."""
+        if self.transport != "native":
+            return self
+        if not self.model.startswith(NATIVE_PREFIXES):
+            raise ValueError("transport native takes only openai/ and hosted_vllm/ models")
+        if self.model.startswith("openai/") and self.api_base is None:
+            raise ValueError("transport native on an openai/ model needs api_base")
+        if isinstance(self.thinking, int) or (self.thinking or "").strip().isdigit():
+            raise ValueError("transport native sends thinking as an effort level, not a budget")
+        return self
 
     @property
     def judge_id(self) -> str:

@@ -44,7 +44,7 @@ from autorubric_cli.loading.rubric_loader import load_rubric
 
 # Settings that change how fast a shard ran, never what it recorded: they may differ.
 SPEED_KEYS = frozenset({"concurrency", "cache", "batch", "retry", "workers"})
-JUDGE_SPEED_KEYS = frozenset({"max_concurrency", "rpm", "api_key_env"})
+JUDGE_SPEED_KEYS = frozenset({"max_concurrency", "rpm", "api_key_env", "transport"})
 
 
 @dataclass

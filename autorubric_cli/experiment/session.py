@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,18 @@ def worker_pool(config: LLMConfig) -> Any:
     pool = WorkerPool(direct, config.timeout, config.workers)
     pool.start()
     return pool
+
+
+def _import_metrics() -> None:
+    import autorubric_cli.metrics  # noqa: F401
+
+
+def _preload_report() -> threading.Thread:
+    """Import the metrics the end-of-run report needs (numpy, scipy: seconds) in a thread while
+    the run grades: a run mostly waits on its judges, so the import then costs it nothing."""
+    thread = threading.Thread(target=_import_metrics, daemon=True)
+    thread.start()
+    return thread
 
 
 @contextlib.contextmanager
@@ -335,6 +348,7 @@ def _execute(
     already = min(len(done), manifest.items_total)
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
     outcome = RunOutcome()
+    preloading = _preload_report()
     try:
         outcome = asyncio.run(
             _run_async(grader, items, directory, progress, window, grace_s, priors)
@@ -346,6 +360,7 @@ def _execute(
         outcome.fatal = exc
         raise
     finally:
+        preloading.join()  # never leave an import running into interpreter shutdown
         manifest.runs.append(
             {
                 "started": started,

@@ -1,12 +1,13 @@
-"""The judge call layer: one async path over litellm, plus the offline simulated judge.
+"""The judge call layer: one async path over a native OpenAI-compatible client or litellm,
+plus the offline simulated judge.
 
-Nothing here imports litellm at module import time; it is loaded on the first real call.
+Nothing here imports litellm at module import time; it is loaded on the first litellm call.
 """
 
 from autorubric_cli.judges.breaker import JudgeUnavailable
+from autorubric_cli.judges.direct import close_clients
 from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.judge import Judge, build_judges
-from autorubric_cli.judges.litellm_transport import close_clients
 from autorubric_cli.judges.request import Completion, VoteRequest
 from autorubric_cli.judges.retry import RetryPolicy
 from autorubric_cli.judges.stats import CallStats

@@ -34,6 +34,27 @@ class JudgeAuthError(JudgeError):
     """The provider refused the credentials (HTTP 401/403): the run stops."""
 
 
+class HTTPStatusError(Exception):
+    """An HTTP reply that is not a usable completion, as a transport without litellm sees it:
+    the status, the headers (`Retry-After`) and the provider's message, shaped like litellm's
+    exceptions (`status_code`, `headers`) so that `classify` reads both the same way. A garbled
+    200 body is one, with status 200. `per_request`: the provider refused this request only
+    (context window, content policy), not the judge."""
+
+    def __init__(
+        self,
+        status_code: int,
+        message: str,
+        headers: Mapping[str, Any] | None = None,
+        *,
+        per_request: bool = False,
+    ) -> None:
+        self.status_code = status_code
+        self.headers = headers or {}
+        self.per_request = per_request
+        super().__init__(message)
+
+
 class JudgeFailure(JudgeError):
     """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`).
 
@@ -258,7 +279,8 @@ def classify(
     category, retryable = category_for(status, exc)
     detail = f"HTTP {status}: {message}" if status is not None else message
     hopeless = status in HOPELESS_STATUS and not any(
-        type(e).__name__ in PER_REQUEST_ERRORS for e in exception_chain(exc)
+        type(e).__name__ in PER_REQUEST_ERRORS or getattr(e, "per_request", False) is True
+        for e in exception_chain(exc)
     )
     return JudgeFailure(
         category, detail, retryable=retryable, retry_after=retry_hint_s(exc), hopeless=hopeless

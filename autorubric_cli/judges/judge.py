@@ -31,9 +31,10 @@ from autorubric_cli.judges.batch_lines import UNLIMITED
 from autorubric_cli.judges.breaker import CircuitBreaker
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
+from autorubric_cli.judges.direct import direct_transport
 from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure
 from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
-from autorubric_cli.judges.litellm_transport import LiteLLMTransport, api_key_for
+from autorubric_cli.judges.litellm_transport import api_key_for
 from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
 from autorubric_cli.judges.request import CallRequest, Completion, Transport, VoteRequest
@@ -293,13 +294,14 @@ def original_set(
 
 
 def transport_for(spec: JudgeSpec, timeout: float, workers: WorkerPool | None) -> Transport:
-    """Simulated judges answer here; real ones through litellm, in the worker processes when
-    the run has them (workers.py), else in this process."""
+    """Simulated judges answer here; real ones through their direct transport, in the worker
+    processes when the run has them (workers.py), else in this process."""
     if is_simulated(spec.model):
         return SimulatedTransport(spec)
+    direct = direct_transport(spec, timeout)
     if workers is not None:
-        return WorkerTransport(spec, workers)
-    return LiteLLMTransport(spec, timeout)
+        return WorkerTransport(spec, workers, direct)
+    return direct
 
 
 def cached(

@@ -1,8 +1,9 @@
-"""A judge worker process: makes litellm calls for the grader over one socket (workers.py).
+"""A judge worker process: makes judge calls for the grader over one socket (workers.py).
 
-`python -m autorubric_cli.judges.worker_main FD`, FD being the worker's end of a socket pair.
-It imports litellm first (the grader's calls wait in the socket meanwhile), then answers every
-call with `call_litellm`, the same function the in-process transport uses. It exits when the
+`python -m autorubric_cli.judges.worker_main FD [litellm]`, FD being the worker's end of a
+socket pair. With `litellm` it imports litellm first (the grader's calls wait in the socket
+meanwhile); it answers every call through the judge's direct transport (native or litellm,
+`direct.py`), the same one the in-process path uses. It exits when the
 grader closes the socket, or dies: it never outlives the run. Ctrl-C is the grader's to handle
 (it stops gracefully and closes the workers), so the worker ignores SIGINT.
 """
@@ -20,8 +21,9 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.litellm_transport import call_litellm, close_clients, load_litellm
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.direct import close_clients, direct_transport
+from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.request import Completion, Transport
 from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, reply_to
 
 CPU_REPORT_S = 1.0
@@ -31,14 +33,15 @@ class Worker:
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
         self.timeout = 60.0
-        self.specs: dict[str, JudgeSpec] = {}
+        self.transports: dict[str, Transport] = {}
         self.calls: dict[int, asyncio.Task[None]] = {}
 
     def handle(self, message: list[Any]) -> None:
         kind = message[0]
         if kind == "judges":
             self.timeout = message[1]
-            self.specs = {s.judge_id: s for s in map(JudgeSpec.model_validate, message[2])}
+            specs = map(JudgeSpec.model_validate, message[2])
+            self.transports = {s.judge_id: direct_transport(s, self.timeout) for s in specs}
         elif kind == "call":
             call_id, judge_id, messages, response_format = message[1:5]
             task = asyncio.create_task(self.answer(call_id, judge_id, messages, response_format))
@@ -52,22 +55,22 @@ class Worker:
     ) -> None:
         outcome: Completion | BaseException
         try:
-            outcome = await call_litellm(
-                self.specs[judge_id], self.timeout, messages, response_format
-            )
+            transport = self.transports[judge_id]
+            outcome = await transport.complete(messages, response_format, None)  # type: ignore[arg-type]
         except Exception as exc:
             outcome = exc
         self.writer.write(encode(reply_to(call_id, outcome)))
 
     async def report_cpu(self) -> None:
-        """At once (litellm is imported: the grader may send calls), then once a second."""
+        """At once (litellm is imported if needed: the grader may send calls), then each second."""
         while True:
             self.writer.write(encode(["cpu", time.process_time()]))
             await asyncio.sleep(CPU_REPORT_S)
 
 
-async def serve(sock: socket.socket) -> None:
-    load_litellm()
+async def serve(sock: socket.socket, litellm: bool) -> None:
+    if litellm:
+        load_litellm()
     reader, writer = await asyncio.open_connection(sock=sock, limit=LINE_LIMIT)
     worker = Worker(writer)
     reporter = asyncio.create_task(worker.report_cpu())
@@ -87,7 +90,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=int(sys.argv[1]))
     with contextlib.suppress(ConnectionError):  # the grader is gone: nothing left to answer
-        asyncio.run(serve(sock))
+        asyncio.run(serve(sock, "litellm" in sys.argv[2:]))
 
 
 if __name__ == "__main__":

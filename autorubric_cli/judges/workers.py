@@ -41,10 +41,11 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
+from autorubric_cli.judges.direct import needs_litellm
 from autorubric_cli.judges.failures import JudgeFailure
 from autorubric_cli.judges.litellm_transport import LiteLLMTransport, prefix_of
 from autorubric_cli.judges.prompt_caching import cache_marked
-from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, outcome_of
 
 SPILL_AT = 0.9  # busy share of this process above which calls move to worker processes
@@ -131,7 +132,8 @@ class WorkerPool:
         ours, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "autorubric_cli.judges.worker_main", str(theirs.fileno())],
+                [sys.executable, "-m", "autorubric_cli.judges.worker_main", str(theirs.fileno())]
+                + (["litellm"] if needs_litellm(self.specs) else []),
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # stdout is the report's (`--format json`)
@@ -263,13 +265,16 @@ def stop_process(process: subprocess.Popen[bytes], wait: float = CLOSE_WAIT_S) -
         process.wait()
 
 
-class WorkerTransport(LiteLLMTransport):
+class WorkerTransport:
     """A real judge whose calls run in the pool's worker processes when it takes them, else
-    in this process (as `LiteLLMTransport`)."""
+    in this process (through `inner`, the judge's direct transport: native or litellm)."""
 
-    def __init__(self, spec: JudgeSpec, pool: WorkerPool) -> None:
-        super().__init__(spec, pool.timeout)
+    simulated = False
+
+    def __init__(self, spec: JudgeSpec, pool: WorkerPool, inner: Transport | None = None) -> None:
+        self.spec = spec
         self.pool = pool
+        self.inner = inner or LiteLLMTransport(spec, pool.timeout)
 
     async def complete(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
@@ -277,6 +282,6 @@ class WorkerTransport(LiteLLMTransport):
         if self.pool.takes_calls:
             sent = cache_marked(self.spec, messages, prefix_of(request))
             return await self.pool.call(self.spec, sent, response_format)
-        completion = await super().complete(messages, response_format, request)
+        completion = await self.inner.complete(messages, response_format, request)
         self.pool.watch()
         return completion

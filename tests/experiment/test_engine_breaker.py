@@ -28,17 +28,27 @@ def error_lines(stderr: str) -> list[str]:
 
 
 def counted_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every `litellm.acompletion` call made in this process (the CLI runs in-process), by
-    api_base: a closed port answers nothing, so the client is where attempts are counted."""
+    """Every judge call made in this process (the CLI runs in-process), by api_base, whichever
+    transport makes it (`litellm.acompletion`, or the native transport's POST,
+    docs/transports.md): a closed port answers nothing, so the client is where attempts are
+    counted."""
+    from autorubric_cli.judges.native_transport import NativeTransport
+
     litellm = load_litellm()
     calls: list[str] = []
     real = litellm.acompletion
+    real_post = NativeTransport._post
 
     async def counting(**kwargs: Any) -> Any:
         calls.append(str(kwargs.get("api_base")))
         return await real(**kwargs)
 
+    async def counting_post(self: NativeTransport, data: bytes, headers: Any) -> Any:
+        calls.append(str(self.spec.api_base))
+        return await real_post(self, data, headers)
+
     monkeypatch.setattr(litellm, "acompletion", counting)
+    monkeypatch.setattr(NativeTransport, "_post", counting_post)
     return calls
 
 

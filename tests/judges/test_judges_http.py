@@ -16,6 +16,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeAuthError, RetryPolicy
 from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.native_transport import NativeTransport
 from tests.support import MULTI_CHOICE, TEST_KEY_ENV, http_judge, make_item, make_rubric
 from tests.support.judge_server import Fault, JudgeServer
 
@@ -291,6 +292,13 @@ async def test_rpm_limit_spaces_request_starts(
         return await real(**kwargs)
 
     monkeypatch.setattr(litellm, "acompletion", timed)
+    real_post = NativeTransport._post  # `auto` makes this judge native (docs/transports.md)
+
+    async def timed_post(self: NativeTransport, data: bytes, headers: Any) -> Any:
+        starts.append(time.monotonic())
+        return await real_post(self, data, headers)
+
+    monkeypatch.setattr(NativeTransport, "_post", timed_post)
     judge = http_judge(judge_server.api_base, samples=4, rpm=600)
     rubric = make_rubric([judge], [MULTI_CHOICE])
     engine = CriterionGrader(rubric, seed=1, retry=FAST)

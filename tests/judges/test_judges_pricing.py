@@ -22,7 +22,7 @@ from tests.support.judge_server import JudgeServer
 
 
 async def grade(server: JudgeServer, name: str, items: int) -> list[ItemRecord]:
-    rubric = make_rubric([http_judge(server.api_base, name)])
+    rubric = make_rubric([http_judge(server.api_base, name, transport="litellm")])
     engine = CriterionGrader(rubric, seed=3, retry=RetryPolicy())
     try:
         return [await engine.grade(make_item(f"i{n}", f"text {n}", n)) for n in range(items)]

@@ -43,7 +43,12 @@ async def until(condition: Callable[[], bool]) -> None:
 
 
 def spec_for(api_base: str) -> JudgeSpec:
-    return JudgeSpec(model="openai/worker-test", api_base=api_base, api_key_env=TEST_KEY_ENV)
+    return JudgeSpec(
+        model="openai/worker-test",
+        api_base=api_base,
+        api_key_env=TEST_KEY_ENV,
+        transport="litellm",  # this file pins the litellm path; test_native_* cover native
+    )
 
 
 def asking(i: int) -> list[dict[str, str]]:

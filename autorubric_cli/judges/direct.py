@@ -1,0 +1,27 @@
+"""The transport that calls a judge's provider from the current process: native or litellm."""
+
+from __future__ import annotations
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.litellm_transport import LiteLLMTransport
+from autorubric_cli.judges.litellm_transport import close_clients as close_litellm_clients
+from autorubric_cli.judges.native_transport import NativeTransport, close_sessions
+from autorubric_cli.judges.request import Transport
+from autorubric_cli.judges.transport_choice import transport_of
+
+
+def direct_transport(spec: JudgeSpec, timeout: float) -> Transport:
+    """`NativeTransport` where `transport_of` says native, else `LiteLLMTransport`."""
+    if transport_of(spec)[0] == "native":
+        return NativeTransport(spec, timeout)
+    return LiteLLMTransport(spec, timeout)
+
+
+def needs_litellm(specs: list[JudgeSpec]) -> bool:
+    return any(transport_of(spec)[0] == "litellm" for spec in specs)
+
+
+async def close_clients() -> None:
+    """Close the native sessions and litellm's clients of this event loop (before it ends)."""
+    await close_sessions()
+    await close_litellm_clients()

@@ -1,0 +1,243 @@
+"""The OpenAI chat-completions wire format over one shared aiohttp session per judge, no litellm.
+
+For the judges `transport_choice.py` sends here (`hosted_vllm/` models, `openai/` models with
+an `api_base`), the request body is the one litellm 1.106.2 sends for our call shape
+(tests/judges/test_native_wire.py captures both and compares them): the model name without
+its prefix, the messages, `temperature`, `max_tokens`, `response_format`, `reasoning_effort`
+for an effort level, and the judge's `params` as they are, except `extra_headers` (sent as
+headers) and `extra_body` (merged into the body). A reply's failure is raised as litellm's
+would be read (`HTTPStatusError`, aiohttp's connector errors beneath) and classified by the
+same `classify`; a 200 whose body is not a completion is a retryable `server` failure, as
+litellm reports it. The cost is litellm's own price for the reply (`price_table.py`).
+
+The session is created on the first call (it belongs to the running event loop), its
+connection pool sized by the judge's `max_concurrency`, and closed by `close_sessions`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.errors import InputError
+from autorubric_cli.judges.failures import HTTPStatusError, classify
+from autorubric_cli.judges.litellm_transport import api_key_for, count
+from autorubric_cli.judges.price_table import native_cost, split_model
+from autorubric_cli.judges.providers import sent_temperature
+from autorubric_cli.judges.request import CallRequest, Completion
+
+if TYPE_CHECKING:  # imported by the first NativeTransport: `check` and `--help` never pay it
+    import aiohttp
+
+# where litellm reads a key or a base URL the judge does not name (litellm 1.106.2)
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
+DEFAULT_KEY = {"hosted_vllm": "fake-api-key"}
+DEFAULT_BASE_ENV = {"hosted_vllm": "HOSTED_VLLM_API_BASE"}
+PER_REQUEST_CODES = ("context_length_exceeded", "content_policy_violation", "content_filter")
+USER_AGENT = "autorubric"
+# the order litellm 1.106.2 writes OpenAI chat parameters in (DEFAULT_CHAT_COMPLETION_PARAM_VALUES)
+OPENAI_ORDER = (
+    *("temperature", "top_p", "n", "stream_options", "stop", "max_tokens"),
+    *("max_completion_tokens", "modalities", "prediction", "audio", "presence_penalty"),
+    *("frequency_penalty", "logit_bias", "response_format", "seed", "tools", "tool_choice"),
+    *("logprobs", "top_logprobs", "parallel_tool_calls", "reasoning_effort", "verbosity"),
+    *("web_search_options", "safety_identifier", "prompt_cache_key", "prompt_cache_retention"),
+    "store",
+)
+
+_SESSIONS: weakref.WeakSet[aiohttp.ClientSession] = weakref.WeakSet()
+
+
+def api_base_of(spec: JudgeSpec) -> str | None:
+    provider, _ = split_model(spec.model)
+    base = spec.api_base or os.environ.get(DEFAULT_BASE_ENV.get(provider, ""), "") or None
+    return base.rstrip("/") if base else None
+
+
+def bearer_key(spec: JudgeSpec) -> str | None:
+    """The key sent as `Authorization: Bearer`: the judge's variable (InputError when unset),
+    else the variable litellm would read, else litellm's placeholder, else none."""
+    if spec.api_key_env is not None:
+        return api_key_for(spec)
+    provider, _ = split_model(spec.model)
+    return os.environ.get(DEFAULT_KEY_ENV.get(provider, "")) or DEFAULT_KEY.get(provider)
+
+
+def request_body(
+    spec: JudgeSpec, messages: list[dict[str, str]], response_format: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """(JSON body, extra headers) of one call, as litellm builds them for this judge, keys in
+    litellm's order: model, messages, the OpenAI parameters in `OPENAI_ORDER`, any other
+    param as given, then `extra_body`."""
+    _, name = split_model(spec.model)
+    params = dict(spec.params)
+    headers = {str(k): str(v) for k, v in (params.pop("extra_headers", None) or {}).items()}
+    extra_body = params.pop("extra_body", None) or {}
+    ours: dict[str, Any] = {"response_format": response_format}
+    temperature = sent_temperature(spec)  # the one the manifest records, as over litellm
+    if temperature is not None:
+        ours["temperature"] = temperature
+    if spec.max_tokens is not None:
+        ours["max_tokens"] = spec.max_tokens
+    if isinstance(spec.thinking, str):
+        ours["reasoning_effort"] = spec.thinking
+    given = {**ours, **params}
+    body: dict[str, Any] = {"model": name, "messages": messages}
+    body.update((key, given.pop(key)) for key in OPENAI_ORDER if key in given)
+    body.update(given)
+    body.update(extra_body)
+    return body, headers
+
+
+def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
+    """The completion in a 200 reply; `HTTPStatusError(200)` when the body is not one."""
+    try:
+        reply = orjson.loads(raw)
+        message = reply["choices"][0]["message"]
+        content = message.get("content")
+        usage = reply.get("usage") or {}
+        counts = usage_counts(usage)
+    except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError, ValueError):
+        raise HTTPStatusError(200, "the reply is not a chat completion: " + garbled(raw)) from None
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    return Completion(
+        content=content if isinstance(content, str) else None,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        usage=counts if usage else {},
+        cost=native_cost(spec.model, usage, reply.get("service_tier")),
+    )
+
+
+def usage_counts(usage: dict[str, Any]) -> dict[str, int]:
+    """The usage recorded, with the keys `litellm_transport.usage_of` records: prompt and
+    completion tokens, and the prompt tokens read from (`cached_prompt_tokens`) or written to
+    (`cache_write_tokens`) the provider's cache when it reports them."""
+    details = usage.get("prompt_tokens_details") or {}
+    counts = {
+        "prompt_tokens": count(usage.get("prompt_tokens")),
+        "completion_tokens": count(usage.get("completion_tokens")),
+    }
+    cached = count(details.get("cached_tokens"))
+    written = count(usage.get("cache_creation_input_tokens")) or count(
+        details.get("cache_creation_tokens")
+    )
+    if cached:
+        counts["cached_prompt_tokens"] = cached
+    if written:
+        counts["cache_write_tokens"] = written
+    return counts
+
+
+def garbled(raw: bytes) -> str:
+    return raw[:200].decode("utf-8", "replace")
+
+
+def status_error(status: int, raw: bytes, headers: Any) -> HTTPStatusError:
+    """The failure of a non-200 reply, with the provider's own message when it sent one."""
+    message, code = garbled(raw), ""
+    try:
+        error = orjson.loads(raw).get("error")
+    except (orjson.JSONDecodeError, AttributeError):
+        error = None
+    if isinstance(error, dict):
+        message = str(error.get("message") or message)
+        code = str(error.get("code") or error.get("type") or "")
+    elif isinstance(error, str):
+        message = error
+    per_request = code in PER_REQUEST_CODES or "maximum context length" in message
+    return HTTPStatusError(status, message, dict(headers), per_request=per_request)
+
+
+class ConnectionLost(ConnectionError):
+    """The connection could not be used: refused, reset, or broken mid-reply."""
+
+
+class NativeTransport:
+    """Calls an OpenAI-compatible endpoint directly; one session per judge."""
+
+    simulated = False
+
+    def __init__(self, spec: JudgeSpec, timeout: float) -> None:
+        import aiohttp
+
+        self.spec = spec
+        self.timeout = aiohttp.ClientTimeout(total=spec.timeout or timeout)
+        base = api_base_of(spec)
+        if base is None:
+            raise InputError(
+                f"judge {spec.judge_id!r} uses the native transport but has no api_base",
+                key="api_base",
+            )
+        self.url = base + "/chat/completions"
+        self.session: aiohttp.ClientSession | None = None
+
+    def _session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
+        if self.session is None or self.session.closed:
+            limit = self.spec.max_concurrency
+            self.session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=limit, limit_per_host=limit),
+                headers={"User-Agent": USER_AGENT, "Content-Type": "application/json"},
+            )
+            _SESSIONS.add(self.session)
+        return self.session
+
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
+    ) -> Completion:
+        key = bearer_key(self.spec)
+        body, headers = request_body(self.spec, messages, response_format)
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        import aiohttp
+
+        failure: Exception | None = None
+        try:
+            return await self._post(orjson.dumps(body), headers)
+        except (HTTPStatusError, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            failure = classify(
+                exc,
+                judge_id=self.spec.judge_id,
+                secret=key,
+                key_env=self.spec.api_key_env,
+                api_base=self.spec.api_base,
+            )
+        raise failure  # outside `except`: the provider's text is not chained
+
+    async def _post(self, data: bytes, headers: dict[str, str]) -> Completion:
+        import aiohttp
+
+        session = self._session()
+        try:
+            async with session.post(
+                self.url, data=data, headers=headers, timeout=self.timeout
+            ) as reply:
+                raw = await reply.read()
+                if reply.status != 200:
+                    raise status_error(reply.status, raw, reply.headers)
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            # a connection that failed or broke (refused, reset, closed mid-reply): retryable
+            # as litellm's APIConnectionError is; `classify` still reads a refusal or an
+            # unknown host from the chain beneath (`from exc`)
+            raise ConnectionLost(f"connection lost: {exc}") from exc
+        return completion_of(self.spec, raw)
+
+    async def aclose(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+
+async def close_sessions() -> None:
+    """Close every native session of the running event loop; forget the others (their loop
+    has ended)."""
+    loop = asyncio.get_running_loop()
+    for session in list(_SESSIONS):
+        if getattr(session, "_loop", loop) is loop and not session.closed:
+            await session.close()
+        _SESSIONS.discard(session)
