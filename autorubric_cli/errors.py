@@ -5,14 +5,14 @@
     │   ├── StorageError            2  a write failed (full disk, permissions); resume after
     │   └── DirectoryInUse          2  (experiment/lock.py) another writer holds the directory
     ├── JudgeError                  2  a judge could not be used
-    │   ├── JudgeAuthError             (judges/failures.py) credentials refused
-    │   ├── JudgeUnavailable           (judges/breaker.py) the circuit breaker tripped
-    │   ├── WorkerPoolFailed           (judges/workers.py) worker processes keep exiting
-    │   └── JudgeFailure               (judges/failures.py) one failed attempt, retried or
+    │   ├── JudgeAuthError             (judges/policy/failures.py) credentials refused
+    │   ├── JudgeUnavailable           (judges/policy/breaker.py) the circuit breaker tripped
+    │   ├── WorkerPoolFailed           (judges/transports/workers.py) worker processes keep exiting
+    │   └── JudgeFailure               (judges/policy/failures.py) one failed attempt, retried or
     │                                  turned into an error vote; never reaches the CLI
     ├── RunStopped                  2  the run stopped on a JudgeError; `resume` continues it
     │   └── BudgetStop              2  the run reached its spend cap (--max-cost, SPEC §8)
-    ├── BudgetReached                  (judges/spend.py) a call refused by the spend cap; the
+    ├── BudgetReached                  (judges/policy/spend.py) a call refused by the spend cap; the
     │                                  runner turns it into BudgetStop; never reaches the CLI
     └── RunInterrupted            130  Ctrl-C or SIGTERM; everything finished is kept
 

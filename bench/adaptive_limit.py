@@ -6,7 +6,8 @@ asyncio sleeps of the given latency (jittered ±10%), a call that arrives while 
 is refused at once and retried after the retry hint, and the run is configured for 64 in flight
 (as `bench/rate_limit.py`). Prints, median of --runs, the time against the ideal (calls x
 latency / N) and the share of requests refused, for the current `AdaptiveLimit` and, with
-`--baseline FILE`, another one (e.g. `git show main:autorubric_cli/judges/adaptive.py > f.py`).
+`--baseline FILE`, another one (e.g. `git show main:autorubric_cli/judges/policy/adaptive.py >
+f.py`).
 
     python -m bench.adaptive_limit [--calls 1200] [--latency 0.1] [--limit 8] [--runs 3]
 """

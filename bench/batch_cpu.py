@@ -24,10 +24,10 @@ import time
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.grading.requests import RequestBuilder
-from autorubric_cli.judges.batch_lines import batch_line, parse_results, request_body
-from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.batch.lines import batch_line, parse_results, request_body
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request_key import request_key
+from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import BINARY, MULTI_CHOICE, make_item
 from tests.support.judge_server import JudgeServerProcess
 

@@ -31,10 +31,10 @@ import yaml
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.cache import CallCache, entry_digest
-from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request import VoteRequest
 from autorubric_cli.judges.request_key import request_key
+from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight
 from tests.support import TEST_KEY_ENV, make_rubric
 from tests.support.judge_server import JudgeServerProcess
 

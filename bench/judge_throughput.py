@@ -16,7 +16,8 @@ calls/s and CPU/call, interleaved run by run, for: a bare aiohttp + orjson loop 
 the floor of any Python client), bare `litellm.acompletion`, ours over the native transport
 (target <= 1.2 ms CPU/call, docs/transports.md) and ours over litellm.
 A fourth measures the same ceiling with the litellm calls in `--workers` judge worker
-processes (judges/workers.py; default: one per core), CPU of this process and the workers.
+processes (judges/transports/workers.py; default: one per core), CPU of this process and the
+workers.
 
     /work/venv/bin/python -m bench.judge_throughput [--calls 600] [--latency 0.05]
 """
@@ -37,8 +38,8 @@ from types import ModuleType
 from autorubric_cli.core.items import Item
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import RetryPolicy, close_clients
-from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import TEST_KEY_ENV, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServerProcess, completion_body
 
@@ -95,7 +96,7 @@ def process_cpu_s(pid: int) -> float:
 
 async def measure_workers(api_base: str, calls: int, concurrency: int, workers: int) -> Measure:
     """Ours with every litellm call in `workers` worker processes, started and warmed first."""
-    from autorubric_cli.judges.workers import WorkerPool
+    from autorubric_cli.judges.transports.workers import WorkerPool
 
     judge = http_judge(api_base, "bench", max_concurrency=concurrency, transport="litellm")
     rubric = make_rubric([judge], concurrency=concurrency, max_attempts=1)
@@ -240,7 +241,7 @@ def main() -> None:
         f"{ceiling['ours litellm'].cpu_ms_per_call / ours_native.cpu_ms_per_call:.1f}x less "
         "than ours over litellm"
     )
-    from autorubric_cli.judges.workers import cores
+    from autorubric_cli.judges.transports.workers import cores
 
     workers = args.workers or cores()
     with JudgeServerProcess(latency=0.0) as server:

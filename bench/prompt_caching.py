@@ -41,8 +41,8 @@ import tests.support.judge_server.chat as judge_server_chat  # noqa: E402
 from autorubric_cli.errors import BudgetStop, InputError  # noqa: E402
 from autorubric_cli.experiment.dry_run import EXPLANATION_WORDS, dry_run_start  # noqa: E402
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run  # noqa: E402
-from autorubric_cli.judges.litellm_transport import load_litellm  # noqa: E402
 from autorubric_cli.judges.replies import REPLY_FIELDS  # noqa: E402
+from autorubric_cli.judges.transports.litellm import load_litellm  # noqa: E402
 from tests.support.anthropic_cache_fake import AnthropicCacheServer  # noqa: E402
 from tests.support.prompt_cache import AnthropicPromptCache, OpenAIPromptCache  # noqa: E402
 

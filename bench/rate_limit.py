@@ -2,11 +2,11 @@
 
 The loopback server (separate process) answers 429 with `Retry-After: 1` to a request that
 arrives while 8 are in flight, as a provider's rate limit does. The run is configured for
-`max_concurrency: 64`; adaptive concurrency (judges/adaptive.py) has to find the limit. Prints,
-median of --runs: items recorded, the share of requests refused (each refusal is a retry),
+`max_concurrency: 64`; adaptive concurrency (judges/policy/adaptive.py) has to find the limit.
+Prints, median of --runs: items recorded, the share of requests refused (each refusal is a retry),
 and the grading throughput against what 8 in flight allow (items x 3 calls x latency / 8).
 Targets (issue 22): within 1.25x the ideal time, retries <= 10% of requests. `--baseline FILE`
-runs another `AdaptiveLimit` (e.g. `git show main:autorubric_cli/judges/adaptive.py > f.py`)
+runs another `AdaptiveLimit` (e.g. `git show main:autorubric_cli/judges/policy/adaptive.py > f.py`)
 alternately with the current one, so both see the same machine load.
 litellm is imported before timing, so the figure is the grading, not the start-up.
 
@@ -35,7 +35,7 @@ def load_limit_class(path: Path | None) -> type:
     """`AdaptiveLimit` from a module file (a baseline, e.g. `git show main:...adaptive.py`),
     or the current one."""
     if path is None:
-        from autorubric_cli.judges.adaptive import AdaptiveLimit
+        from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 
         return AdaptiveLimit
     spec = importlib.util.spec_from_file_location("baseline_adaptive", path)
@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--transport", default="auto", help="the judge's transport setting")
     args = parser.parse_args()
     os.environ[KEY_ENV] = "bench-key"
-    from autorubric_cli.judges.litellm_transport import load_litellm
+    from autorubric_cli.judges.transports.litellm import load_litellm
 
     load_litellm()
     calls = args.items * 3

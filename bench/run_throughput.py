@@ -74,7 +74,7 @@ grader:
 def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float, int]:
     """(wall seconds, client CPU seconds, worker processes started) of one in-process run."""
     from autorubric_cli.experiment.session import RunOptions, start_run
-    from autorubric_cli.judges.workers import WorkerPool
+    from autorubric_cli.judges.transports.workers import WorkerPool
 
     spawned = []
     spawn = WorkerPool._spawn

@@ -49,9 +49,9 @@ def test_every_exception_of_the_package_is_in_the_tree() -> None:
 
 
 def test_judge_failures_are_judge_errors() -> None:
-    from autorubric_cli.judges.breaker import JudgeUnavailable
-    from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
-    from autorubric_cli.judges.workers import WorkerPoolFailed
+    from autorubric_cli.judges.policy.breaker import JudgeUnavailable
+    from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+    from autorubric_cli.judges.transports.workers import WorkerPoolFailed
 
     for cls in (JudgeAuthError, JudgeFailure, JudgeUnavailable, WorkerPoolFailed):
         assert issubclass(cls, JudgeError)

@@ -10,7 +10,7 @@ from autorubric_cli.cli.console import output_console
 from autorubric_cli.core.rubric import CriterionOption
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import Scope, preflight
-from autorubric_cli.judges.transport_choice import describe_transport
+from autorubric_cli.judges.transports.choice import describe_transport
 from autorubric_cli.loading.dataset import summarize_dataset
 
 
@@ -39,6 +39,7 @@ def run_check(
     console.print(
         f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"),
         highlight=False,
+        soft_wrap=True,  # one line
     )
     for warning in plan.warnings:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)  # one line

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from autorubric_cli.core.config import LLMConfig
-from autorubric_cli.judges.batch_ledger import RecordedBatch
+from autorubric_cli.judges.batch.ledger import RecordedBatch
 
 if TYPE_CHECKING:
-    from autorubric_cli.judges.batch_transport import BatchCoordinator
+    from autorubric_cli.judges.batch.transport import BatchCoordinator
 
 LEDGER = "batches.jsonl"
 
@@ -126,7 +126,7 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def uses_batches(config: LLMConfig) -> bool:
-    from autorubric_cli.judges.batch_transport import batch_enabled
+    from autorubric_cli.judges.batch.transport import batch_enabled
 
     return any(batch_enabled(config, judge) for judge in config.judges)
 
@@ -136,7 +136,7 @@ def batch_coordinator(directory: Path, config: LLMConfig) -> BatchCoordinator | 
     (`resume --no-batch` still takes the answers of finished ones). None otherwise."""
     if not uses_batches(config) and not (directory / LEDGER).is_file():
         return None
-    from autorubric_cli.judges.batch_transport import BatchCoordinator, BatchSettings
+    from autorubric_cli.judges.batch.transport import BatchCoordinator, BatchSettings
 
     return BatchCoordinator(BatchLedgerFile(directory), BatchSettings.from_env(), directory.name)
 
@@ -144,7 +144,7 @@ def batch_coordinator(directory: Path, config: LLMConfig) -> BatchCoordinator | 
 def batch_window(config: LLMConfig, criteria: int, window: int) -> int:
     """Items in flight: in batch mode enough for each batched judge to fill a whole batch, not
     just the call slots."""
-    from autorubric_cli.judges.batch_transport import BatchSettings, batch_enabled
+    from autorubric_cli.judges.batch.transport import BatchSettings, batch_enabled
 
     batched = [j for j in config.judges if batch_enabled(config, j)]
     if not batched:

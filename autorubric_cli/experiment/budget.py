@@ -3,8 +3,8 @@
 The cap is on what the experiment has paid, over every session: `resume` starts from the sum of
 the `cost` of every line of items.jsonl (superseded error lines included: they were paid) and
 continues under the cap it is given. Calls served by the call cache are not paid in this
-experiment (SPEC §9) and count nothing. The call path keeps the cap (judges/spend.py); when it
-refuses a call the run stops scheduling, lets the items in flight finish, keeps every finished
+experiment (SPEC §9) and count nothing. The call path keeps the cap (judges/policy/spend.py); when
+it refuses a call the run stops scheduling, lets the items in flight finish, keeps every finished
 item, marks the manifest `failed` with the reason and exits 2 (`BudgetStop`).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.experiment.store import open_records, record_head
-from autorubric_cli.judges.spend import SpendCap, check_priced
+from autorubric_cli.judges.policy.spend import SpendCap, check_priced
 
 
 def paid_so_far(items: Path) -> float:

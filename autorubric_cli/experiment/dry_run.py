@@ -49,14 +49,14 @@ from autorubric_cli.grading.grader import per_item_builder, shared_prefix_reques
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
-from autorubric_cli.judges.litellm_transport import load_litellm
-from autorubric_cli.judges.preflight import print_warnings
+from autorubric_cli.judges.policy.preflight import print_warnings
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.prompt_caching import caching_kind, min_prefix_tokens, provider_of
 from autorubric_cli.judges.replies import REPLY_FIELDS, response_format
 from autorubric_cli.judges.request import CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
-from autorubric_cli.judges.simulated import is_simulated
+from autorubric_cli.judges.transports.litellm import load_litellm
+from autorubric_cli.judges.transports.simulated import is_simulated
 from autorubric_cli.loading.dataset import iter_items
 
 EXPLANATION_WORDS = 60

@@ -151,7 +151,7 @@ def name_or_out(plan: Plan) -> None:
 
 def simulated_params(plan: Plan) -> None:
     """A simulated judge's params: known names, probabilities in [0, 1]."""
-    from autorubric_cli.judges.simulated import is_simulated, simulation_params
+    from autorubric_cli.judges.transports.simulated import is_simulated, simulation_params
 
     for index, spec in enumerate(plan.config.judges):
         if is_simulated(spec.model):
@@ -164,7 +164,7 @@ def simulated_params(plan: Plan) -> None:
 def key_variables(plan: Plan) -> None:
     """Every real judge's key: its `api_key_env` set and non-empty; a judge with neither
     `api_key_env` nor `api_base` needs the variables litellm reads for its provider."""
-    from autorubric_cli.judges.simulated import is_simulated
+    from autorubric_cli.judges.transports.simulated import is_simulated
 
     for index, spec in enumerate(plan.config.judges):
         if is_simulated(spec.model):
@@ -182,6 +182,11 @@ def key_variables(plan: Plan) -> None:
             )
 
 
+# Providers whose SDKs find credentials through a chain (an IAM role, a profile, a metadata
+# server, credentials in `params`): no environment variable is required, so none is demanded.
+CREDENTIAL_CHAIN_PROVIDERS = frozenset({"bedrock", "sagemaker", "vertex_ai", "vertex_ai_beta"})
+
+
 def missing_key_variables(spec: JudgeSpec) -> list[str]:
     import os
 
@@ -189,7 +194,9 @@ def missing_key_variables(spec: JudgeSpec) -> list[str]:
         return [] if os.environ.get(spec.api_key_env) else [spec.api_key_env]
     if spec.api_base is not None:
         return []  # a server of the user's own (vLLM, a proxy) may need no key
-    from autorubric_cli.judges.litellm_transport import load_litellm
+    if spec.model.split("/", 1)[0] in CREDENTIAL_CHAIN_PROVIDERS:
+        return []
+    from autorubric_cli.judges.transports.litellm import load_litellm
 
     try:
         found = load_litellm().validate_environment(model=spec.model)
@@ -199,9 +206,9 @@ def missing_key_variables(spec: JudgeSpec) -> list[str]:
 
 
 def provider_settings(plan: Plan) -> None:
-    """What each judge's provider refuses or ignores (judges/providers.py): errors refused,
+    """What each judge's provider refuses or ignores (judges/policy/providers.py): errors refused,
     warnings kept for the caller to print."""
-    from autorubric_cli.judges.preflight import check_judges
+    from autorubric_cli.judges.policy.preflight import check_judges
 
     flagged = [JudgeSpec(model=m) for m in plan.options.judges]
     # the judges as written (not the resolved copies): a provider rule may depend on whether
@@ -232,8 +239,8 @@ def few_shot_examples(plan: Plan) -> None:
 
 def batch_providers(plan: Plan) -> None:
     """A judge to batch must have a provider whose batch API litellm can use (SPEC §11)."""
-    from autorubric_cli.judges.batch_api import batch_provider
-    from autorubric_cli.judges.batch_transport import batch_enabled
+    from autorubric_cli.judges.batch.api import batch_provider
+    from autorubric_cli.judges.batch.transport import batch_enabled
 
     for spec in plan.config.judges:
         if batch_enabled(plan.config, spec):
@@ -242,7 +249,7 @@ def batch_providers(plan: Plan) -> None:
 
 def spend_cap_priced(plan: Plan) -> None:
     """A spend cap needs every judge's price (SPEC §8): an unpriced judge is an input error."""
-    from autorubric_cli.judges.spend import check_priced
+    from autorubric_cli.judges.policy.spend import check_priced
 
     if plan.options.max_cost is not None:
         check_priced(plan.config, key="--max-cost")

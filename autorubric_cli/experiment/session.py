@@ -45,11 +45,11 @@ from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
 from autorubric_cli.experiment.shard import in_shard
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
-from autorubric_cli.judges.preflight import print_warnings
+from autorubric_cli.judges.policy.preflight import print_warnings
+from autorubric_cli.judges.policy.providers import sent_params
+from autorubric_cli.judges.policy.spend import BudgetReached
 from autorubric_cli.judges.prompt_caching import caching_kind
-from autorubric_cli.judges.providers import sent_params
-from autorubric_cli.judges.simulated import is_simulated as is_simulated_judge
-from autorubric_cli.judges.spend import BudgetReached
+from autorubric_cli.judges.transports.simulated import is_simulated as is_simulated_judge
 from autorubric_cli.loading.dataset import iter_items
 
 
@@ -90,11 +90,11 @@ def _make_grader(
 
 
 def worker_pool(config: LLMConfig) -> Any:
-    """Worker processes for the litellm calls (judges/workers.py); None when `workers: 0` or
-    when no judge calls litellm directly (simulated or batched judges). `workers: N` starts
+    """Worker processes for the litellm calls (judges/transports/workers.py); None when `workers:
+    0` or when no judge calls litellm directly (simulated or batched judges). `workers: N` starts
     them now; `auto` starts them only if this process gets too busy."""
-    from autorubric_cli.judges.batch_transport import batch_enabled
-    from autorubric_cli.judges.workers import WorkerPool, cores
+    from autorubric_cli.judges.batch.transport import batch_enabled
+    from autorubric_cli.judges.transports.workers import WorkerPool, cores
 
     direct = [
         j for j in config.judges if not is_simulated_judge(j.model) and not batch_enabled(config, j)
@@ -134,7 +134,7 @@ def _stopping_workers(grader: Any) -> Iterator[None]:
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
     from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable
-    from autorubric_cli.judges.workers import WorkerPoolFailed
+    from autorubric_cli.judges.transports.workers import WorkerPoolFailed
 
     return (JudgeAuthError, JudgeUnavailable, WorkerPoolFailed)
 

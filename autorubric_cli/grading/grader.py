@@ -30,13 +30,13 @@ from autorubric_cli.grading.reuse import gather_or_cancel, reusable_votes
 from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap
 from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
-from autorubric_cli.judges.spend import BudgetReached, SpendCap
 
 if TYPE_CHECKING:
-    from autorubric_cli.judges.batch_transport import BatchCoordinator
-    from autorubric_cli.judges.workers import WorkerPool
+    from autorubric_cli.judges.batch.transport import BatchCoordinator
+    from autorubric_cli.judges.transports.workers import WorkerPool
 
 
 VoteSlot = tuple[int, str, int]  # (criterion index, judge id, sample)
@@ -113,8 +113,8 @@ class CriterionGrader:
     `grader.seed`); `base_dir` resolves the few-shot examples path; `retry` sets backoff timing
     (default: `rubric.grader.retry`); `cache` is the call cache (SPEC §9), None for none;
     `batches` routes the judges that batch through provider batch APIs (SPEC §11), None for
-    none; `workers` runs the litellm calls in worker processes (judges/workers.py), None: in
-    this process; `budget` is the run's spend cap (judges/spend.py), None for none.
+    none; `workers` runs the litellm calls in worker processes (judges/transports/workers.py),
+    None: in this process; `budget` is the run's spend cap (judges/policy/spend.py), None for none.
     `aclose` (or leaving `async with`) closes the cache and the workers. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """

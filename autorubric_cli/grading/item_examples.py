@@ -16,7 +16,7 @@ from pathlib import Path
 from autorubric_cli.core.config import FewShotConfig
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.grading.few_shot import LabelledExample, load_examples
-from autorubric_cli.judges.item_prompts import ItemExample
+from autorubric_cli.judges.per_item.prompts import ItemExample
 
 
 def item_rng(seed: int) -> random.Random:

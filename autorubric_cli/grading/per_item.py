@@ -28,10 +28,14 @@ from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.shuffle import original_index
 from autorubric_cli.grading.requests import shown_order
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
-from autorubric_cli.judges.item_judge import ItemRound, ask_item
-from autorubric_cli.judges.item_prompts import ItemExample, item_system_prompt, item_user_message
-from autorubric_cli.judges.item_request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.judge import Judge, VoteState, original_set
+from autorubric_cli.judges.per_item.judge import ItemRound, ask_item
+from autorubric_cli.judges.per_item.prompts import (
+    ItemExample,
+    item_system_prompt,
+    item_user_message,
+)
+from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.replies import Answer
 
 logger = logging.getLogger("autorubric_cli.judges")

@@ -4,13 +4,13 @@ plus the offline simulated judge.
 Nothing here imports litellm at module import time; it is loaded on the first litellm call.
 """
 
-from autorubric_cli.judges.breaker import JudgeUnavailable
-from autorubric_cli.judges.direct import close_clients
-from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.judge import Judge, build_judges
+from autorubric_cli.judges.policy.breaker import JudgeUnavailable
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import Completion, VoteRequest
-from autorubric_cli.judges.retry import RetryPolicy
 from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.transports.direct import close_clients
 
 __all__ = [
     "CallStats",

@@ -26,26 +26,26 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
-from autorubric_cli.judges.adaptive import AdaptiveLimit
-from autorubric_cli.judges.batch_lines import UNLIMITED
-from autorubric_cli.judges.breaker import CircuitBreaker
+from autorubric_cli.judges.batch.lines import UNLIMITED
 from autorubric_cli.judges.cache import CallCache
-from autorubric_cli.judges.cached_transport import CachedTransport, SingleFlight, cached_completion
-from autorubric_cli.judges.direct import direct_transport
-from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure
-from autorubric_cli.judges.limits import RequestRateLimiter, call_slot
-from autorubric_cli.judges.litellm_transport import api_key_for
+from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
+from autorubric_cli.judges.policy.breaker import CircuitBreaker
+from autorubric_cli.judges.policy.failures import SLOWS_DOWN, JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.limits import RequestRateLimiter, call_slot
+from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
+from autorubric_cli.judges.policy.spend import SpendCap
 from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
 from autorubric_cli.judges.request import CallRequest, Completion, Transport, VoteRequest
-from autorubric_cli.judges.retry import RetryPolicy, is_retryable
-from autorubric_cli.judges.simulated import SimulatedTransport, is_simulated
-from autorubric_cli.judges.spend import SpendCap
 from autorubric_cli.judges.stats import CallStats
-from autorubric_cli.judges.workers import WorkerPool, WorkerTransport
+from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight, cached_completion
+from autorubric_cli.judges.transports.direct import direct_transport
+from autorubric_cli.judges.transports.litellm import api_key_for
+from autorubric_cli.judges.transports.simulated import SimulatedTransport, is_simulated
+from autorubric_cli.judges.transports.workers import WorkerPool, WorkerTransport
 
 if TYPE_CHECKING:
-    from autorubric_cli.judges.batch_transport import BatchCoordinator
+    from autorubric_cli.judges.batch.transport import BatchCoordinator
 
 logger = logging.getLogger("autorubric_cli.judges")
 
@@ -196,6 +196,10 @@ class Judge:
                 paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)
+                raise
+            except JudgeAuthError as refused:
+                # the run stops: calls already waiting for a slot must not go out meanwhile
+                self.breaker.trip(str(refused))
                 raise
             finally:
                 self.stats.in_flight -= 1

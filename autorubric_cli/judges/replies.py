@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Elicitation
-from autorubric_cli.judges.failures import JudgeFailure, short
+from autorubric_cli.judges.policy.failures import JudgeFailure, short
 
 CODE_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 

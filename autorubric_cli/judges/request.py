@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from autorubric_cli.core.rubric import Criterion, Elicitation
-from autorubric_cli.judges.item_request import ItemRequest
+from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format
 
 

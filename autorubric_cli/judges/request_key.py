@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.litellm_transport import thinking_kwargs
+from autorubric_cli.judges.transports.litellm import thinking_kwargs
 
 
 def request_key(

@@ -234,3 +234,16 @@ def test_version_prints_the_version_and_exits_0() -> None:
     code, stdout, _ = invoke("--version")
     assert code == 0
     assert stdout.strip() == f"autorubric {__version__}"
+
+
+def test_cloud_judges_with_credential_chains_need_no_key_variable(
+    setup: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autorubric_cli.core.config import JudgeSpec
+    from autorubric_cli.experiment.preflight import missing_key_variables
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    bedrock = JudgeSpec(model="bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0")
+    assert missing_key_variables(bedrock) == []  # an IAM role or a profile may supply them
+    assert missing_key_variables(JudgeSpec(model="openai/gpt-4.1-mini")) == ["OPENAI_API_KEY"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 
 from autorubric_cli.experiment.batches import LEDGER, BatchLedgerFile
-from autorubric_cli.judges.batch_ledger import RecordedBatch
+from autorubric_cli.judges.batch.ledger import RecordedBatch
 
 
 def test_events_fold_into_batch_states(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from autorubric_cli.experiment.dry_run import estimate_bill
 from autorubric_cli.experiment.runner import items_in_flight
-from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import BINARY, MULTI_CHOICE, make_item, make_rubric
 
 LONG = " ".join(f"word{i}" for i in range(1500))

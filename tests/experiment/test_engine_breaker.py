@@ -17,7 +17,7 @@ from engine_support import (
     write_dataset,
 )
 
-from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import closed_port
 from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
@@ -32,7 +32,7 @@ def counted_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     transport makes it (`litellm.acompletion`, or the native transport's POST,
     docs/transports.md): a closed port answers nothing, so the client is where attempts are
     counted."""
-    from autorubric_cli.judges.native_transport import NativeTransport
+    from autorubric_cli.judges.transports.native import NativeTransport
 
     litellm = load_litellm()
     calls: list[str] = []

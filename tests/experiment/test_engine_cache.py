@@ -209,7 +209,7 @@ def test_dry_run_bills_exactly_what_the_run_then_sends(
 ) -> None:
     from autorubric_cli.experiment.dry_run import dry_run_start
     from autorubric_cli.experiment.session import RunOptions
-    from autorubric_cli.judges.litellm_transport import load_litellm
+    from autorubric_cli.judges.transports.litellm import load_litellm
 
     litellm = load_litellm()
     with JudgeServer() as server:

@@ -33,7 +33,7 @@ def run_ok(*args: str | Path) -> None:
 
 
 def priced(model: str, usage: dict[str, int]) -> float:
-    from autorubric_cli.judges.litellm_transport import load_litellm
+    from autorubric_cli.judges.transports.litellm import load_litellm
 
     costs = load_litellm().cost_per_token(model=model, **usage)
     return float(sum(costs))

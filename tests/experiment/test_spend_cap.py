@@ -14,7 +14,7 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.errors import BudgetStop, InputError
 from autorubric_cli.experiment.budget import budget_message
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run
-from autorubric_cli.judges.spend import BudgetReached, SpendCap, check_priced
+from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap, check_priced
 from tests.support import TEST_KEY_ENV
 from tests.support.judge_server import JudgeServer
 

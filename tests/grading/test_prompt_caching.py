@@ -21,9 +21,9 @@ from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.session import RunOptions, start_run
 from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.grading.requests import RequestBuilder
-from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.prompts import PromptExample
 from autorubric_cli.judges.replies import shared_response_format
+from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.report.build import build_report
 from tests.support import BINARY, MULTI_CHOICE, TEST_KEY_ENV, make_item, make_rubric
 from tests.support.anthropic_cache_fake import AnthropicCacheServer

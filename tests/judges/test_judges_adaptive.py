@@ -10,7 +10,7 @@ import pytest
 
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import RetryPolicy
-from autorubric_cli.judges.adaptive import DECREASE, INITIAL, AdaptiveLimit
+from autorubric_cli.judges.policy.adaptive import DECREASE, INITIAL, AdaptiveLimit
 from tests.support import BINARY, MULTI_CHOICE, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 

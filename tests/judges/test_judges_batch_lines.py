@@ -7,14 +7,14 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.batch_api import batch_price, batch_provider
-from autorubric_cli.judges.batch_lines import (
+from autorubric_cli.judges.batch.api import batch_price, batch_provider
+from autorubric_cli.judges.batch.lines import (
     BatchPrice,
     batch_line,
     parse_results,
     request_body,
 )
-from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]

@@ -10,13 +10,13 @@ import orjson
 import pytest
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.batch_anthropic import AnthropicBatches
-from autorubric_cli.judges.batch_capture import RawReply, batch_cost
-from autorubric_cli.judges.batch_gemini import GeminiBatches
-from autorubric_cli.judges.batch_ledger import RecordedBatch
-from autorubric_cli.judges.failures import JudgeFailure
-from autorubric_cli.judges.litellm_transport import load_litellm
-from autorubric_cli.judges.retry import RetryPolicy
+from autorubric_cli.judges.batch.anthropic import AnthropicBatches
+from autorubric_cli.judges.batch.capture import RawReply, batch_cost
+from autorubric_cli.judges.batch.gemini import GeminiBatches
+from autorubric_cli.judges.batch.ledger import RecordedBatch
+from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.retry import RetryPolicy
+from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support.anthropic_batches import AnthropicBatchServer
 from tests.support.gemini_batches import GeminiBatchServer
 

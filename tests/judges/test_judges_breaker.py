@@ -12,8 +12,8 @@ import pytest
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeUnavailable, RetryPolicy
-from autorubric_cli.judges.failures import JudgeFailure, classify
-from autorubric_cli.judges.litellm_transport import LiteLLMTransport
+from autorubric_cli.judges.policy.failures import JudgeFailure, classify
+from autorubric_cli.judges.transports.litellm import LiteLLMTransport
 from tests.support import TEST_KEY_ENV, closed_port, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 
@@ -173,7 +173,7 @@ async def test_failures_that_do_not_blame_the_judge_never_trip_it() -> None:
     """A batch cancelled at the provider fails its votes on purpose: they are error votes, but
     the judge is not broken, so the failed-votes streak ignores them (and only them)."""
     from autorubric_cli.core.config import BreakerConfig
-    from autorubric_cli.judges.breaker import CircuitBreaker
+    from autorubric_cli.judges.policy.breaker import CircuitBreaker
 
     breaker = CircuitBreaker("j", BreakerConfig(failed_votes=2))
     cancelled = JudgeFailure(

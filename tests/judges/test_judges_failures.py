@@ -9,14 +9,14 @@ import httpx
 import pytest
 
 from autorubric_cli.core.config import RetryConfig
-from autorubric_cli.judges.failures import (
+from autorubric_cli.judges.policy.failures import (
     JudgeAuthError,
     JudgeFailure,
     classify,
     parse_retry_after,
     redact,
 )
-from autorubric_cli.judges.retry import RetryPolicy
+from autorubric_cli.judges.policy.retry import RetryPolicy
 
 
 class StatusError(Exception):

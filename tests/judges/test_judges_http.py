@@ -15,8 +15,8 @@ from autorubric_cli.core.records import CriterionVerdict, ItemRecord
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeAuthError, RetryPolicy
-from autorubric_cli.judges.litellm_transport import load_litellm
-from autorubric_cli.judges.native_transport import NativeTransport
+from autorubric_cli.judges.transports.litellm import load_litellm
+from autorubric_cli.judges.transports.native import NativeTransport
 from tests.support import MULTI_CHOICE, TEST_KEY_ENV, http_judge, make_item, make_rubric
 from tests.support.judge_server import Fault, JudgeServer
 

@@ -15,8 +15,8 @@ import pytest
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import RetryPolicy
-from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.pricing import known_unpriced
+from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 
@@ -94,7 +94,7 @@ async def test_a_priced_model_keeps_litellms_figures_and_is_not_registered(
 async def test_batch_and_dry_run_prices_stay_unknown_for_a_registered_model(
     judge_server: JudgeServer, judge_api_key: str
 ) -> None:
-    from autorubric_cli.judges.batch_api import batch_price
+    from autorubric_cli.judges.batch.api import batch_price
 
     name = f"unpriced-{uuid.uuid4().hex[:8]}"
     await grade(judge_server, name, 1)

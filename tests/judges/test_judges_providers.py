@@ -1,4 +1,5 @@
-"""Provider facts (judges/providers.py): preflight refusals and warnings located in the rubric,
+"""Provider facts (judges/policy/providers.py): preflight refusals and warnings located in the
+rubric,
 the temperature sent, provider failures classified (overload, body retry hints, litellm's Groq
 bug), the re-ask after an empty reply, and the adaptive limit's response to an overload."""
 
@@ -10,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.adaptive import AdaptiveLimit
-from autorubric_cli.judges.failures import SLOWS_DOWN, JudgeFailure, classify
 from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
+from autorubric_cli.judges.policy.failures import SLOWS_DOWN, JudgeFailure, classify
+from autorubric_cli.judges.policy.providers import preflight, provider_name, sent_temperature
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.prompts import reask_messages
-from autorubric_cli.judges.providers import preflight, provider_name, sent_temperature
-from autorubric_cli.judges.retry import RetryPolicy
-from autorubric_cli.judges.simulated import SimulatedTransport
 from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.transports.simulated import SimulatedTransport
 from tests.support.cli import cli
 
 

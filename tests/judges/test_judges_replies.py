@@ -7,7 +7,7 @@ import json
 import pytest
 
 from autorubric_cli.core.records import CriterionVerdict
-from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import parse_answer, response_format
 
 

@@ -1,4 +1,5 @@
-"""Judge worker processes (judges/workers.py) over the real litellm path and the loopback server:
+"""Judge worker processes (judges/transports/workers.py) over the real litellm path and the
+loopback server:
 the same answers and failure classes as in-process calls, dead workers, spilling, secrets."""
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from typing import Any
 
 import pytest
 
-import autorubric_cli.judges.litellm_transport as litellm_transport
-import autorubric_cli.judges.workers as workers_module
+import autorubric_cli.judges.transports.litellm as litellm_transport
+import autorubric_cli.judges.transports.workers as workers_module
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
-from autorubric_cli.judges.litellm_transport import call_litellm
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion
-from autorubric_cli.judges.workers import (
+from autorubric_cli.judges.transports.litellm import call_litellm
+from autorubric_cli.judges.transports.workers import (
     MAX_EXITS,
     WorkerPool,
     WorkerPoolFailed,

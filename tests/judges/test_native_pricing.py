@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from autorubric_cli.judges import price_table
-from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.transports.litellm import load_litellm
 
 USAGES: list[dict[str, Any]] = [
     {"prompt_tokens": 1234, "completion_tokens": 56},

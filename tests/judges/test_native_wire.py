@@ -1,4 +1,4 @@
-"""The native transport sends what litellm sends (judges/native_transport.py), captured on the
+"""The native transport sends what litellm sends (judges/transports/native.py), captured on the
 wire by one loopback server from both transports, and reads replies as litellm reads them."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from aiohttp import web
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.litellm_transport import LiteLLMTransport, close_clients
-from autorubric_cli.judges.native_transport import NativeTransport, close_sessions
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.transports.litellm import LiteLLMTransport, close_clients
+from autorubric_cli.judges.transports.native import NativeTransport, close_sessions
 from tests.support import TEST_KEY_ENV
 
 MESSAGES = [

@@ -1,14 +1,14 @@
 """Judge worker processes run each judge's own transport: a native judge's worker answers like
-the in-process native call and is told not to import litellm (judges/worker_main.py)."""
+the in-process native call and is told not to import litellm (judges/transports/worker_main.py)."""
 
 from __future__ import annotations
 
 import asyncio
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.direct import close_clients, direct_transport, needs_litellm
-from autorubric_cli.judges.native_transport import NativeTransport
-from autorubric_cli.judges.workers import WorkerPool
+from autorubric_cli.judges.transports.direct import close_clients, direct_transport, needs_litellm
+from autorubric_cli.judges.transports.native import NativeTransport
+from autorubric_cli.judges.transports.workers import WorkerPool
 from tests.support import TEST_KEY_ENV
 from tests.support.judge_server import JudgeServer
 

@@ -16,9 +16,9 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable, RetryPolicy
-from autorubric_cli.judges.direct import close_clients, direct_transport
-from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.transports.direct import close_clients, direct_transport
 from tests.support import TEST_KEY_ENV, closed_port, http_judge, make_item, make_rubric
 from tests.support.judge_server import Fault, JudgeServer, completion_body, default_answer
 

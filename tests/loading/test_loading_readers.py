@@ -12,7 +12,7 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.litellm_transport import request_kwargs
+from autorubric_cli.judges.transports.litellm import request_kwargs
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import parse_rubric

@@ -60,7 +60,7 @@ def cli(
     `exit_code`).
     """
     from autorubric_cli.cli.app import app
-    from autorubric_cli.judges.litellm_transport import load_litellm
+    from autorubric_cli.judges.transports.litellm import load_litellm
 
     # Imported before the runner swaps sys.stderr, so litellm's log handlers bind the real one.
     load_litellm()

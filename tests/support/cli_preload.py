@@ -4,7 +4,7 @@ so each forked command starts warm. Nothing here reads the environment at import
 
 from __future__ import annotations
 
-from autorubric_cli.judges.litellm_transport import load_litellm
+from autorubric_cli.judges.transports.litellm import load_litellm
 
 load_litellm()
 

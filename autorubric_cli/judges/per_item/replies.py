@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from autorubric_cli.core.rubric import Elicitation
-from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import (
     Answer,
     json_text,
@@ -32,7 +32,7 @@ from autorubric_cli.judges.replies import (
 )
 
 if TYPE_CHECKING:
-    from autorubric_cli.judges.item_request import AskedCriterion
+    from autorubric_cli.judges.per_item.request import AskedCriterion
 
 ITEM_SCHEMA_NAME = "item_verdicts"
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.providers import (
+from autorubric_cli.judges.policy.providers import (
     LITELLM_READ_BUGS,
     OVERLOAD_STATUS,
     OVERLOAD_TEXT,

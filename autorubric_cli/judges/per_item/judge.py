@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from autorubric_cli.judges.failures import JudgeFailure
-from autorubric_cli.judges.item_replies import ItemReply, parse_item_reply
-from autorubric_cli.judges.item_request import ItemRequest
 from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.per_item.replies import ItemReply, parse_item_reply
+from autorubric_cli.judges.per_item.request import ItemRequest
+from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.retry import is_retryable
 from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.request import Completion
-from autorubric_cli.judges.retry import is_retryable
 
 
 @dataclass

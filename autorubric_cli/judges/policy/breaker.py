@@ -21,7 +21,7 @@ import asyncio
 
 from autorubric_cli.core.config import BreakerConfig
 from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeFailure
 
 
 class JudgeUnavailable(JudgeError):

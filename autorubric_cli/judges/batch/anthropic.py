@@ -25,11 +25,11 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.judges.batch_api import CLOCK_SKEW_S, FILE_TIMEOUT_S, BatchInfo
-from autorubric_cli.judges.batch_capture import CapturedRequest, RawReply
-from autorubric_cli.judges.batch_ledger import RecordedBatch
-from autorubric_cli.judges.batch_lines import Result
-from autorubric_cli.judges.batch_native import LIST_PAGE, NativeBatchAPI, reply_failure
+from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S, BatchInfo
+from autorubric_cli.judges.batch.capture import CapturedRequest, RawReply
+from autorubric_cli.judges.batch.ledger import RecordedBatch
+from autorubric_cli.judges.batch.lines import Result
+from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatchAPI, reply_failure
 
 API_VERSION = "2023-06-01"
 DEFAULT_BASE = "https://api.anthropic.com"

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion
 
 LINE_LIMIT = (

@@ -16,11 +16,11 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.batch_capture import RawReply
-from autorubric_cli.judges.failures import JudgeFailure, classify
-from autorubric_cli.judges.litellm_transport import thinking_kwargs
-from autorubric_cli.judges.providers import sent_temperature
+from autorubric_cli.judges.batch.capture import RawReply
+from autorubric_cli.judges.policy.failures import JudgeFailure, classify
+from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.transports.litellm import thinking_kwargs
 
 ENDPOINT = "/v1/chat/completions"
 UNLIMITED = 1_000_000  # a batched judge's calls wait on batches, not on concurrency slots

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.providers import Problem, preflight
+from autorubric_cli.judges.policy.providers import Problem, preflight
 from autorubric_cli.loading.yaml_lines import Path as YamlPath
 from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.litellm_transport import LiteLLMTransport
-from autorubric_cli.judges.litellm_transport import close_clients as close_litellm_clients
-from autorubric_cli.judges.native_transport import NativeTransport, close_sessions
 from autorubric_cli.judges.request import Transport
-from autorubric_cli.judges.transport_choice import transport_of
+from autorubric_cli.judges.transports.choice import transport_of
+from autorubric_cli.judges.transports.litellm import LiteLLMTransport
+from autorubric_cli.judges.transports.litellm import close_clients as close_litellm_clients
+from autorubric_cli.judges.transports.native import NativeTransport, close_sessions
 
 
 def direct_transport(spec: JudgeSpec, timeout: float) -> Transport:

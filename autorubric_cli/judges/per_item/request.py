@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autorubric_cli.core.rubric import Criterion, Elicitation
-from autorubric_cli.judges.item_replies import item_response_format
+from autorubric_cli.judges.per_item.replies import item_response_format
 
 
 @dataclass(frozen=True)

@@ -41,12 +41,12 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.direct import needs_litellm
-from autorubric_cli.judges.failures import JudgeFailure
-from autorubric_cli.judges.litellm_transport import LiteLLMTransport, prefix_of
+from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import CallRequest, Completion, Transport
-from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, outcome_of
+from autorubric_cli.judges.transports.direct import needs_litellm
+from autorubric_cli.judges.transports.litellm import LiteLLMTransport, prefix_of
+from autorubric_cli.judges.transports.worker_wire import LINE_LIMIT, encode, outcome_of
 
 SPILL_AT = 0.9  # busy share of this process above which calls move to worker processes
 GROW_AT = 0.5  # busy share of every worker above which one more is started
@@ -132,7 +132,12 @@ class WorkerPool:
         ours, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "autorubric_cli.judges.worker_main", str(theirs.fileno())]
+                [
+                    sys.executable,
+                    "-m",
+                    "autorubric_cli.judges.transports.worker_main",
+                    str(theirs.fileno()),
+                ]
                 + (["litellm"] if needs_litellm(self.specs) else []),
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,

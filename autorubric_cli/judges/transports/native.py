@@ -25,11 +25,11 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.failures import HTTPStatusError, classify
-from autorubric_cli.judges.litellm_transport import api_key_for, count
+from autorubric_cli.judges.policy.failures import HTTPStatusError, classify
+from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.price_table import native_cost, split_model
-from autorubric_cli.judges.providers import sent_temperature
 from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.transports.litellm import api_key_for, count
 
 if TYPE_CHECKING:  # imported by the first NativeTransport: `check` and `--help` never pay it
     import aiohttp

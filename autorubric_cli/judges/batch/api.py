@@ -20,8 +20,8 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.batch_ledger import RecordedBatch
-from autorubric_cli.judges.batch_lines import (
+from autorubric_cli.judges.batch.ledger import RecordedBatch
+from autorubric_cli.judges.batch.lines import (
     ENDPOINT,
     BatchPrice,
     Result,
@@ -29,12 +29,12 @@ from autorubric_cli.judges.batch_lines import (
     parse_results,
     request_body,
 )
-from autorubric_cli.judges.failures import classify
-from autorubric_cli.judges.litellm_transport import api_key_for, load_litellm
+from autorubric_cli.judges.policy.failures import classify
+from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import Completion
-from autorubric_cli.judges.retry import RetryPolicy, is_retryable
-from autorubric_cli.judges.simulated import is_simulated
+from autorubric_cli.judges.transports.litellm import api_key_for, load_litellm
+from autorubric_cli.judges.transports.simulated import is_simulated
 
 LITELLM_BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
 NATIVE_BATCH_PROVIDERS = ("anthropic", "gemini")  # batch_native.py

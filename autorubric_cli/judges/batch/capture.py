@@ -24,9 +24,9 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.litellm_transport import call_litellm, load_litellm
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.transports.litellm import call_litellm, load_litellm
 
 
 @dataclass(frozen=True)

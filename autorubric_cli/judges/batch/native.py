@@ -20,19 +20,19 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.batch_api import FILE_TIMEOUT_S, BatchInfo, retried
-from autorubric_cli.judges.batch_capture import (
+from autorubric_cli.judges.batch.api import FILE_TIMEOUT_S, BatchInfo, retried
+from autorubric_cli.judges.batch.capture import (
     BatchedLiteLLM,
     CapturedRequest,
     RawReply,
     batch_cost,
 )
-from autorubric_cli.judges.batch_ledger import RecordedBatch
-from autorubric_cli.judges.batch_lines import BatchPrice, Result
-from autorubric_cli.judges.failures import JudgeFailure
-from autorubric_cli.judges.litellm_transport import api_key_for
+from autorubric_cli.judges.batch.ledger import RecordedBatch
+from autorubric_cli.judges.batch.lines import BatchPrice, Result
+from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import Completion
-from autorubric_cli.judges.retry import RetryPolicy
+from autorubric_cli.judges.transports.litellm import api_key_for
 
 LIST_PAGE = 100
 

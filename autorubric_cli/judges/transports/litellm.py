@@ -17,16 +17,16 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.failures import classify
-from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
-from autorubric_cli.judges.prompt_caching import cache_marked
-from autorubric_cli.judges.providers import (
+from autorubric_cli.judges.policy.failures import classify
+from autorubric_cli.judges.policy.providers import (
     facts_for,
     priced,
     sent_temperature,
     structured_output,
     thinking_display,
 )
+from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
+from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import CallRequest, Completion
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's

@@ -6,9 +6,9 @@ import os
 from dataclasses import dataclass
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.judges.batch_api import BatchAPI, batch_provider
-from autorubric_cli.judges.batch_native import NativeBatchAPI
-from autorubric_cli.judges.retry import RetryPolicy
+from autorubric_cli.judges.batch.api import BatchAPI, batch_provider
+from autorubric_cli.judges.batch.native import NativeBatchAPI
+from autorubric_cli.judges.policy.retry import RetryPolicy
 
 ProviderAPI = BatchAPI | NativeBatchAPI
 
@@ -43,8 +43,8 @@ class BatchSettings:
 
 def provider_api(spec: JudgeSpec, config: LLMConfig, policy: RetryPolicy) -> ProviderAPI:
     """The judge's batch API: litellm's for OpenAI-compatible providers, ours for the rest."""
-    from autorubric_cli.judges.batch_anthropic import AnthropicBatches
-    from autorubric_cli.judges.batch_gemini import GeminiBatches
+    from autorubric_cli.judges.batch.anthropic import AnthropicBatches
+    from autorubric_cli.judges.batch.gemini import GeminiBatches
 
     provider, model = batch_provider(spec)
     native = {"anthropic": AnthropicBatches, "gemini": GeminiBatches}.get(provider)

@@ -21,12 +21,12 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.judges.batch_anthropic import parse_time
-from autorubric_cli.judges.batch_api import CLOCK_SKEW_S, FILE_TIMEOUT_S, BatchInfo
-from autorubric_cli.judges.batch_capture import CapturedRequest, RawReply
-from autorubric_cli.judges.batch_ledger import RecordedBatch
-from autorubric_cli.judges.batch_lines import Result
-from autorubric_cli.judges.batch_native import LIST_PAGE, NativeBatchAPI
+from autorubric_cli.judges.batch.anthropic import parse_time
+from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S, BatchInfo
+from autorubric_cli.judges.batch.capture import CapturedRequest, RawReply
+from autorubric_cli.judges.batch.ledger import RecordedBatch
+from autorubric_cli.judges.batch.lines import Result
+from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatchAPI
 
 DEFAULT_BASE = "https://generativelanguage.googleapis.com/v1beta"
 STATES = {

@@ -1,7 +1,7 @@
 """A judge worker process: makes judge calls for the grader over one socket (workers.py).
 
-`python -m autorubric_cli.judges.worker_main FD [litellm]`, FD being the worker's end of a
-socket pair. With `litellm` it imports litellm first (the grader's calls wait in the socket
+`python -m autorubric_cli.judges.transports.worker_main FD [litellm]`, FD being the worker's end of
+a socket pair. With `litellm` it imports litellm first (the grader's calls wait in the socket
 meanwhile); it answers every call through the judge's direct transport (native or litellm,
 `direct.py`), the same one the in-process path uses. It exits when the
 grader closes the socket, or dies: it never outlives the run. Ctrl-C is the grader's to handle
@@ -21,10 +21,10 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.direct import close_clients, direct_transport
-from autorubric_cli.judges.litellm_transport import load_litellm
 from autorubric_cli.judges.request import Completion, Transport
-from autorubric_cli.judges.worker_wire import LINE_LIMIT, encode, reply_to
+from autorubric_cli.judges.transports.direct import close_clients, direct_transport
+from autorubric_cli.judges.transports.litellm import load_litellm
+from autorubric_cli.judges.transports.worker_wire import LINE_LIMIT, encode, reply_to
 
 CPU_REPORT_S = 1.0
 

@@ -22,7 +22,7 @@ from typing import Literal
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.price_table import exotic, model_entry, split_model
-from autorubric_cli.judges.simulated import is_simulated
+from autorubric_cli.judges.transports.simulated import is_simulated
 
 TransportName = Literal["native", "litellm"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tenacity import RetryCallState
 
 from autorubric_cli.core.config import RetryConfig
-from autorubric_cli.judges.failures import JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeFailure
 
 
 @dataclass(frozen=True)

@@ -28,21 +28,21 @@ from dataclasses import replace
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.judges.batch_api import BatchInfo
-from autorubric_cli.judges.batch_capture import RawReply
-from autorubric_cli.judges.batch_ledger import BatchLedger, RecordedBatch
-from autorubric_cli.judges.batch_lines import Result
-from autorubric_cli.judges.batch_native import NativeBatchAPI
-from autorubric_cli.judges.batch_settings import (
+from autorubric_cli.judges.batch.api import BatchInfo
+from autorubric_cli.judges.batch.capture import RawReply
+from autorubric_cli.judges.batch.ledger import BatchLedger, RecordedBatch
+from autorubric_cli.judges.batch.lines import Result
+from autorubric_cli.judges.batch.native import NativeBatchAPI
+from autorubric_cli.judges.batch.settings import (
     BatchSettings,
     ProviderAPI,
     batch_enabled,
     provider_api,
 )
-from autorubric_cli.judges.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
-from autorubric_cli.judges.retry import RetryPolicy
 from autorubric_cli.judges.stats import CallStats
 
 logger = logging.getLogger(__name__)
