@@ -5,17 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree as ET
 
-import orjson
-
+from autorubric_cli.core.json_model import to_json
 from autorubric_cli.errors import InputError
-from autorubric_cli.report.compare import (
-    CompareOptions,
-    compare_experiments,
-    exit_code,
-)
+from autorubric_cli.report.compare import CompareOptions, compare_exit_code, compare_result
+from autorubric_cli.report.models_compare import CompareResult
 from autorubric_cli.report.render_compare import (
     compare_junit_suite,
     render_compare_junit,
@@ -27,27 +22,27 @@ COMPARE_JSON = "compare.json"
 COMPARE_HTML = "compare.html"
 
 
-def _json(result: dict[str, Any]) -> str:
-    return orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n"
+def _json(result: CompareResult) -> str:
+    return to_json(result).decode() + "\n"
 
 
-def _table(result: dict[str, Any]) -> str:
+def _table(result: CompareResult) -> str:
     from autorubric_cli.cli.finish import wide_console
 
     render_compare_table(result, wide_console())
     return ""
 
 
-RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+RENDERERS: dict[str, Callable[[CompareResult], str]] = {
     "table": _table,
     "json": _json,
     "markdown": render_compare_markdown,
     "junit": render_compare_junit,
 }
-"""Format name → renderer of the SPEC §12 dict (an HTML renderer registers here)."""
+"""Format name → renderer of the SPEC §12 comparison."""
 
 
-def write_outputs(result: dict[str, Any], junit: Path | None) -> None:
+def write_outputs(result: CompareResult, junit: Path | None) -> None:
     """The JUnit file and the GitHub step summary, when asked for."""
     if junit is not None:
         junit.write_text(render_compare_junit(result))
@@ -56,7 +51,7 @@ def write_outputs(result: dict[str, Any], junit: Path | None) -> None:
     append_step_summary(render_compare_markdown(result))
 
 
-def write_compare_html(result: dict[str, Any], path: Path) -> str:
+def write_compare_html(result: CompareResult, path: Path) -> str:
     """`compare --format html`: one self-contained page (SPEC §13); returns the line to print."""
     from autorubric_cli.experiment.manifest import write_atomic
     from autorubric_cli.report.html.compare_page import render_compare_html
@@ -78,16 +73,16 @@ def run_compare(
 ) -> int:
     if output is not None and fmt != "html":
         raise InputError("goes with --format html", key="--output")
-    result = compare_experiments(base, new, options)
+    result = compare_result(base, new, options)
     write_outputs(result, junit)
     if fmt == "html":
         sys.stdout.write(write_compare_html(result, output or new / COMPARE_HTML))
     else:
         sys.stdout.write(RENDERERS[fmt](result))
-    return exit_code(result)
+    return compare_exit_code(result)
 
 
-def add_to_junit(path: Path, result: dict[str, Any]) -> None:
+def add_to_junit(path: Path, result: CompareResult) -> None:
     """Put the comparison's suite beside the run's in one <testsuites> file."""
     run_suite = ET.fromstring(path.read_text())
     suites = ET.Element("testsuites")
@@ -112,14 +107,14 @@ def compare_with_baseline(
     """
     from autorubric_cli.experiment.manifest import write_atomic
 
-    result = compare_experiments(baseline, directory, options)
+    result = compare_result(baseline, directory, options)
     write_atomic(directory / COMPARE_JSON, _json(result).encode())
     write_outputs(result, None)
     if junit is not None:
         add_to_junit(junit, result)
     if fmt in ("table", "markdown"):
         sys.stdout.write(RENDERERS[fmt](result))
-    for warning in result["warnings"]:
+    for warning in result.warnings:
         print(f"autorubric: compare warning: {warning}", file=sys.stderr)
-    code = exit_code(result)
+    code = compare_exit_code(result)
     return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 from rich.console import Console
 
@@ -23,11 +22,13 @@ from autorubric_cli.core.config import (
 )
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import gate_exit_code
+from autorubric_cli.core.json_model import to_json, to_json_dict
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.report.build import build_report_and_fold
+from autorubric_cli.report.models import Report
 from autorubric_cli.report.render_table import render_compact, render_tables
 from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
 
@@ -81,9 +82,10 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
     return rules.with_overrides(**changes)
 
 
-def exit_code(report: dict[str, Any]) -> int:
-    """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8)."""
-    return gate_exit_code(report)
+def exit_code(report: Report) -> int:
+    """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8).
+    The gate reads the report's JSON form (`core.gate`)."""
+    return gate_exit_code(to_json_dict(report))
 
 
 def append_step_summary(markdown: str) -> None:
@@ -121,7 +123,7 @@ def finish(
         experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
     )
     if what_if is None and output is None:  # a what-if or `-o` elsewhere changes nothing in DIR
-        write_atomic(directory / REPORT, orjson.dumps(report, option=orjson.OPT_INDENT_2))
+        write_atomic(directory / REPORT, to_json(report))
     if junit is not None:
         junit.write_text(render_junit(report))
     append_step_summary(render_markdown(report))
@@ -144,9 +146,9 @@ def finish(
     return code
 
 
-def render(report: dict[str, Any], fmt: str, experiment: Any) -> None:
+def render(report: Report, fmt: str, experiment: Any) -> None:
     if fmt == "json":
-        sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(to_json(report).decode() + "\n")
     elif fmt == "markdown":
         sys.stdout.write(render_markdown(report))
     elif fmt == "junit":

@@ -14,9 +14,11 @@ from rich.console import Console
 from rich.table import Table
 
 from autorubric_cli.cli.finish import wide_console
+from autorubric_cli.core.json_model import to_json
 from autorubric_cli.errors import InputError
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 from autorubric_cli.validate.performance import RANKED
+from autorubric_cli.validate.result import CriterionValidation, ValidateResult
 from autorubric_cli.validate.settings import ValidateSettings, split_labels, split_numbers
 from autorubric_cli.validate.simulate_files import (
     HumanElicitation,
@@ -123,7 +125,7 @@ def run_validate(
         overlay=None if labels is None else labels.apply,
     )
     if fmt == "json":
-        sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(to_json(result).decode() + "\n")
     else:
         render_validation(result, wide_console())
     return 0
@@ -137,28 +139,28 @@ def fmt_value(value: Any) -> str:
     return str(value)
 
 
-def marked(criterion: dict[str, Any], judge: str, metric: str) -> str:
+def marked(criterion: CriterionValidation, judge: str, metric: str) -> str:
     """The value, starred and bold when the judge is (tied) best for the metric."""
-    text = fmt_value(criterion["judges"][judge][metric])
-    if judge in criterion["best_tied"].get(metric, []):
+    text = fmt_value(getattr(criterion.judges[judge], metric))  # metric: a column's field name
+    if judge in criterion.best_tied.get(metric, []):
         return f"[bold green]{text} *[/]"
     return text
 
 
-def judge_table(criterion: dict[str, Any], title: str, columns: dict[str, str]) -> Table:
+def judge_table(criterion: CriterionValidation, title: str, columns: dict[str, str]) -> Table:
     table = Table(title=title, title_justify="left")
-    width = max(len(judge) for judge in criterion["judges"])
+    width = max(len(judge) for judge in criterion.judges)
     table.add_column("judge", no_wrap=True, min_width=width)
     table.add_column("items", justify="right")
     for header in columns.values():
         table.add_column(header, justify="right")
-    for judge, block in criterion["judges"].items():
+    for judge, block in criterion.judges.items():
         row = [marked(criterion, judge, metric) for metric in columns]
-        table.add_row(judge, str(block["n_items"]), *row)
+        table.add_row(judge, str(block.n_items), *row)
     return table
 
 
-def rank_table(criterion: dict[str, Any]) -> Table:
+def rank_table(criterion: CriterionValidation) -> Table:
     """Kendall's tau-b between definitions across judges (a lower triangle)."""
     table = Table(
         title="Rank correlation between definitions (Kendall τ-b across judges)",
@@ -169,7 +171,7 @@ def rank_table(criterion: dict[str, Any]) -> Table:
     table.add_column("", no_wrap=True)
     for metric in RANKED[:-1]:
         table.add_column(CODES[metric], justify="right", no_wrap=True, min_width=5)
-    correlations = criterion["rank_correlation"]
+    correlations = criterion.rank_correlation
     for row_index, row in enumerate(RANKED[1:], start=1):
         cells = []
         for col in RANKED[:-1][:row_index]:
@@ -183,51 +185,52 @@ def rank_legend() -> str:
     return "  ".join(f"{CODES[m]}={m}" for m in RANKED)
 
 
-def sweep_table(criterion: dict[str, Any]) -> Table:
-    k, chosen = criterion["beta_pair"]
+def sweep_table(criterion: CriterionValidation) -> Table:
+    assert criterion.beta_pair is not None  # a sweep needs the pair
+    k, chosen = criterion.beta_pair
     title = f"β sweep: β = P({k} in set | chose {chosen}); selected judge and consistency C"
     table = Table(title=title, title_justify="left")
     table.add_column("β", justify="right")
     for metric in SWEEP_PICKS:
         table.add_column(f"best by {CODES[metric]}")
-    judges = list(criterion["judges"])
+    judges = list(criterion.judges)
     for judge in judges:
         table.add_column(f"C {judge}", justify="right")
-    for row in criterion["beta_sweep"]:
-        picks = [str(row["best"][m] or "n/a") for m in SWEEP_PICKS]
-        consistency = [fmt_value(row["decision_consistency"][j]) for j in judges]
-        table.add_row(f"{row['beta']:g}", *picks, *consistency)
+    for row in criterion.beta_sweep:
+        picks = [str(row.best[m] or "n/a") for m in SWEEP_PICKS]
+        consistency = [fmt_value(row.decision_consistency[j]) for j in judges]
+        table.add_row(f"{row.beta:g}", *picks, *consistency)
     return table
 
 
-def header(criterion: dict[str, Any]) -> str:
-    per_item = criterion["ratings_per_item"]
-    model = criterion["fc_model"]
-    model_text = model["kind"] if model["kind"] != "beta" else f"beta={model['beta']:g}"
+def header(criterion: CriterionValidation) -> str:
+    per_item = criterion.ratings_per_item
+    model = criterion.fc_model
+    model_text = model.kind if model.kind != "beta" else f"beta={model.beta:g}"
     return (
-        f"[bold]{criterion['name']}[/] ({criterion['kind']}): {criterion['n_items']} items, "
-        f"human ratings per item min {per_item['min']} mean {per_item['mean']:.1f}; "
-        f"positive = {', '.join(criterion['positive'])}; τ = {criterion['tau']:g}; "
+        f"[bold]{criterion.name}[/] ({criterion.kind}): {criterion.n_items} items, "
+        f"human ratings per item min {per_item.min} mean {per_item.mean:.1f}; "
+        f"positive = {', '.join(criterion.positive)}; τ = {criterion.tau:g}; "
         f"forced-choice → response-set model: {model_text}"
     )
 
 
-def render_validation(result: dict[str, Any], console: Console) -> None:
-    if result.get("simulated"):
+def render_validation(result: ValidateResult, console: Console) -> None:
+    if result.simulated:
         console.print("[yellow]Judge ratings come from SIMULATED judges.[/]")
-    for criterion in result["criteria"]:
+    for criterion in result.criteria:
         console.print(header(criterion))
         console.print(judge_table(criterion, "Forced-choice definitions", FC_COLUMNS))
         console.print(judge_table(criterion, "Response-set definitions", RS_COLUMNS))
         console.print(judge_table(criterion, "Downstream decisions", DOWNSTREAM_COLUMNS))
         console.print(rank_table(criterion))
         console.print(rank_legend(), highlight=False)
-        if criterion["beta_sweep"]:
+        if criterion.beta_sweep:
             console.print(sweep_table(criterion))
     console.print(
         "* best judge for the definition (lower is better for KL, CE, JSD, BCE, MSE; B closer to 0)"
     )
-    for warning in result["warnings"]:
+    for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
 
 

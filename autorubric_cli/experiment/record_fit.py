@@ -8,58 +8,85 @@ treat it like an unreadable line: reported as a warning and left out, never a cr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion
 
+VOTE_INDEX = "vote option index out of range"
+
+
+@dataclass(frozen=True)
+class RecordFit:
+    """The rubric's criteria prepared once, to check many records against them."""
+
+    criteria: tuple[Criterion, ...]
+    names: list[str]
+    counts: tuple[int, ...]  # options per criterion (0 for binary)
+    allowed: tuple[frozenset[str], ...]  # the labels ground truth and human ratings may use
+
+    @classmethod
+    def of(cls, criteria: Sequence[Criterion]) -> RecordFit:
+        verdicts = frozenset(v.value for v in CriterionVerdict)
+        return cls(
+            criteria=tuple(criteria),
+            names=[c.name for c in criteria],
+            counts=tuple(len(c.options or []) for c in criteria),
+            allowed=tuple(
+                verdicts if c.options is None else frozenset(o.label for o in c.options)
+                for c in criteria
+            ),
+        )
+
+    def misfit(self, record: ItemRecord) -> str | None:
+        """Why the record does not fit the criteria, or None when it does."""
+        if [c.name for c in record.criteria] != self.names:
+            return "its criteria differ from the rubric's"
+        labelled = bool(record.ground_truth or record.human_ratings)
+        for name, count, allowed, outcome in zip(
+            self.names, self.counts, self.allowed, record.criteria, strict=True
+        ):
+            reason = _criterion_misfit(count, outcome)
+            if reason is None and labelled:
+                reason = _labels_misfit(name, allowed, record)
+            if reason is not None:
+                return f"criterion {name!r}: {reason}"
+        return None
+
 
 def misfit(record: ItemRecord, criteria: Sequence[Criterion]) -> str | None:
     """Why the record does not fit the criteria, or None when it does."""
-    names = [c.name for c in record.criteria]
-    if names != [c.name for c in criteria]:
-        return "its criteria differ from the rubric's"
-    for criterion, outcome in zip(criteria, record.criteria, strict=True):
-        reason = _criterion_misfit(criterion, outcome) or _labels_misfit(criterion, record)
-        if reason is not None:
-            return f"criterion {criterion.name!r}: {reason}"
-    return None
+    return RecordFit.of(criteria).misfit(record)
 
 
-def _labels_misfit(criterion: Criterion, record: ItemRecord) -> str | None:
+def _labels_misfit(name: str, allowed: frozenset[str], record: ItemRecord) -> str | None:
     """Recorded ground truth and human ratings use the criterion's labels."""
-    allowed = (
-        {v.value for v in CriterionVerdict}
-        if criterion.options is None
-        else {o.label for o in criterion.options}
-    )
     labels: list[str] = []
-    truth = record.ground_truth.get(criterion.name)
+    truth = record.ground_truth.get(name)
     if truth is not None:
         labels.append(truth)
-    for entry in record.human_ratings.get(criterion.name, []):
+    for entry in record.human_ratings.get(name, []):
         labels.extend([entry] if isinstance(entry, str) else entry)
     if any(label not in allowed for label in labels):
         return "a recorded label is not one of the criterion's"
     return None
 
 
-def _criterion_misfit(criterion: Criterion, outcome: CriterionRecord) -> str | None:
-    count = len(criterion.options or [])
+def _criterion_misfit(count: int, outcome: CriterionRecord) -> str | None:
     if outcome.option is not None and not 0 <= outcome.option.index < count:
         return "option index out of range"
     for vote in outcome.votes:
-        reason = _vote_misfit(vote, count)
-        if reason is not None:
-            return reason
+        if _vote_misfit(vote, count):
+            return VOTE_INDEX
     return None
 
 
-def _vote_misfit(vote: Vote, count: int) -> str | None:
-    indices = [
-        *([] if vote.option_index is None else [vote.option_index]),
-        *(vote.shuffle_order or []),
-        *(vote.option_set or []),
-    ]
-    if any(not 0 <= i < count for i in indices):
-        return "vote option index out of range"
-    return None
+def _vote_misfit(vote: Vote, count: int) -> bool:
+    """Whether an option index the vote names (answer, shuffle, set) is out of range."""
+    index = vote.option_index
+    if index is not None and not 0 <= index < count:
+        return True
+    for indices in (vote.shuffle_order, vote.option_set):
+        if indices and (min(indices) < 0 or max(indices) >= count):
+            return True
+    return False

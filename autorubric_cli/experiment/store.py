@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError, StorageError, writing
-from autorubric_cli.experiment.record_fit import misfit
+from autorubric_cli.experiment.record_fit import RecordFit
 
 FSYNC_INTERVAL_S = 1.0
 
@@ -163,6 +163,7 @@ def iter_records_at(
     if not numbers:
         return
     last = max(numbers)
+    fit = None if criteria is None else RecordFit.of(criteria)
     with open_records(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number in numbers:
@@ -170,7 +171,7 @@ def iter_records_at(
                     record = ItemRecord.model_validate(orjson.loads(raw))
                 except (ValidationError, orjson.JSONDecodeError):
                     record = None
-                if record is None or (criteria is not None and misfit(record, criteria)):
+                if record is None or (fit is not None and fit.misfit(record)):
                     issues.bad_lines.append(number)
                 else:
                     yield record

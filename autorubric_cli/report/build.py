@@ -9,6 +9,7 @@ import numpy as np
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
+from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
@@ -24,6 +25,18 @@ from autorubric_cli.report.fold import (
 )
 from autorubric_cli.report.labels_section import human_labels_section
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
+from autorubric_cli.report.models import (
+    AgreementSection,
+    CriterionSummary,
+    ErroredItem,
+    GateResult,
+    GroundTruthSection,
+    HumanLabelsSection,
+    ItemCounts,
+    JudgeSummary,
+    Report,
+    WhatIf,
+)
 from autorubric_cli.report.parallel import fold_experiment
 from autorubric_cli.report.summary import score_summary
 
@@ -36,13 +49,15 @@ def build_report(
     ca_mode: str = "exclude",
     ground_truth: str = MAJORITY,
 ) -> dict[str, Any]:
-    return build_report_and_fold(
+    """The report's JSON form (SPEC §6), as `report --format json` prints it."""
+    report, _ = build_report_and_fold(
         experiment,
         extra_checks=extra_checks,
         what_if=what_if,
         ca_mode=ca_mode,
         ground_truth=ground_truth,
-    )[0]
+    )
+    return to_json_dict(report)
 
 
 def build_report_and_fold(
@@ -52,8 +67,8 @@ def build_report_and_fold(
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
     ground_truth: str = MAJORITY,
-) -> tuple[dict[str, Any], ReportFold]:
-    """The report and the fold it came from (the HTML report plots its per-item arrays)."""
+) -> tuple[Report, ReportFold]:
+    """The typed report and the fold it came from (the HTML report plots its arrays)."""
     rules = experiment.rules
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
@@ -63,54 +78,58 @@ def build_report_and_fold(
     fold.put_in_dataset_order()
     seed = experiment.manifest.seed
     labels = fold.labels()
-    report: dict[str, Any] = {
-        "experiment": experiment.manifest.name,
-        "status": experiment.manifest.status,
-        "error": experiment.manifest.error,  # why a `failed` run stopped
-        "shard": None if experiment.manifest.shard is None else experiment.manifest.shard.label,
-        "simulated": fold.simulated,
-        "items": {
-            "total": experiment.manifest.items_total,
-            "completed": fold.recorded,
-            "errored": fold.errored,
-            "pending": max(experiment.manifest.items_total - fold.recorded, 0),
-        },
-        "score": score_summary(defined(np.frombuffer(fold.item_scores)), seed),
-        "criteria": [criterion_summary(t, fold.recorded) for t in fold.criteria],
-        "judges": [judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
-        "agreement": agreement_section(labels),
-        "ground_truth": ground_truth_section(
-            labels,
-            np.frombuffer(fold.truth_scores),
-            {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
-            ca_mode=ca_mode,
-            seed=seed,
+    truth = ground_truth_section(
+        labels,
+        np.frombuffer(fold.truth_scores),
+        {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
+        ca_mode=ca_mode,
+        seed=seed,
+    )
+    total = experiment.manifest.items_total
+    report = Report(
+        experiment=experiment.manifest.name,
+        status=experiment.manifest.status,
+        error=experiment.manifest.error,  # why a `failed` run stopped
+        shard=None if experiment.manifest.shard is None else experiment.manifest.shard.label,
+        simulated=fold.simulated,
+        items=ItemCounts(
+            total=total,
+            completed=fold.recorded,
+            errored=fold.errored,
+            pending=max(total - fold.recorded, 0),
         ),
-        "human_labels": None
+        score=score_summary(defined(np.frombuffer(fold.item_scores)), seed),
+        criteria=[criterion_summary(t, fold.recorded) for t in fold.criteria],
+        judges=[judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
+        agreement=AgreementSection.model_validate(agreement_section(labels)),
+        ground_truth=None if truth is None else GroundTruthSection.model_validate(truth),
+        human_labels=None
         if overlay is None
-        else human_labels_section(
-            overlay,
-            list(rules.criteria),
-            fold.labels(human_only=True),
-            ca_mode=ca_mode,
-            seed=seed,
+        else HumanLabelsSection.model_validate(
+            human_labels_section(
+                overlay,
+                list(rules.criteria),
+                fold.labels(human_only=True),
+                ca_mode=ca_mode,
+                seed=seed,
+            )
         ),
-        "usage": fold.usage,
-        "cost": exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
-        "usage_saved": fold.usage_saved,
-        "cost_saved": exact_sum(fold.costs_saved),
-        "retries": sum(j.retries for j in fold.judges.values()),
-        "error_votes": sum(j.errors for j in fold.judges.values()),
-        "errored_items": [{"id": i, "error": e} for i, e in fold.errored_items],
-        "warnings": issues.warnings(path),
-    }
-    if what_if is not None:
-        report["what_if"] = {
-            "score": score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)
-        }
+        usage=fold.usage,
+        cost=exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
+        usage_saved=fold.usage_saved,
+        cost_saved=exact_sum(fold.costs_saved),
+        retries=sum(j.retries for j in fold.judges.values()),
+        error_votes=sum(j.errors for j in fold.judges.values()),
+        errored_items=[ErroredItem(id=i, error=e) for i, e in fold.errored_items],
+        warnings=issues.warnings(path),
+        what_if=None
+        if what_if is None
+        else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
+    )
     checks = [*experiment.rubric.gate, *(extra_checks or [])]
-    report["gate"] = evaluate_gate(report, checks)
-    return report, fold
+    gate = evaluate_gate(to_json_dict(report), checks)
+    gated = report.model_copy(update={"gate": None if gate is None else GateResult(**gate)})
+    return gated, fold
 
 
 def defined(values: np.ndarray) -> np.ndarray:
@@ -121,20 +140,20 @@ def _judge_score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
     return {j: np.frombuffer(a) for j, a in fold.judge_scores.items()}
 
 
-def criterion_summary(tally: CriterionTally, recorded: int) -> dict[str, Any]:
+def criterion_summary(tally: CriterionTally, recorded: int) -> CriterionSummary:
     criterion = tally.criterion
     valued = len(tally.values)
     met_rate = tally.met / valued if valued and criterion.options is None else None
-    return {
-        "name": criterion.name,
-        "kind": criterion.kind,
-        "weight": criterion.weight,
-        "met_rate": met_rate,
-        "mean_value": exact_mean(tally.values),
-        "cannot_assess_rate": tally.abstained / recorded if recorded else None,
-        "distribution": in_option_order(tally.distribution, criterion),
-        "agreement": exact_mean(tally.agreements),
-    }
+    return CriterionSummary(
+        name=criterion.name,
+        kind=criterion.kind,
+        weight=criterion.weight,
+        met_rate=met_rate,
+        mean_value=exact_mean(tally.values),
+        cannot_assess_rate=tally.abstained / recorded if recorded else None,
+        distribution=in_option_order(tally.distribution, criterion),
+        agreement=exact_mean(tally.agreements),
+    )
 
 
 def in_option_order(counts: dict[str, int], criterion: Criterion) -> dict[str, int]:
@@ -149,21 +168,21 @@ def in_option_order(counts: dict[str, int], criterion: Criterion) -> dict[str, i
 
 def judge_summary(
     judge_id: str, tally: JudgeTally, fold: ReportFold, experiment: Experiment
-) -> dict[str, Any]:
+) -> JudgeSummary:
     spec = next(j for j in experiment.rubric.grader.judges if j.judge_id == judge_id)
-    return {
-        "id": judge_id,
-        "model": spec.model,
-        "weight": spec.weight,
-        "simulated": spec.model.startswith("simulated/"),
-        "mean_score": exact_mean(fold.judge_scores[judge_id]),
-        "votes": tally.votes,
-        "errors": tally.errors,
-        "retries": tally.retries,
-        "usage": tally.usage,
-        "cost": exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
-        "cached": tally.cached,
-        "usage_saved": tally.usage_saved,
-        "cost_saved": exact_sum(tally.costs_saved) if tally.cached else 0.0,
-        "prompt_cache_saved": exact_sum(tally.prompt_cache_saved),
-    }
+    return JudgeSummary(
+        id=judge_id,
+        model=spec.model,
+        weight=spec.weight,
+        simulated=spec.model.startswith("simulated/"),
+        mean_score=exact_mean(fold.judge_scores[judge_id]),
+        votes=tally.votes,
+        errors=tally.errors,
+        retries=tally.retries,
+        usage=tally.usage,
+        cost=exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
+        cached=tally.cached,
+        usage_saved=tally.usage_saved,
+        cost_saved=exact_sum(tally.costs_saved) if tally.cached else 0.0,
+        prompt_cache_saved=exact_sum(tally.prompt_cache_saved),
+    )

@@ -17,10 +17,11 @@ import numpy as np
 
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.gate import evaluate_check
+from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.metrics.codes import CA_MODES
-from autorubric_cli.metrics.figures import Undefined, put_figure
+from autorubric_cli.metrics.figures import Undefined
 from autorubric_cli.metrics.paired import (
     NO_PAIRS,
     bootstrap_mean_ci,
@@ -28,9 +29,23 @@ from autorubric_cli.metrics.paired import (
     sign_test_p,
     wilcoxon_p,
 )
-from autorubric_cli.report.compare_criteria import criteria_block
+from autorubric_cli.report.compare_criteria import criteria_block, figure
 from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
+from autorubric_cli.report.models import GateCheckResult
+from autorubric_cli.report.models_compare import (
+    CompareCheck,
+    CompareGate,
+    CompareResult,
+    CompareSide,
+    ErroredCounts,
+    Flip,
+    JudgeComparison,
+    MovedItem,
+    PairCounts,
+    RegressionCheck,
+    ScoreComparison,
+)
 
 TOP_MOVED = 10
 
@@ -62,6 +77,11 @@ def check_options(options: CompareOptions) -> None:
 
 
 def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) -> dict[str, Any]:
+    """The comparison's JSON form, as `compare --format json` prints it."""
+    return to_json_dict(compare_result(base_dir, new_dir, options))
+
+
+def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> CompareResult:
     """The SPEC §12 comparison of two experiment directories, from items.jsonl alone."""
     check_options(options)
     base, new = read_sides(base_dir, new_dir)
@@ -87,30 +107,30 @@ def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) 
         name: (np.frombuffer(new.codes[name], dtype=np.int8)[pairs.new_rows].astype(np.int64))
         for name in new.codes
     }
-    result: dict[str, Any] = {
-        "base": {"experiment": base.name, "path": str(base_dir)},
-        "new": {"experiment": new.name, "path": str(new_dir)},
-        "warnings": warnings,
-        "items": items,
-        "errored": errored,
-        "score": score_block(b_scores, n_scores, diffs, seed),
-        "criteria": criteria_block(
+    score = score_block(b_scores, n_scores, diffs, seed)
+    return CompareResult(
+        base=CompareSide(experiment=base.name, path=str(base_dir)),
+        new=CompareSide(experiment=new.name, path=str(new_dir)),
+        warnings=warnings,
+        items=items,
+        errored=ErroredCounts(base=errored["base"], new=errored["new"]),
+        score=score,
+        criteria=criteria_block(
             {c.name: c for c in base.criteria},
             {c.name: c for c in new.criteria},
             codes,
             new_codes,
             options.ca_mode,
         ),
-        "judges": judges_block(base, new, pairs),
-        "moved": moved_items(pairs, diffs, b_scores, n_scores, codes, new_codes, base, options.top),
-        "ca_mode": options.ca_mode,
-        "seed": seed,
-    }
-    result["gate"] = gate_block(result, options)
-    return result
+        judges=judges_block(base, new, pairs),
+        moved=moved_items(pairs, diffs, b_scores, n_scores, codes, new_codes, base, options.top),
+        ca_mode=options.ca_mode,
+        seed=seed,
+        gate=gate_block(score, options),
+    )
 
 
-def pair_items(base: Side, new: Side) -> tuple[Pairs, dict[str, Any], list[str]]:
+def pair_items(base: Side, new: Side) -> tuple[Pairs, PairCounts, list[str]]:
     """Usable pairs in BASE's dataset order, the item counts and the warnings they call for."""
     common = base.rows.keys() & new.rows.keys()
     only_base = base.rows.keys() - common
@@ -126,13 +146,13 @@ def pair_items(base: Side, new: Side) -> tuple[Pairs, dict[str, Any], list[str]]
         np.array([base.rows[i] for i in ids], dtype=np.int64),
         np.array([new.rows[i] for i in ids], dtype=np.int64),
     )
-    items = {
-        "paired": len(ids),
-        "only_base": len(only_base),
-        "only_new": len(only_new),
-        "excluded": len(excluded),
-        "excluded_errored": len(errored),
-    }
+    items = PairCounts(
+        paired=len(ids),
+        only_base=len(only_base),
+        only_new=len(only_new),
+        excluded=len(excluded),
+        excluded_errored=len(errored),
+    )
     warnings = []
     if only_base:
         warnings.append(f"{len(only_base)} item(s) only in BASE: {named(only_base)}")
@@ -148,53 +168,73 @@ def pair_items(base: Side, new: Side) -> tuple[Pairs, dict[str, Any], list[str]]
     return pairs, items, warnings
 
 
-def score_block(base: np.ndarray, new: np.ndarray, diffs: np.ndarray, seed: int) -> dict[str, Any]:
+def score_block(base: np.ndarray, new: np.ndarray, diffs: np.ndarray, seed: int) -> ScoreComparison:
     undefined: dict[str, str] = {}
     n = diffs.size
-    block: dict[str, Any] = {}
-    for key, values in (("base_mean", base), ("new_mean", new), ("diff", diffs)):
-        put_figure(block, key, float(values.mean()) if n else Undefined(NO_PAIRS), undefined)
+    means = [
+        figure(float(values.mean()) if n else Undefined(NO_PAIRS), key, undefined)
+        for key, values in (("base_mean", base), ("new_mean", new), ("diff", diffs))
+    ]
     interval = bootstrap_mean_ci(diffs, seed)
+    ci95 = None
     if isinstance(interval, Undefined):
-        block["ci95"] = None
         undefined["ci95"] = interval.reason
     else:
-        block["ci95"] = list(interval)
-    put_figure(block, "p_value", wilcoxon_p(diffs), undefined)
+        ci95 = list(interval)
+    p_value = figure(wilcoxon_p(diffs), "p_value", undefined)
     improved, regressed = int((diffs > 0).sum()), int((diffs < 0).sum())
-    put_figure(block, "p_value_sign", sign_test_p(improved, regressed), undefined)
+    p_value_sign = figure(sign_test_p(improved, regressed), "p_value_sign", undefined)
     if n == 0:
         undefined["p_value_sign"] = NO_PAIRS
-    block |= {"improved": improved, "regressed": regressed, "unchanged": n - improved - regressed}
-    block["n"] = n
-    block["undefined"] = undefined
-    return block
+    return ScoreComparison(
+        base_mean=means[0],
+        new_mean=means[1],
+        diff=means[2],
+        ci95=ci95,
+        p_value=p_value,
+        p_value_sign=p_value_sign,
+        improved=improved,
+        regressed=regressed,
+        unchanged=n - improved - regressed,
+        n=n,
+        undefined=undefined,
+    )
 
 
-def judges_block(base: Side, new: Side, pairs: Pairs) -> list[dict[str, Any]]:
+def judges_block(base: Side, new: Side, pairs: Pairs) -> list[JudgeComparison]:
     """Mean judge score over the paired items where the judge scored on both sides."""
     out = []
     for judge in [*base.judge_ids, *(j for j in new.judge_ids if j not in base.judge_ids)]:
         b = judge_column(base, judge, pairs.base_rows)
         n = judge_column(new, judge, pairs.new_rows)
-        entry: dict[str, Any] = {"id": judge}
         if b is None or n is None:
             only = b if n is None else n
             assert only is not None
             defined = only[~np.isnan(only)]
             mean = float(defined.mean()) if defined.size else None
             side = "base" if n is None else "new"
-            entry |= {"base_mean": None, "new_mean": None, "diff": None, "n": 0, "only": side}
-            entry[f"{side}_mean"] = mean
-            out.append(entry)
+            out.append(
+                JudgeComparison(
+                    id=judge,
+                    base_mean=mean if side == "base" else None,
+                    new_mean=mean if side == "new" else None,
+                    diff=None,
+                    n=0,
+                    only=side,
+                )
+            )
             continue
         both = ~(np.isnan(b) | np.isnan(n))
         count = int(both.sum())
-        entry["base_mean"] = float(b[both].mean()) if count else None
-        entry["new_mean"] = float(n[both].mean()) if count else None
-        entry["diff"] = float(differences(b[both], n[both]).mean()) if count else None
-        entry["n"] = count
-        out.append(entry)
+        out.append(
+            JudgeComparison(
+                id=judge,
+                base_mean=float(b[both].mean()) if count else None,
+                new_mean=float(n[both].mean()) if count else None,
+                diff=float(differences(b[both], n[both]).mean()) if count else None,
+                n=count,
+            )
+        )
     return out
 
 
@@ -212,7 +252,7 @@ def moved_items(
     new_codes: dict[str, np.ndarray],
     base: Side,
     top: int,
-) -> list[dict[str, Any]]:
+) -> list[MovedItem]:
     """The `top` pairs with the largest |score change|, then the most criterion flips."""
     shared = [c for c in base.criteria if c.name in new_codes]
     flips = np.zeros(diffs.size, dtype=np.int64)
@@ -223,22 +263,22 @@ def moved_items(
     out = []
     for k in order:
         changes = [
-            {
-                "criterion": c.name,
-                "base": code_label(c, int(base_codes[c.name][k])),
-                "new": code_label(c, int(new_codes[c.name][k])),
-            }
+            Flip(
+                criterion=c.name,
+                base=code_label(c, int(base_codes[c.name][k])),
+                new=code_label(c, int(new_codes[c.name][k])),
+            )
             for c in shared
             if base_codes[c.name][k] != new_codes[c.name][k]
         ]
         out.append(
-            {
-                "id": pairs.ids[k],
-                "base": float(base_scores[k]),
-                "new": float(new_scores[k]),
-                "diff": float(diffs[k]),
-                "flips": changes,
-            }
+            MovedItem(
+                id=pairs.ids[k],
+                base=float(base_scores[k]),
+                new=float(new_scores[k]),
+                diff=float(diffs[k]),
+                flips=changes,
+            )
         )
     return out
 
@@ -251,39 +291,53 @@ def code_label(criterion: Any, code: int) -> str:
     return str(criterion.options[code].label)
 
 
-def gate_block(result: dict[str, Any], options: CompareOptions) -> dict[str, Any] | None:
-    checks = []
+def gate_block(score: ScoreComparison, options: CompareOptions) -> CompareGate | None:
+    """The `--max-drop` check reads the metric path `score.diff` of the JSON form, as the
+    report's gate does (`core.gate`)."""
+    checks: list[CompareCheck] = []
     if options.max_drop is not None:
-        checks.append(evaluate_check(result, GateCheck(metric="score.diff", min=-options.max_drop)))
+        drop = GateCheck(metric="score.diff", min=-options.max_drop)
+        result = evaluate_check({"score": to_json_dict(score)}, drop)
+        checks.append(GateCheckResult.model_validate(result))
     if options.fail_on_regression:
-        checks.append(regression_check(result["score"], options.alpha))
+        checks.append(regression_check(score, options.alpha))
     if not checks:
         return None
-    return {"passed": all(c["passed"] for c in checks), "checks": checks}
+    return CompareGate(passed=all(c.passed for c in checks), checks=checks)
 
 
-def regression_check(score: dict[str, Any], alpha: float) -> dict[str, Any]:
+def regression_check(score: ScoreComparison, alpha: float) -> RegressionCheck:
     """Fails when NEW is worse (diff < 0) and the Wilcoxon p-value is below alpha."""
-    diff, p = score["diff"], score["p_value"]
-    check: dict[str, Any] = {"metric": "score.regression", "alpha": alpha, "diff": diff}
+    diff, p = score.diff, score.p_value
+    metric = "score.regression"
     if diff is None:
-        return check | {"value": None, "passed": False, "reason": "no paired items"}
+        reason = "no paired items"
+        return RegressionCheck(
+            metric=metric, alpha=alpha, diff=diff, value=None, passed=False, reason=reason
+        )
     if p is None:
-        reason = score["undefined"].get("p_value", "p-value undefined")
-        return check | {"value": None, "passed": True, "reason": f"not significant: {reason}"}
-    return check | {"value": p, "passed": not (diff < 0 and p < alpha)}
+        reason = f"not significant: {score.undefined.get('p_value', 'p-value undefined')}"
+        return RegressionCheck(
+            metric=metric, alpha=alpha, diff=diff, value=None, passed=True, reason=reason
+        )
+    passed = not (diff < 0 and p < alpha)
+    return RegressionCheck(metric=metric, alpha=alpha, diff=diff, value=p, passed=passed)
 
 
 def exit_code(result: dict[str, Any]) -> int:
+    """`compare_exit_code` of a comparison's JSON form."""
+    return compare_exit_code(CompareResult.model_validate(result))
+
+
+def compare_exit_code(result: CompareResult) -> int:
     """SPEC §8/§12: 1 when a gate check failed on a defined value; else 3 when NEW (the run
     under test) has errored items, or a failed check is undefined while errored items were left
     out; else 1 when a check failed; else 0. BASE's errored items alone are a warning."""
-    gate = result["gate"]
-    failed = [] if gate is None else [c for c in gate["checks"] if not c["passed"]]
-    if any(c["value"] is not None for c in failed):
+    failed = [] if result.gate is None else [c for c in result.gate.checks if not c.passed]
+    if any(c.value is not None for c in failed):
         return 1
-    if result["errored"]["new"]:
+    if result.errored.new:
         return 3
-    if failed and result["items"]["excluded_errored"]:
+    if failed and result.items.excluded_errored:
         return 3
     return 1 if failed else 0

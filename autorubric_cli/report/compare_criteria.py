@@ -9,13 +9,11 @@ share with different options) is listed with null figures and the reason.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.metrics.codes import ClassPairs, Scale, build_scale, compared_pairs
-from autorubric_cli.metrics.figures import Figure, Undefined, put_figure
+from autorubric_cli.metrics.figures import Figure, Undefined
 from autorubric_cli.metrics.paired import (
     differences,
     holm,
@@ -25,6 +23,11 @@ from autorubric_cli.metrics.paired import (
     wilcoxon_p,
 )
 from autorubric_cli.report.fold import option_labels, option_values
+from autorubric_cli.report.models_compare import (
+    CriterionComparison,
+    Distributions,
+    UncomparedCriterion,
+)
 
 TESTS = {"binary": "mcnemar_exact", "ordinal": "wilcoxon", "nominal": "stuart_maxwell"}
 NONE_ASSESSED = "no paired item is assessed on both sides (CANNOT_ASSESS/NA under --ca-mode {})"
@@ -34,27 +37,31 @@ def shape(criterion: Criterion) -> tuple[str, list[str], list[float | None]]:
     return criterion.kind, option_labels(criterion), option_values(criterion)
 
 
+Entry = CriterionComparison | UncomparedCriterion
+
+
 def criteria_block(
     base: dict[str, Criterion],
     new: dict[str, Criterion],
     base_codes: dict[str, np.ndarray],
     new_codes: dict[str, np.ndarray],
     ca_mode: str,
-) -> list[dict[str, Any]]:
+) -> list[Entry]:
     """Every criterion of either side, BASE's order first; `p_adjusted` by Holm."""
     names = [*base, *(n for n in new if n not in base)]
-    entries: list[dict[str, Any]] = []
+    entries: list[Entry] = []
     p_values: list[Figure] = []
     for name in names:
+        entry: Entry
+        p: Figure
         if name not in new or name not in base:
             side = "BASE" if name in base else "NEW"
             criterion = base.get(name) or new[name]
-            entry = empty_entry(criterion, f"the criterion is only in {side}")
-            entry["only"] = side.lower()
-            p: Figure = Undefined(entry["undefined"]["p_value"])
+            reason = f"the criterion is only in {side}"
+            entry, p = empty_entry(criterion, reason, only=side.lower()), Undefined(reason)
         elif shape(base[name]) != shape(new[name]):
-            entry = empty_entry(base[name], "the criterion's kind or options differ")
-            p = Undefined(entry["undefined"]["p_value"])
+            reason = "the criterion's kind or options differ"
+            entry, p = empty_entry(base[name], reason), Undefined(reason)
         else:
             criterion = base[name]
             kind, labels, values = shape(criterion)
@@ -63,85 +70,104 @@ def criteria_block(
             entry, p = compare_criterion(criterion, scale, pairs, ca_mode)
         entries.append(entry)
         p_values.append(p)
-    for entry, adjusted in zip(entries, holm(p_values), strict=True):
-        put_figure(entry, "p_adjusted", adjusted, entry["undefined"])
-    return entries
+    return [with_adjusted(e, a) for e, a in zip(entries, holm(p_values), strict=True)]
 
 
-def empty_entry(criterion: Criterion, reason: str) -> dict[str, Any]:
+def with_adjusted(entry: Entry, adjusted: Figure) -> Entry:
+    """The entry with its Holm-adjusted p-value (or the reason there is none)."""
+    if isinstance(adjusted, Undefined):
+        undefined = entry.undefined | {"p_adjusted": adjusted.reason}
+        return entry.model_copy(update={"p_adjusted": None, "undefined": undefined})
+    return entry.model_copy(update={"p_adjusted": float(adjusted)})
+
+
+def empty_entry(
+    criterion: Criterion, reason: str, *, test: str | None = None, only: str | None = None
+) -> UncomparedCriterion:
     keys = ("base", "new", "diff", "p_value")
-    return {
-        "name": criterion.name,
-        "kind": criterion.kind,
-        "weight": criterion.weight,
-        **dict.fromkeys(keys),
-        "test": None,
-        "n": 0,
-        "transitions": {},
-        "undefined": dict.fromkeys(keys, reason),
-    }
+    return UncomparedCriterion(
+        name=criterion.name,
+        kind=criterion.kind,
+        weight=criterion.weight,
+        test=test,
+        n=0,
+        undefined=dict.fromkeys(keys, reason),
+        only=only,
+    )
+
+
+def figure(value: Figure, key: str, undefined: dict[str, str]) -> float | None:
+    """The figure as a JSON number, or None with its reason put under `key`."""
+    if isinstance(value, Undefined):
+        undefined[key] = value.reason
+        return None
+    return float(value)
 
 
 def compare_criterion(
     criterion: Criterion, scale: Scale, pairs: ClassPairs, ca_mode: str
-) -> tuple[dict[str, Any], Figure]:
+) -> tuple[Entry, Figure]:
     if pairs.n == 0:
         reason = NONE_ASSESSED.format(ca_mode)
-        return empty_entry(criterion, reason) | {"test": TESTS[criterion.kind]}, Undefined(reason)
+        return empty_entry(criterion, reason, test=TESTS[criterion.kind]), Undefined(reason)
     undefined: dict[str, str] = {}
-    entry: dict[str, Any] = {
-        "name": criterion.name,
-        "kind": criterion.kind,
-        "weight": criterion.weight,
-        "test": TESTS[criterion.kind],
-        "n": pairs.n,
-    }
     table = square_table(pairs.truth, pairs.pred, scale.n_classes)
+    n_valued = None
     if criterion.kind == "binary":
-        p = binary_figures(entry, table, scale)
+        means, p = binary_figures(table, scale)
     elif criterion.kind == "ordinal":
-        p = ordinal_figures(entry, pairs, scale, undefined)
+        n_valued, means, p = ordinal_figures(pairs, scale)
     else:
-        for key in ("base", "new", "diff"):
-            put_figure(entry, key, Undefined("a nominal criterion has no mean"), undefined)
-        p = stuart_maxwell_p(table)
-    put_figure(entry, "p_value", p, undefined)
-    entry["transitions"] = transitions(table, scale, criterion.kind == "binary")
-    entry["distribution"] = {
-        "base": dict(zip(scale.labels, map(int, table.sum(axis=1)), strict=True)),
-        "new": dict(zip(scale.labels, map(int, table.sum(axis=0)), strict=True)),
-    }
-    entry["undefined"] = undefined
+        none = Undefined("a nominal criterion has no mean")
+        means, p = (none, none, none), stuart_maxwell_p(table)
+    base, new, diff = (figure(v, k, undefined) for k, v in zip(MEANS, means, strict=True))
+    entry = CriterionComparison(
+        name=criterion.name,
+        kind=criterion.kind,
+        weight=criterion.weight,
+        test=TESTS[criterion.kind],
+        n=pairs.n,
+        n_valued=n_valued,
+        base=base,
+        new=new,
+        diff=diff,
+        p_value=figure(p, "p_value", undefined),
+        transitions=transitions(table, scale, criterion.kind == "binary"),
+        distribution=Distributions(
+            base=dict(zip(scale.labels, map(int, table.sum(axis=1)), strict=True)),
+            new=dict(zip(scale.labels, map(int, table.sum(axis=0)), strict=True)),
+        ),
+        undefined=undefined,
+    )
     return entry, p
 
 
-def binary_figures(entry: dict[str, Any], table: np.ndarray, scale: Scale) -> Figure:
+MEANS = ("base", "new", "diff")
+Means = tuple[Figure, Figure, Figure]
+
+
+def binary_figures(table: np.ndarray, scale: Scale) -> tuple[Means, Figure]:
+    """MET rates of BASE and NEW, their difference, and McNemar's exact p-value."""
     met = scale.labels.index("MET")
     n = int(table.sum())
     base_met, new_met = int(table[met, :].sum()), int(table[:, met].sum())
     both = int(table[met, met])
-    entry["base"], entry["new"] = base_met / n, new_met / n
-    entry["diff"] = (new_met - base_met) / n
-    return mcnemar_exact_p(new_met - both, base_met - both)
+    means = (base_met / n, new_met / n, (new_met - base_met) / n)
+    return means, mcnemar_exact_p(new_met - both, base_met - both)
 
 
-def ordinal_figures(
-    entry: dict[str, Any], pairs: ClassPairs, scale: Scale, undefined: dict[str, str]
-) -> Figure:
+def ordinal_figures(pairs: ClassPairs, scale: Scale) -> tuple[int, Means, Figure]:
+    """(pairs valued on both sides, mean option values and their difference, Wilcoxon p)."""
     values = np.array([np.nan if v is None else v for v in scale.values])
     base, new = values[pairs.truth], values[pairs.pred]
     valued = ~(np.isnan(base) | np.isnan(new))
     diffs = differences(base[valued], new[valued])
-    entry["n_valued"] = int(valued.sum())
+    n_valued = int(valued.sum())
     if not valued.any():
         none = Undefined("no pair has an option value on both sides")
-        for key in ("base", "new", "diff"):
-            put_figure(entry, key, none, undefined)
-        return none
-    entry["base"] = float(base[valued].mean())
-    entry["new"] = float(new[valued].mean())
-    entry["diff"] = float(diffs.mean())
-    return wilcoxon_p(diffs)
+        return n_valued, (none, none, none), none
+    means = (float(base[valued].mean()), float(new[valued].mean()), float(diffs.mean()))
+    return n_valued, means, wilcoxon_p(diffs)
 
 
 def transitions(table: np.ndarray, scale: Scale, binary: bool) -> dict[str, int]:

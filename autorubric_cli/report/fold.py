@@ -30,6 +30,7 @@ from autorubric_cli.metrics import ABSTAIN, MISSING
 from autorubric_cli.report.metrics_section import CriterionLabels
 
 CA = CriterionVerdict.CANNOT_ASSESS.value
+MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET  # enum member lookups cost per vote
 
 
 def exact_sum(values: array) -> float | None:
@@ -75,7 +76,9 @@ class JudgeTally:
             self.errors += vote.error is not None
             self.retries += vote.attempts - 1
             self.cached += vote.cached
-            add_counts(self.usage_saved if vote.cached else self.usage, vote.usage)
+            usage = self.usage_saved if vote.cached else self.usage
+            for key, count in vote.usage.items():  # add_counts, inlined: once per vote
+                usage[key] = usage.get(key, 0) + count
             if vote.cost is not None:
                 (self.costs_saved if vote.cached else self.costs).append(vote.cost)
             if vote.prompt_cache_saved is not None and not vote.cached:
@@ -155,7 +158,7 @@ class ReportFold:
             tally.abstained += 1
         else:
             tally.values.append(value)
-            tally.met += record.verdict == CriterionVerdict.MET
+            tally.met += record.verdict == MET
         if record.agreement is not None:
             tally.agreements.append(record.agreement)
         tally.truth.append(label_code(criterion, truth.get(criterion.name)))
@@ -264,9 +267,9 @@ def outcome_label(record: CriterionRecord) -> str:
 def record_code(record: CriterionRecord) -> int:
     if record.option is not None:
         return ABSTAIN if record.option.na else record.option.index
-    if record.verdict == CriterionVerdict.MET:
+    if record.verdict == MET:
         return 1
-    if record.verdict == CriterionVerdict.UNMET:
+    if record.verdict == UNMET:
         return 0
     return ABSTAIN
 
@@ -292,7 +295,7 @@ def judge_code(criterion: Criterion, own: list[Any], kept: Any) -> int:
     """One judge's sample-reduced vote → code; MISSING when every sample errored or none exist."""
     if kept is not None:
         if criterion.options is None:
-            return 1 if kept.verdict == CriterionVerdict.MET else 0
+            return 1 if kept.verdict == MET else 0
         return int(kept.option_index)
     if not own or all(v.error is not None for v in own):
         return MISSING

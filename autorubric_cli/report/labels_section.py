@@ -33,6 +33,7 @@ from autorubric_cli.metrics.agreement import AlphaLevel
 from autorubric_cli.metrics.figures import figures_json
 from autorubric_cli.report.fold import label_code, option_labels, option_values
 from autorubric_cli.report.metrics_section import CriterionLabels, ground_truth_section
+from autorubric_cli.report.models import CriterionMetrics, HumanLabelsSection
 
 
 def rater_matrix(overlay: LabelOverlay, criterion: Criterion) -> tuple[list[str], np.ndarray]:
@@ -97,44 +98,45 @@ def human_labels_section(
     }
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _with_ci(block: dict[str, Any], key: str) -> str:
-    ci = block.get("ci95", {}).get(key)
-    text = _num(block.get(key))
+def _with_ci(block: CriterionMetrics, key: str) -> str:
+    """The figure (a field of the block's kind) with its interval."""
+    ci = block.ci95.get(key)
+    text = _num(getattr(block, key, None))
     return text if not ci else f"{text} [{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
-def human_labels_tables(section: dict[str, Any]) -> list[Table]:
+def human_labels_tables(section: HumanLabelsSection) -> list[Table]:
     """Raters per item, inter-rater agreement, and the judges' accuracy against the labels."""
-    counts = ", ".join(f"{n} rater(s): {k} items" for n, k in section["items_by_raters"].items())
+    counts = ", ".join(f"{n} rater(s): {k} items" for n, k in section.items_by_raters.items())
     raters = Table(
-        title=f"Human labels: {len(section['raters'])} raters ({', '.join(section['raters'])}); "
-        f"{counts}; ground truth: {section['ground_truth']}"
+        title=f"Human labels: {len(section.raters)} raters ({', '.join(section.raters)}); "
+        f"{counts}; ground truth: {section.ground_truth}"
     )
     for column in ("criterion", "items (2+ raters)", "Kripp. α (raters)", "agreement"):
         raters.add_column(column)
-    for block in section["inter_rater"]["criteria"]:
+    for rated in section.inter_rater.criteria:
         raters.add_row(
-            block["name"],
-            str(block["n_items"]),
-            _num(block["krippendorff_alpha"]),
-            _num(block["percent_agreement"]),
+            rated.name,
+            str(rated.n_items),
+            _num(rated.krippendorff_alpha),
+            _num(rated.percent_agreement),
         )
     tables = [raters]
-    judges = section["judges"]
+    judges = section.judges
     if judges is not None:
         table = Table(title="Judges against the human labels: accuracy [95% CI]")
-        predictors = {"ensemble": judges, **judges["judges"]}
+        predictors = {"ensemble": judges.ensemble(), **judges.judges}
         table.add_column("criterion")
         for name in predictors:
             table.add_column(name)
-        for index, block in enumerate(judges["criteria"]):
-            if not block["n"]:
+        for index, block in enumerate(judges.criteria):
+            if not block.n:
                 continue
-            cells = [_with_ci(p["criteria"][index], "accuracy") for p in predictors.values()]
-            table.add_row(block["name"], *cells)
+            cells = [_with_ci(p.criteria[index], "accuracy") for p in predictors.values()]
+            table.add_row(block.name, *cells)
         tables.append(table)
     return tables

@@ -1,4 +1,4 @@
-"""The report's ``ground_truth`` and ``agreement`` sections, and their Rich tables.
+"""The report's ``ground_truth`` and ``agreement`` sections (their tables: `render_metrics`).
 
 Builders take integer label codes (see ``autorubric_cli.metrics.codes``) and return plain
 JSON values: floats, ints, None, lists, dicts. A metric with no value is None and its
@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from rich.console import Group
-from rich.table import Table
 
 from autorubric_cli.metrics import (
     MISSING,
@@ -313,94 +311,3 @@ def agreement_section(labels: list[CriterionLabels]) -> dict[str, Any]:
     if not shares:
         section["undefined"] = {"mean_agreement": "no criterion has a percent agreement"}
     return section
-
-
-NOT_APPLICABLE = "-"
-CRITERION_COLUMNS = (
-    ("Accuracy", "accuracy"),
-    ("Kappa", "cohen_kappa"),
-    ("F1", "f1"),
-    ("MCC", "mcc"),
-    ("Adjacent", "adjacent_accuracy"),
-    ("QW kappa", "quadratic_kappa"),
-    ("Spearman", "spearman"),
-    ("RMSE", "rmse"),
-)
-
-
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-def _cell(block: dict[str, Any], key: str) -> str:
-    """The figure with its interval; "n/a" when undefined, "-" when not applicable."""
-    if key not in block:
-        return NOT_APPLICABLE
-    text = _number(block[key])
-    interval = block.get("ci95", {}).get(key)
-    return f"{text} [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else text
-
-
-def _overall_caption(block: dict[str, Any]) -> str:
-    overall, score = block["overall"], block["score"]
-    return (
-        f"micro acc {_number(overall['micro_accuracy'])} · "
-        f"macro acc {_number(overall['macro_accuracy'])} · "
-        f"mean kappa {_number(overall['mean_kappa'])} · "
-        f"score r {_cell(score, 'pearson')}, RMSE {_cell(score, 'rmse')}, "
-        f"bias {_number(score['bias'])} (n={score['n']})"
-    )
-
-
-def _ensemble_tables(section: dict[str, Any]) -> list[Table]:
-    """Agreement with the labels (every criterion), then the ordinal figures (ordinal criteria
-    only): two narrow tables rather than one too wide for a terminal."""
-    title = f"Ground truth: ensemble (ca_mode={section['ca_mode']}, 95% CI)"
-    groups = [
-        (title, CRITERION_COLUMNS[:4], section["criteria"]),
-        (f"{title}: ordinal", CRITERION_COLUMNS[4:], _ordinal(section["criteria"])),
-    ]
-    tables = []
-    for heading, columns, criteria in groups:
-        if not criteria:
-            continue
-        table = Table(title=heading)
-        table.add_column("Criterion", no_wrap=True)
-        for header in ("Kind", "n", *(h for h, _ in columns)):
-            table.add_column(header, justify="left" if header == "Kind" else "right")
-        for c in criteria:
-            cells = [_cell(c, key) for _, key in columns]
-            table.add_row(c["name"], c["kind"], str(c["n"]), *cells)
-        tables.append(table)
-    tables[0].caption = _overall_caption(section)
-    return tables
-
-
-def _ordinal(criteria: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [c for c in criteria if c["kind"] == "ordinal"]
-
-
-def _judges_table(section: dict[str, Any]) -> Table:
-    table = Table(title="Ground truth: ensemble and judges (95% CI)")
-    headers = ("Judge", "Micro acc", "Macro acc", "Mean kappa", "Score r", "Score RMSE")
-    for header in (*headers, "Bias", "n"):
-        table.add_column(header, justify="left" if header == "Judge" else "right")
-    rows = {ENSEMBLE: section, **section["judges"]}
-    for judge, block in rows.items():
-        overall, score = block["overall"], block["score"]
-        table.add_row(
-            judge,
-            _number(overall["micro_accuracy"]),
-            _number(overall["macro_accuracy"]),
-            _number(overall["mean_kappa"]),
-            _cell(score, "pearson"),
-            _cell(score, "rmse"),
-            _number(score["bias"]),
-            str(score["n"]),
-        )
-    return table
-
-
-def ground_truth_tables(section: dict[str, Any]) -> list[Group | Table]:
-    """The ensemble's per-criterion table and the judges' comparison table."""
-    return [Group(*_ensemble_tables(section)), _judges_table(section)]

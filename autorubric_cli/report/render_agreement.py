@@ -4,12 +4,10 @@ outgrows an 80-column terminal)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Group
 from rich.table import Table
 
-from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
+from autorubric_cli.report.models import AgreementSection, CriterionAgreement
 
 HEADERS = ("items", "agreeing pairs", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
 AGREEING_PAIRS = (
@@ -22,30 +20,35 @@ def number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def agreement_table(section: dict[str, Any]) -> Group:
+def coefficients(c: CriterionAgreement) -> list[float | None]:
+    """The figures of `HEADERS` after items, in their order."""
+    return [c.percent_agreement, c.fleiss_kappa, c.scotts_pi, c.gwet_ac1, c.krippendorff_alpha]
+
+
+def agreement_table(section: AgreementSection) -> Group:
     """The coefficients per criterion, then Cohen's kappa per pair of judges."""
     return Group(coefficients_table(section), pairwise_kappa_table(section))
 
 
-def coefficients_table(section: dict[str, Any]) -> Table:
+def coefficients_table(section: AgreementSection) -> Table:
     """Per-criterion inter-judge agreement."""
-    caption = f"{AGREEING_PAIRS} (mean over criteria: {number(section['mean_agreement'])})"
+    caption = f"{AGREEING_PAIRS} (mean over criteria: {number(section.mean_agreement)})"
     table = Table(title="Agreement between judges", caption=caption)
     table.add_column("criterion", no_wrap=True)
     for header in HEADERS:
         table.add_column(header, justify="right")
-    for c in section["criteria"]:
-        figures = [number(c[key]) for key in AGREEMENT_KEYS]
-        table.add_row(c["name"], str(c["n_items"]), *figures)
+    for c in section.criteria:
+        figures = [number(v) for v in coefficients(c)]
+        table.add_row(c.name, str(c.n_items), *figures)
     return table
 
 
-def pairwise_kappa_table(section: dict[str, Any]) -> Table:
+def pairwise_kappa_table(section: AgreementSection) -> Table:
     """Cohen's kappa of every pair of judges, per criterion (one pair a line)."""
     table = Table(title="Cohen's κ per pair of judges")
     table.add_column("criterion", no_wrap=True)
     table.add_column("judges κ", overflow="fold")
-    for c in section["criteria"]:
-        pairs = "\n".join(f"{k} {number(v)}" for k, v in c["pairwise_cohen_kappa"].items())
-        table.add_row(c["name"], pairs or "n/a")
+    for c in section.criteria:
+        pairs = "\n".join(f"{k} {number(v)}" for k, v in c.pairwise_cohen_kappa.items())
+        table.add_row(c.name, pairs or "n/a")
     return table

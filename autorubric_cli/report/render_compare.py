@@ -1,16 +1,24 @@
 """Renderings of a comparison (SPEC §12): Rich tables, Markdown (a pull-request comment), JUnit.
 
-All read the SPEC §12 dict only, so any other renderer (HTML) can take the same dict.
+All read the typed comparison (`models_compare.CompareResult`) only.
 """
 
 from __future__ import annotations
 
-from typing import Any
 from xml.etree import ElementTree as ET
 
 from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.report.models import GateCheckResult
+from autorubric_cli.report.models_compare import (
+    CompareCheck,
+    CompareResult,
+    CriterionComparison,
+    JudgeComparison,
+    MovedItem,
+    UncomparedCriterion,
+)
 from autorubric_cli.report.render_table import fmt, fmt_ci
 from autorubric_cli.report.render_text import _md_table
 
@@ -28,34 +36,34 @@ def fmt_p(value: float | None) -> str:
     return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
 
 
-def verdict(result: dict[str, Any]) -> str:
+def verdict(result: CompareResult) -> str:
     """One line: the direction of the change and whether it is significant."""
-    score = result["score"]
-    diff, p = score["diff"], score["p_value"]
+    score = result.score
+    diff, p = score.diff, score.p_value
     if diff is None:
         return "no paired items: nothing to compare"
     direction = "better" if diff > 0 else "worse" if diff < 0 else "unchanged"
     if p is None:
-        return f"NEW is {direction} (diff {fmt_signed(diff)}); {score['undefined']['p_value']}"
+        return f"NEW is {direction} (diff {fmt_signed(diff)}); {score.undefined['p_value']}"
     significant = "significant" if p < 0.05 else "not significant"
     return f"NEW is {direction} (diff {fmt_signed(diff)}, Wilcoxon p = {fmt_p(p)}: {significant})"
 
 
-def title(result: dict[str, Any]) -> str:
-    return f"autorubric compare · {result['base']['experiment']} → {result['new']['experiment']}"
+def title(result: CompareResult) -> str:
+    return f"autorubric compare · {result.base.experiment} → {result.new.experiment}"
 
 
-def score_row(result: dict[str, Any]) -> list[str]:
-    s, items = result["score"], result["items"]
+def score_row(result: CompareResult) -> list[str]:
+    s = result.score
     return [
-        str(items["paired"]),
-        fmt(s["base_mean"]),
-        fmt(s["new_mean"]),
-        fmt_signed(s["diff"]),
-        fmt_ci(s["ci95"]),
-        fmt_p(s["p_value"]),
-        fmt_p(s["p_value_sign"]),
-        f"{s['improved']}/{s['regressed']}/{s['unchanged']}",
+        str(result.items.paired),
+        fmt(s.base_mean),
+        fmt(s.new_mean),
+        fmt_signed(s.diff),
+        fmt_ci(s.ci95),
+        fmt_p(s.p_value),
+        fmt_p(s.p_value_sign),
+        f"{s.improved}/{s.regressed}/{s.unchanged}",
     ]
 
 
@@ -69,43 +77,56 @@ JUDGE_COLUMNS = ["judge", "n", "base", "new", "diff"]
 MOVED_COLUMNS = ["id", "base", "new", "diff", "criterion flips"]
 
 
-def criterion_row(c: dict[str, Any]) -> list[str]:
-    moves = ", ".join(f"{k} {v}" for k, v in c["transitions"].items() if v)
+def only_tag(only: str | None) -> str:
+    return f" (only {only.upper()})" if only is not None else ""
+
+
+def criterion_row(c: CriterionComparison | UncomparedCriterion) -> list[str]:
+    moves = ", ".join(f"{k} {v}" for k, v in c.transitions.items() if v)
+    only = c.only if isinstance(c, UncomparedCriterion) else None
     return [
-        c["name"] + (f" (only {c['only'].upper()})" if "only" in c else ""),
-        c["kind"],
-        str(c["n"]),
-        fmt(c["base"]),
-        fmt(c["new"]),
-        fmt_signed(c["diff"]),
-        c["test"] or "n/a",
-        fmt_p(c["p_value"]),
-        fmt_p(c["p_adjusted"]),
+        c.name + only_tag(only),
+        c.kind,
+        str(c.n),
+        fmt(c.base),
+        fmt(c.new),
+        fmt_signed(c.diff),
+        c.test or "n/a",
+        fmt_p(c.p_value),
+        fmt_p(c.p_adjusted),
         moves or "none",
     ]
 
 
-def judge_row(j: dict[str, Any]) -> list[str]:
-    name = j["id"] + (f" (only {j['only'].upper()})" if "only" in j else "")
-    return [name, str(j["n"]), fmt(j["base_mean"]), fmt(j["new_mean"]), fmt_signed(j["diff"])]
+def judge_row(j: JudgeComparison) -> list[str]:
+    name = j.id + only_tag(j.only)
+    return [name, str(j.n), fmt(j.base_mean), fmt(j.new_mean), fmt_signed(j.diff)]
 
 
-def moved_row(m: dict[str, Any]) -> list[str]:
-    flips = ", ".join(f"{f['criterion']}: {f['base']}→{f['new']}" for f in m["flips"])
-    return [m["id"], fmt(m["base"]), fmt(m["new"]), fmt_signed(m["diff"]), flips or "none"]
+def moved_row(m: MovedItem) -> list[str]:
+    flips = ", ".join(f"{f.criterion}: {f.base}→{f.new}" for f in m.flips)
+    return [m.id, fmt(m.base), fmt(m.new), fmt_signed(m.diff), flips or "none"]
 
 
-def gate_rows(result: dict[str, Any]) -> list[list[str]]:
-    gate = result["gate"] or {"checks": []}
+def bound(check: CompareCheck) -> float | None:
+    """The check's bound: `--max-drop`'s minimum, or the regression test's alpha."""
+    return check.min if isinstance(check, GateCheckResult) else check.alpha
+
+
+def checks(result: CompareResult) -> list[CompareCheck]:
+    return [] if result.gate is None else result.gate.checks
+
+
+def gate_rows(result: CompareResult) -> list[list[str]]:
     return [
         [
-            c["metric"],
-            fmt(c.get("min", c.get("alpha"))),
-            fmt(c["value"]),
-            "PASSED" if c["passed"] else "FAILED",
-            c.get("reason", ""),
+            c.metric,
+            fmt(bound(c)),
+            fmt(c.value),
+            "PASSED" if c.passed else "FAILED",
+            c.reason or "",
         ]
-        for c in gate["checks"]
+        for c in checks(result)
     ]
 
 
@@ -118,53 +139,52 @@ def _rich(heading: str, columns: list[str], rows: list[list[str]]) -> Table:
     return table
 
 
-def render_compare_table(result: dict[str, Any], console: Console) -> None:
+def render_compare_table(result: CompareResult, console: Console) -> None:
     console.print(_rich(title(result), SCORE_COLUMNS, [score_row(result)]))
     console.print(verdict(result))
-    criteria = [criterion_row(c) for c in result["criteria"]]
+    criteria = [criterion_row(c) for c in result.criteria]
     console.print(_rich("Criteria", CRITERIA_COLUMNS, criteria))
-    console.print(_rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result["judges"]]))
-    if result["moved"]:
-        moved = [moved_row(m) for m in result["moved"]]
+    console.print(_rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result.judges]))
+    if result.moved:
+        moved = [moved_row(m) for m in result.moved]
         console.print(_rich("Items that moved most", MOVED_COLUMNS, moved))
-    for warning in result["warnings"]:
+    for warning in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", markup=True, highlight=False)
-    if result["gate"] is not None:
-        passed = result["gate"]["passed"]
-        heading = f"Gate: {'PASSED' if passed else 'FAILED'}"
+    if result.gate is not None:
+        heading = f"Gate: {'PASSED' if result.gate.passed else 'FAILED'}"
         console.print(_rich(heading, GATE_COLUMNS, gate_rows(result)))
 
 
-def render_compare_markdown(result: dict[str, Any]) -> str:
+def render_compare_markdown(result: CompareResult) -> str:
     """Sized for a pull-request comment: summary, criteria, the top movers, warnings, gate."""
     lines = [f"## {title(result)}", "", f"**{verdict(result)}**", ""]
     lines += _md_table(SCORE_COLUMNS, [score_row(result)])
     lines += ["", "### Criteria", ""]
-    lines += _md_table(CRITERIA_COLUMNS, [criterion_row(c) for c in result["criteria"]])
+    lines += _md_table(CRITERIA_COLUMNS, [criterion_row(c) for c in result.criteria])
     lines += ["", "### Judges", ""]
-    lines += _md_table(JUDGE_COLUMNS, [judge_row(j) for j in result["judges"]])
-    if result["moved"]:
+    lines += _md_table(JUDGE_COLUMNS, [judge_row(j) for j in result.judges])
+    if result.moved:
         lines += ["", "### Items that moved most", ""]
-        lines += _md_table(MOVED_COLUMNS, [moved_row(m) for m in result["moved"][:MARKDOWN_MOVED]])
-    if result["warnings"]:
-        lines += ["", "### Warnings", "", *(f"- {w}" for w in result["warnings"])]
-    if result["gate"] is not None:
-        lines += ["", f"### Gate: {'PASSED' if result['gate']['passed'] else 'FAILED'}", ""]
+        lines += _md_table(MOVED_COLUMNS, [moved_row(m) for m in result.moved[:MARKDOWN_MOVED]])
+    if result.warnings:
+        lines += ["", "### Warnings", "", *(f"- {w}" for w in result.warnings)]
+    if result.gate is not None:
+        lines += ["", f"### Gate: {'PASSED' if result.gate.passed else 'FAILED'}", ""]
         lines += _md_table(GATE_COLUMNS, gate_rows(result))
     return "\n".join(lines) + "\n"
 
 
-def compare_junit_suite(result: dict[str, Any]) -> ET.Element:
+def compare_junit_suite(result: CompareResult) -> ET.Element:
     """One test case per gate check (one passing case when there is no gate)."""
-    name = f"autorubric.compare.{result['base']['experiment']}.{result['new']['experiment']}"
+    name = f"autorubric.compare.{result.base.experiment}.{result.new.experiment}"
     suite = ET.Element("testsuite", name=name)
     failures = 0
-    for check in (result["gate"] or {"checks": []})["checks"]:
-        case = ET.SubElement(suite, "testcase", classname=CLASSNAME, name=check["metric"])
-        if not check["passed"]:
+    for check in checks(result):
+        case = ET.SubElement(suite, "testcase", classname=CLASSNAME, name=check.metric)
+        if not check.passed:
             failures += 1
-            detail = {k: v for k, v in check.items() if k not in ("metric", "passed")}
-            ET.SubElement(case, "failure", message=f"{check['metric']}: {detail}")
+            detail = check.model_dump(exclude={"metric", "passed"})  # the check's other keys
+            ET.SubElement(case, "failure", message=f"{check.metric}: {detail}")
     if len(suite) == 0:
         ET.SubElement(suite, "testcase", classname=CLASSNAME, name="compare")
     suite.set("tests", str(len(suite)))
@@ -172,6 +192,6 @@ def compare_junit_suite(result: dict[str, Any]) -> ET.Element:
     return suite
 
 
-def render_compare_junit(result: dict[str, Any]) -> str:
+def render_compare_junit(result: CompareResult) -> str:
     suite = compare_junit_suite(result)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

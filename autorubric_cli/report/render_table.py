@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.table import Table
 
 from autorubric_cli.report.labels_section import human_labels_tables
-from autorubric_cli.report.metrics_section import ground_truth_tables
+from autorubric_cli.report.models import GateResult, Report, ScoreSummary
 from autorubric_cli.report.render_agreement import agreement_table
+from autorubric_cli.report.render_metrics import ground_truth_tables
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -29,29 +30,23 @@ def fmt_ci(ci: list[float] | None) -> str:
     return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
-def summary_table(report: dict[str, Any]) -> Table:
-    title = f"autorubric · {report['experiment']} · {report['status']}"
-    if report.get("simulated"):
+def score_cells(score: ScoreSummary) -> list[str]:
+    figures = (score.mean, score.median, score.std, score.min, score.max)
+    return [*(fmt(v) for v in figures), fmt_ci(score.ci95)]
+
+
+def summary_table(report: Report) -> Table:
+    title = f"autorubric · {report.experiment} · {report.status}"
+    if report.simulated:
         title += " · SIMULATED JUDGES"
     table = Table(title=title)
     for column in ("items", "errored", "mean", "median", "std", "min", "max", "95% CI"):
         table.add_column(column, justify="right")
-    items, score = report["items"], report["score"]
-    table.add_row(
-        f"{items['completed']}/{items['total']}",
-        str(items["errored"]),
-        *(fmt(score[k]) for k in ("mean", "median", "std", "min", "max")),
-        fmt_ci(score["ci95"]),
-    )
-    what_if = report.get("what_if")
-    if what_if is not None:
-        s = what_if["score"]
-        table.add_row(
-            "what-if",
-            "",
-            *(fmt(s[k]) for k in ("mean", "median", "std", "min", "max")),
-            fmt_ci(s["ci95"]),
-        )
+    items = report.items
+    counts = [f"{items.completed}/{items.total}", str(items.errored)]
+    table.add_row(*counts, *score_cells(report.score))
+    if report.what_if is not None:
+        table.add_row("what-if", "", *score_cells(report.what_if.score))
     return table
 
 
@@ -68,70 +63,69 @@ def name_column(table: Table, header: str, names: list[str]) -> None:
     table.add_column(header, no_wrap=longest <= NAME_WIDTH, overflow="fold")
 
 
-def criteria_table(report: dict[str, Any]) -> Table:
+def criteria_table(report: Report) -> Table:
     table = Table(title="Criteria", caption=WITH_OUTCOME)
-    name_column(table, "criterion", [c["name"] for c in report["criteria"]])
+    name_column(table, "criterion", [c.name for c in report.criteria])
     table.add_column("kind")
     for column in ("weight", "met rate", "mean value", "CA/NA rate", "judges w/ outcome"):
         table.add_column(column, justify="right")
-    for c in report["criteria"]:
+    for c in report.criteria:
         table.add_row(
-            c["name"],
-            c["kind"],
-            fmt(c["weight"], 1),
-            fmt(c["met_rate"]),
-            fmt(c["mean_value"]),
-            fmt(c["cannot_assess_rate"]),
-            fmt(c["agreement"]),
+            c.name,
+            c.kind,
+            fmt(c.weight, 1),
+            fmt(c.met_rate),
+            fmt(c.mean_value),
+            fmt(c.cannot_assess_rate),
+            fmt(c.agreement),
         )
     return table
 
 
-def distribution_table(report: dict[str, Any]) -> Table:
+def distribution_table(report: Report) -> Table:
     """Each criterion's outcomes over items, in the rubric's option order."""
     table = Table(title="Outcomes (items per option, in option order)")
-    name_column(table, "criterion", [c["name"] for c in report["criteria"]])
+    name_column(table, "criterion", [c.name for c in report.criteria])
     table.add_column("items per option", ratio=1)
-    for c in report["criteria"]:
-        table.add_row(c["name"], " · ".join(f"{k} {v}" for k, v in c["distribution"].items()))
+    for c in report.criteria:
+        table.add_row(c.name, " · ".join(f"{k} {v}" for k, v in c.distribution.items()))
     return table
 
 
-def judges_table(report: dict[str, Any]) -> Table:
+def judges_table(report: Report) -> Table:
     table = Table(title="Judges")
-    name_column(table, "judge", [j["id"] for j in report["judges"]])
-    name_column(table, "model", [j["model"] for j in report["judges"]])
+    name_column(table, "judge", [j.id for j in report.judges])
+    name_column(table, "model", [j.model for j in report.judges])
     for column in ("weight", "mean score", "votes", "error votes"):
         table.add_column(column, justify="right")
-    for j in report["judges"]:
-        model = j["model"] + (" (simulated)" if j["simulated"] else "")
+    for j in report.judges:
+        model = j.model + (" (simulated)" if j.simulated else "")
         table.add_row(
-            j["id"], model, fmt(j["weight"], 2), fmt(j["mean_score"]), str(j["votes"]),
-            str(j["errors"]),
+            j.id, model, fmt(j.weight, 2), fmt(j.mean_score), str(j.votes),
+            str(j.errors),
         )  # fmt: skip
     return table
 
 
-def judge_costs_table(report: dict[str, Any]) -> Table:
+def judge_costs_table(report: Report) -> Table:
     table = Table(title="Judges: tokens and cost")
-    name_column(table, "judge", [j["id"] for j in report["judges"]])
+    name_column(table, "judge", [j.id for j in report.judges])
     for column in ("tokens", "cost", "cached votes", "cost saved", "prompt cache saved"):
         table.add_column(column, justify="right")
-    for j in report["judges"]:
-        tokens = sum(j["usage"].get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
+    for j in report.judges:
+        tokens = sum(j.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
         table.add_row(
-            j["id"], f"{tokens:,}", fmt_cost(j["cost"]), str(j.get("cached", 0)),
-            fmt_cost(j.get("cost_saved")),
-            fmt_cost(j.get("prompt_cache_saved")),
+            j.id, f"{tokens:,}", fmt_cost(j.cost), str(j.cached),
+            fmt_cost(j.cost_saved),
+            fmt_cost(j.prompt_cache_saved),
         )  # fmt: skip
     return table
 
 
-def cost_line(report: dict[str, Any]) -> str:
+def cost_line(report: Report) -> str:
     """Paid in this experiment vs served by the call cache (SPEC §9): never counted twice."""
     return (
-        f"cost {fmt_cost(report['cost'])} paid · "
-        f"{fmt_cost(report.get('cost_saved'))} saved by the call cache"
+        f"cost {fmt_cost(report.cost)} paid · {fmt_cost(report.cost_saved)} saved by the call cache"
     )
 
 
@@ -142,41 +136,41 @@ SINGLE_JUDGE = (
 SIMULATED_NOTE = "[yellow]These results come from SIMULATED judges, not real models.[/]"
 
 
-def gate_table(gate: dict[str, Any], shard: str | None = None) -> Table:
-    verdict = "[green]PASSED[/]" if gate["passed"] else "[red]FAILED[/]"
+def gate_table(gate: GateResult, shard: str | None = None) -> Table:
+    verdict = "[green]PASSED[/]" if gate.passed else "[red]FAILED[/]"
     if shard is not None:
         verdict += f" (shard {shard} only: `autorubric merge` the shards for the whole run)"
     table = Table(title=f"Gate: {verdict}")
     for column in ("metric", "min", "max", "value", "result"):
         table.add_column(column)
-    for check in gate["checks"]:
-        result = "[green]pass[/]" if check["passed"] else f"[red]fail[/] {check.get('reason', '')}"
+    for check in gate.checks:
+        result = "[green]pass[/]" if check.passed else f"[red]fail[/] {check.reason or ''}"
         table.add_row(
-            check["metric"],
-            fmt(check.get("min")),
-            fmt(check.get("max")),
-            fmt(check["value"]),
+            check.metric,
+            fmt(check.min),
+            fmt(check.max),
+            fmt(check.value),
             result,
         )
     return table
 
 
-def status_lines(report: dict[str, Any], directory: str | None) -> list[str]:
+def status_lines(report: Report, directory: str | None) -> list[str]:
     """Why a run is not complete, and how to finish it."""
     lines = []
-    if report["status"] == "failed" and report.get("error"):
-        lines.append(f"[red]failed:[/] {report['error']}")
-    if report["status"] in ("failed", "interrupted") and directory is not None:
+    if report.status == "failed" and report.error:
+        lines.append(f"[red]failed:[/] {report.error}")
+    if report.status in ("failed", "interrupted") and directory is not None:
         lines.append(f"finish it with: autorubric resume {directory}")
     return lines
 
 
-def print_status(report: dict[str, Any], console: Console, directory: str | None) -> None:
+def print_status(report: Report, console: Console, directory: str | None) -> None:
     for line in status_lines(report, directory):
         console.print(line, highlight=False, soft_wrap=True)
 
 
-def render_tables(report: dict[str, Any], console: Console, directory: str | None = None) -> None:
+def render_tables(report: Report, console: Console, directory: str | None = None) -> None:
     console.print(summary_table(report))
     print_status(report, console, directory)
     console.print(criteria_table(report))
@@ -184,44 +178,42 @@ def render_tables(report: dict[str, Any], console: Console, directory: str | Non
     console.print(judge_costs_table(report))
     console.print(cost_line(report))
     console.print(distribution_table(report))
-    if len(report["judges"]) < 2:
+    if len(report.judges) < 2:
         console.print(SINGLE_JUDGE)
     else:
-        console.print(agreement_table(report["agreement"]))
-    if report["ground_truth"] is not None:
-        for table in ground_truth_tables(report["ground_truth"]):
+        console.print(agreement_table(report.agreement))
+    if report.ground_truth is not None:
+        for table in ground_truth_tables(report.ground_truth):
             console.print(table)
-    if report.get("human_labels") is not None:
-        for table in human_labels_tables(report["human_labels"]):
+    if report.human_labels is not None:
+        for table in human_labels_tables(report.human_labels):
             console.print(table)
-    if report["gate"] is not None:
-        console.print(gate_table(report["gate"], report.get("shard")))
-    for warning in report["warnings"]:
+    if report.gate is not None:
+        console.print(gate_table(report.gate, report.shard))
+    for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-    if report.get("simulated"):
+    if report.simulated:
         console.print(SIMULATED_NOTE)
 
 
 ERRORS_SHOWN = 10
 
 
-def render_compact(
-    report: dict[str, Any], console: Console, directory: str, html: str | None
-) -> None:
+def render_compact(report: Report, console: Console, directory: str, html: str | None) -> None:
     """The end of `run`/`resume`: score summary, criteria, gate, errors; then where the rest is."""
     console.print(summary_table(report))
     print_status(report, console, directory)
     console.print(criteria_table(report))
-    if report["gate"] is not None:
-        console.print(gate_table(report["gate"], report.get("shard")))
-    errored = report["errored_items"]
+    if report.gate is not None:
+        console.print(gate_table(report.gate, report.shard))
+    errored = report.errored_items
     for item in errored[:ERRORS_SHOWN]:
-        console.print(f"[red]error:[/] {item['id']}: {item['error']}", highlight=False)
+        console.print(f"[red]error:[/] {item.id}: {item.error}", highlight=False)
     if len(errored) > ERRORS_SHOWN:
         console.print(f"[red]… and {len(errored) - ERRORS_SHOWN} more errored items[/]")
-    for warning in report["warnings"]:
+    for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    if report.get("simulated"):
+    if report.simulated:
         console.print(SIMULATED_NOTE)
     where = f"{html} · " if html else ""
     line = f"Full report: {where}all tables: autorubric report {directory}"

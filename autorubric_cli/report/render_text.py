@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from autorubric_cli.core.gate import undefined_by_errors
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.report.render_table import cost_line, fmt, fmt_ci
+from autorubric_cli.report.models import ErroredItem, GateResult, Report
+from autorubric_cli.report.render_table import cost_line, fmt, score_cells
 
 
 def _md_row(cells: Iterable[Any]) -> str:
@@ -21,36 +21,29 @@ def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return [_md_row(header), _md_row(["---"] * len(header)), *(_md_row(r) for r in rows)]
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    items, score = report["items"], report["score"]
-    title = f"## autorubric · {report['experiment']} · {report['status']}"
+def render_markdown(report: Report) -> str:
+    items = report.items
+    title = f"## autorubric · {report.experiment} · {report.status}"
     lines = [title, ""]
-    if report.get("simulated"):
+    if report.simulated:
         lines += ["> Results from **simulated** judges not real models.", ""]
     lines += _md_table(
         ["items", "errored", "mean", "median", "std", "min", "max", "95% CI"],
-        [
-            [
-                f"{items['completed']}/{items['total']}",
-                items["errored"],
-                *(fmt(score[k]) for k in ("mean", "median", "std", "min", "max")),
-                fmt_ci(score["ci95"]),
-            ]
-        ],
+        [[f"{items.completed}/{items.total}", items.errored, *score_cells(report.score)]],
     )
     lines += ["", "### Criteria", ""]
     lines += _md_table(
         ["criterion", "kind", "met rate", "mean value", "CA/NA rate", "agreement"],
         [
             [
-                c["name"],
-                c["kind"],
-                fmt(c["met_rate"]),
-                fmt(c["mean_value"]),
-                fmt(c["cannot_assess_rate"]),
-                fmt(c["agreement"]),
+                c.name,
+                c.kind,
+                fmt(c.met_rate),
+                fmt(c.mean_value),
+                fmt(c.cannot_assess_rate),
+                fmt(c.agreement),
             ]
-            for c in report["criteria"]
+            for c in report.criteria
         ],
     )
     lines += ["", "### Judges", ""]
@@ -58,27 +51,24 @@ def render_markdown(report: dict[str, Any]) -> str:
         ["judge", "mean score", "votes", "error votes", "cost", "cached votes", "cost saved"],
         [
             [
-                j["id"],
-                fmt(j["mean_score"]),
-                j["votes"],
-                j["errors"],
-                fmt(j["cost"], 4),
-                j.get("cached", 0),
-                fmt(j.get("cost_saved"), 4),
+                j.id,
+                fmt(j.mean_score),
+                j.votes,
+                j.errors,
+                fmt(j.cost, 4),
+                j.cached,
+                fmt(j.cost_saved, 4),
             ]
-            for j in report["judges"]
+            for j in report.judges
         ],
     )
     lines += ["", cost_line(report)]
-    gate = report["gate"]
+    gate = report.gate
     if gate is not None:
-        lines += ["", f"### Gate: {'PASSED' if gate['passed'] else 'FAILED'}", ""]
+        lines += ["", f"### Gate: {'PASSED' if gate.passed else 'FAILED'}", ""]
         lines += _md_table(
             ["metric", "min", "max", "value", "passed"],
-            [
-                [c["metric"], fmt(c.get("min")), fmt(c.get("max")), fmt(c["value"]), c["passed"]]
-                for c in gate["checks"]
-            ],
+            [[c.metric, fmt(c.min), fmt(c.max), fmt(c.value), c.passed] for c in gate.checks],
         )
     return "\n".join(lines) + "\n"
 
@@ -128,13 +118,18 @@ def _cell(value: float | None) -> str:
     return "" if value is None else repr(value)
 
 
-def render_junit(report: dict[str, Any]) -> str:
-    """One test case per gate check and one per errored item.
+def render_junit(report: Report) -> str:
+    """One test case per gate check and one per errored item."""
+    return junit_xml(report.experiment, report.items.errored, report.gate, report.errored_items)
 
-    A check that failed on its value is a `<failure>` (the model is not good enough); an errored
-    item, and a check left undefined by errored items, is an `<error>` (the run is broken).
-    """
-    suite = ET.Element("testsuite", name=f"autorubric.{report['experiment']}")
+
+def junit_xml(
+    experiment: str, errored: int, gate: GateResult | None, errored_items: list[ErroredItem]
+) -> str:
+    """A check that failed on its value is a `<failure>` (the model is not good enough); an
+    errored item, and a check left undefined by errored items, is an `<error>` (the run is
+    broken)."""
+    suite = ET.Element("testsuite", name=f"autorubric.{experiment}")
     counts = {"failure": 0, "error": 0}
 
     def add(classname: str, name: str, outcome: str | None, message: str = "") -> None:
@@ -143,23 +138,22 @@ def render_junit(report: dict[str, Any]) -> str:
             counts[outcome] += 1
             ET.SubElement(case, outcome, message=message.strip(), type=f"autorubric.{outcome}")
 
-    gate = report["gate"]
-    for check in gate["checks"] if gate else []:
+    for check in gate.checks if gate else []:
         outcome = None
-        if not check["passed"]:
-            outcome = "error" if undefined_by_errors(check) else "failure"
-        bounds = f"min={check.get('min')} max={check.get('max')}"
-        reason = check.get("reason", "")
+        if not check.passed:
+            outcome = "error" if check.undefined_by_errors else "failure"
+        bounds = f"min={check.min} max={check.max}"
+        reason = check.reason or ""
         if outcome == "error":
-            reason += f" because {report['items']['errored']} item(s) errored"
+            reason += f" because {errored} item(s) errored"
         add(
             "autorubric.gate",
-            check["metric"],
+            check.metric,
             outcome,
-            f"{check['metric']} = {check['value']} ({bounds}) {reason}",
+            f"{check.metric} = {check.value} ({bounds}) {reason}",
         )
-    for item in report["errored_items"]:
-        add("autorubric.items", item["id"], "error", item["error"])
+    for item in errored_items:
+        add("autorubric.items", item.id, "error", item.error)
     if len(suite) == 0:
         add("autorubric", "run", None)
     suite.set("tests", str(len(suite)))

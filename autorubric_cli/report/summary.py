@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+
+from autorubric_cli.report.models import ScoreSummary
 
 BOOTSTRAP_RESAMPLES = 1000
 CHUNK_CELLS = 4_000_000
@@ -29,18 +29,17 @@ def bootstrap_mean_ci(
     return [float(low), float(high)]
 
 
-def score_summary(values: np.ndarray, seed: int) -> dict[str, Any]:
+def score_summary(values: np.ndarray, seed: int) -> ScoreSummary:
     """mean, median, std (sample, ddof=1), min, max, ci95 over defined scores; null when empty."""
     n = len(values)
     if n == 0:
-        keys = ("mean", "median", "std", "min", "max", "ci95")
-        return {"n": 0, **dict.fromkeys(keys)}
-    return {
-        "n": n,
-        "mean": float(values.mean()),
-        "median": float(np.median(values)),
-        "std": float(values.std(ddof=1)) if n > 1 else None,
-        "min": float(values.min()),
-        "max": float(values.max()),
-        "ci95": bootstrap_mean_ci(values, seed),
-    }
+        return ScoreSummary(n=0, mean=None, median=None, std=None, min=None, max=None, ci95=None)
+    return ScoreSummary(
+        n=n,
+        mean=float(values.mean()),
+        median=float(np.median(values)),
+        std=float(values.std(ddof=1)) if n > 1 else None,
+        min=float(values.min()),
+        max=float(values.max()),
+        ci95=bootstrap_mean_ci(values, seed),
+    )

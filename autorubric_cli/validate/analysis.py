@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.errors import InputError
 from autorubric_cli.metrics.figures import Figure, Undefined, value_or_none
 from autorubric_cli.validate import advice
@@ -23,6 +24,15 @@ from autorubric_cli.validate.performance import (
     Downstream,
     direction,
     judge_performance,
+)
+from autorubric_cli.validate.result import (
+    CriterionValidation,
+    FcModelDescription,
+    JudgeValidation,
+    RankInversion,
+    RatingsPerItem,
+    SweepRow,
+    Validation,
 )
 from autorubric_cli.validate.selection import (
     JudgeFigures,
@@ -42,29 +52,34 @@ from autorubric_cli.validate.settings import (
 
 
 def validate_collected(collected: Collected, settings: ValidateSettings) -> dict[str, Any]:
+    """`validation`'s JSON form."""
+    return to_json_dict(validation(collected, settings))
+
+
+def validation(collected: Collected, settings: ValidateSettings) -> Validation:
     """The whole `validate` result for every criterion that has human ratings."""
     settings.check()
     criteria = [validate_criterion(c, settings) for c in collected.criteria]
     _check_flags_matched(collected, settings, criteria)
-    warnings = [w for c in criteria for w in c["warnings"]]
+    warnings = [w for c in criteria for w in c.warnings]
     if collected.unmatched_human_ids:
         warnings.append(
             f"{collected.unmatched_human_ids} ids in the --human file are not in the "
             "experiment and were ignored"
         )
-    return {
-        "judges": [*collected.judge_ids, collected.ensemble_id],
-        "directions": {name: direction(name) for name in METRICS},
-        "criteria": criteria,
-        "warnings": warnings,
-    }
+    return Validation(
+        judges=[*collected.judge_ids, collected.ensemble_id],
+        directions={name: direction(name) for name in METRICS},
+        criteria=criteria,
+        warnings=warnings,
+    )
 
 
 def _check_flags_matched(
-    collected: Collected, settings: ValidateSettings, criteria: Sequence[dict[str, Any]]
+    collected: Collected, settings: ValidateSettings, criteria: Sequence[CriterionValidation]
 ) -> None:
     """--positive and --beta-pair must name options of at least one validated criterion."""
-    if settings.positive is not None and not any(c["positive_from_flag"] for c in criteria):
+    if settings.positive is not None and not any(c.positive_from_flag for c in criteria):
         raise InputError(
             f"no validated criterion has all of the options {list(settings.positive)}",
             key="--positive",
@@ -97,7 +112,9 @@ def figures_for(
     }
 
 
-def validate_criterion(ratings: CriterionRatings, settings: ValidateSettings) -> dict[str, Any]:
+def validate_criterion(
+    ratings: CriterionRatings, settings: ValidateSettings
+) -> CriterionValidation:
     space = ratings.space
     binary = ratings.criterion.options is None
     positive, from_flag = positive_for(space, settings)
@@ -115,36 +132,37 @@ def validate_criterion(ratings: CriterionRatings, settings: ValidateSettings) ->
         advice.inversion_text(space.criterion, groups),
         *advice.thin_judges(space.criterion, ratings.judges, judges[-1]),
     ]
-    return {
-        "name": space.criterion,
-        "kind": ratings.criterion.kind,
-        "options": list(space.labels),
-        "positive": [space.labels[i] for i in positive],
-        "positive_from_flag": from_flag,
-        "tau": settings.tau,
-        "fc_model": model.describe(space),
-        "beta_pair": None if pair is None else [space.labels[i] for i in pair],
-        "n_items": len(ratings.item_ids),
-        "ratings_per_item": {"min": min(counts), "mean": float(np.mean(counts))},
-        "human_response_sets": sum(r.members is not None for rs in ratings.human for r in rs),
-        "judges": {j: _judge_json(figures[j], ratings.judges[j]) for j in judges},
-        "best": first_best(best),
-        "best_tied": best,
-        "selections": groups,
-        "rank_correlation": rank_correlations(figures, judges),
-        "rank_inversions": rank_inversions(best),
-        "beta_sweep": beta_sweep(ratings, settings, downstream, pair),
-        "undefined": _undefined(figures),
-        "warnings": [w for w in warnings if w is not None],
-    }
+    return CriterionValidation(
+        name=space.criterion,
+        kind=ratings.criterion.kind,
+        options=list(space.labels),
+        positive=[space.labels[i] for i in positive],
+        positive_from_flag=from_flag,
+        tau=settings.tau,
+        fc_model=FcModelDescription.model_validate(model.describe(space)),
+        beta_pair=None if pair is None else [space.labels[i] for i in pair],
+        n_items=len(ratings.item_ids),
+        ratings_per_item=RatingsPerItem(min=min(counts), mean=float(np.mean(counts))),
+        human_response_sets=sum(r.members is not None for rs in ratings.human for r in rs),
+        judges={j: _judge_json(figures[j], ratings.judges[j]) for j in judges},
+        best=first_best(best),
+        best_tied=best,
+        selections=groups,
+        rank_correlation=rank_correlations(figures, judges),
+        rank_inversions=[RankInversion.model_validate(i) for i in rank_inversions(best)],
+        beta_sweep=beta_sweep(ratings, settings, downstream, pair),
+        undefined=_undefined(figures),
+        warnings=[w for w in warnings if w is not None],
+    )
 
 
-def _judge_json(figures: dict[str, Figure], per_item: Sequence[Sequence[Any]]) -> dict[str, Any]:
-    block: dict[str, Any] = {name: value_or_none(figures[name]) for name in METRICS}
-    block["n_items"] = sum(1 for r in per_item if r)
+def _judge_json(figures: dict[str, Figure], per_item: Sequence[Sequence[Any]]) -> JudgeValidation:
     sizes = [len(r) for r in per_item if r]
-    block["samples_per_item"] = float(np.mean(sizes)) if sizes else None
-    return block
+    return JudgeValidation(
+        **{name: value_or_none(figures[name]) for name in METRICS},
+        n_items=sum(1 for r in per_item if r),
+        samples_per_item=float(np.mean(sizes)) if sizes else None,
+    )
 
 
 def _undefined(figures: JudgeFigures) -> dict[str, dict[str, str]]:
@@ -162,7 +180,7 @@ def beta_sweep(
     settings: ValidateSettings,
     downstream: Downstream,
     pair: tuple[int, int] | None,
-) -> list[dict[str, Any]]:
+) -> list[SweepRow]:
     """For each beta: the judge every definition selects, and C and B per judge."""
     values = sweep_values(ratings.space, settings, pair)
     if pair is None or not values:
@@ -173,18 +191,16 @@ def beta_sweep(
         model = beta_model(ratings.space.q, beta, pair)
         figures = figures_for(ratings, model, downstream)
         rows.append(
-            {
-                "beta": beta,
-                "best": first_best(best_by_metric(figures, judges)),
-                "decision_consistency": {
+            SweepRow(
+                beta=beta,
+                best=first_best(best_by_metric(figures, judges)),
+                decision_consistency={
                     j: value_or_none(figures[j]["decision_consistency"]) for j in judges
                 },
-                "prevalence_bias": {
-                    j: value_or_none(figures[j]["prevalence_bias"]) for j in judges
-                },
-            }
+                prevalence_bias={j: value_or_none(figures[j]["prevalence_bias"]) for j in judges},
+            )
         )
     return rows
 
 
-__all__ = ["RANKED", "validate_collected", "validate_criterion"]
+__all__ = ["RANKED", "validate_collected", "validate_criterion", "validation"]

@@ -26,8 +26,9 @@ from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.loading.dataset import parse_human_ratings
 from autorubric_cli.loading.readers import iter_records
 from autorubric_cli.loading.where import Where
-from autorubric_cli.validate.analysis import validate_collected
+from autorubric_cli.validate.analysis import validation
 from autorubric_cli.validate.collect import HumanEntries, collect
+from autorubric_cli.validate.result import ValidateResult
 from autorubric_cli.validate.settings import ValidateSettings
 
 HumanFile = dict[str, dict[str, HumanEntries]]
@@ -40,7 +41,7 @@ def validate_experiment(
     human_path: Path | None = None,
     criteria: Sequence[str] = (),
     overlay: Callable[[ItemRecord], ItemRecord] | None = None,
-) -> dict[str, Any]:
+) -> ValidateResult:
     """Read the experiment (and --human), compare judges with humans; no judge is called.
     `overlay` adds ratings to each record (the human labels' `LabelOverlay.apply`)."""
     settings.check()
@@ -61,13 +62,15 @@ def validate_experiment(
             "(criterion -> one label or list of labels per rater) or pass --human FILE",
             path=source,
         )
-    result = validate_collected(collected, settings)
-    result["warnings"].extend(issues.warnings(items))
-    return {
-        "experiment": experiment.manifest.name,
-        "simulated": experiment.manifest.simulated,
-        **result,
-    }
+    result = validation(collected, settings)
+    return ValidateResult(
+        experiment=experiment.manifest.name,
+        simulated=experiment.manifest.simulated,
+        judges=result.judges,
+        directions=result.directions,
+        criteria=result.criteria,
+        warnings=[*result.warnings, *issues.warnings(items)],
+    )
 
 
 def selected_criteria(rubric: Rubric, names: Sequence[str]) -> list[str]:

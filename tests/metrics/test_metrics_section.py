@@ -14,9 +14,10 @@ from autorubric_cli.report.metrics_section import (
     CriterionLabels,
     agreement_section,
     ground_truth_section,
-    ground_truth_tables,
 )
+from autorubric_cli.report.models import AgreementSection, GroundTruthSection
 from autorubric_cli.report.render_agreement import agreement_table
+from autorubric_cli.report.render_metrics import ground_truth_tables
 
 A, M = ABSTAIN, MISSING
 BINARY_KEYS = {"accuracy", "precision", "recall", "f1", "cohen_kappa", "mcc", "fpr", "fnr"}
@@ -258,14 +259,15 @@ def _render(table: object) -> str:
 def test_tables_render_figures_intervals_and_na() -> None:
     section = ground_truth_section(hand_case(), TRUTH_SCORES, PREDICTED, seed=1, bootstrap=200)
     assert section is not None
-    ensemble, judges = ground_truth_tables(section)
+    ensemble, judges = ground_truth_tables(GroundTruthSection.model_validate(section))
     text = _render(ensemble)
     assert "accurate" in text and "0.800 [" in text and "quality" in text
     judges_text = _render(judges)
     for judge in ("ensemble", "a", "b"):
         assert f"│ {judge} " in judges_text
     assert "n/a" in judges_text  # judge b has no scores
-    agreement = _render(agreement_table(agreement_section(hand_case())))
+    typed = AgreementSection.model_validate(agreement_section(hand_case()))
+    agreement = _render(agreement_table(typed))
     assert "a|b -0.154" in agreement
 
 

@@ -186,9 +186,10 @@ def test_the_compare_page_draws_its_plots(browser: Browser, tmp_path: Path) -> N
     from test_report_html_compare import COMPARE
 
     from autorubric_cli.report.html.compare_page import render_compare_html
+    from autorubric_cli.report.models_compare import CompareResult
 
     path = tmp_path / "compare.html"
-    path.write_text(render_compare_html(COMPARE))
+    path.write_text(render_compare_html(CompareResult.model_validate(COMPARE)))
     page = browser.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

@@ -8,12 +8,14 @@ from typing import Any
 from html_support import XSS, parse_text
 
 from autorubric_cli.report.html.compare_page import render_compare_html
+from autorubric_cli.report.models_compare import CompareResult
 
 COMPARE: dict[str, Any] = {
     "base": {"experiment": "a", "path": "experiments/a"},
     "new": {"experiment": "b", "path": "experiments/b"},
     "warnings": [f"judges differ: {XSS}"],
-    "items": {"paired": 100, "only_base": 2, "only_new": 1, "excluded": 3},
+    "items": {"paired": 100, "only_base": 2, "only_new": 1, "excluded": 3, "excluded_errored": 0},
+    "errored": {"base": 0, "new": 0},
     "score": {
         "base_mean": 0.71,
         "new_mean": 0.68,
@@ -24,11 +26,14 @@ COMPARE: dict[str, Any] = {
         "improved": 12,
         "regressed": 30,
         "unchanged": 58,
+        "n": 100,
+        "undefined": {},
     },
     "criteria": [
         {
             "name": "x",
             "kind": "binary",
+            "weight": 1.0,
             "base": 0.8,
             "new": 0.7,
             "diff": -0.1,
@@ -36,22 +41,27 @@ COMPARE: dict[str, Any] = {
             "p_value": 0.01,
             "p_adjusted": 0.03,
             "transitions": {"MET->UNMET": 12, "UNMET->MET": 2},
+            "distribution": {"base": {"MET": 80, "UNMET": 20}, "new": {"MET": 70, "UNMET": 30}},
+            "undefined": {},
             "n": 100,
         },
         {
             "name": "tone",
             "kind": "nominal",
+            "weight": 4.0,
             "base": None,
             "new": None,
             "diff": None,
             "test": "stuart_maxwell",
             "p_value": None,
             "p_adjusted": None,
-            "reason": "singular",
+            "transitions": {},
+            "distribution": {"base": {}, "new": {}},
+            "undefined": {"p_value": "singular", "p_adjusted": "singular"},
             "n": 100,
         },
     ],
-    "judges": [{"id": "gpt", "base_mean": 0.7, "new_mean": 0.69, "diff": -0.01}],
+    "judges": [{"id": "gpt", "base_mean": 0.7, "new_mean": 0.69, "diff": -0.01, "n": 100}],
     "moved": [
         {
             "id": f"q7{XSS}",
@@ -61,6 +71,8 @@ COMPARE: dict[str, Any] = {
             "flips": [{"criterion": "x", "base": "MET", "new": "UNMET"}],
         }
     ],
+    "ca_mode": "exclude",
+    "seed": 0,
     "gate": {
         "passed": False,
         "checks": [{"metric": "score.diff", "min": -0.02, "value": -0.03, "passed": False}],
@@ -68,8 +80,11 @@ COMPARE: dict[str, Any] = {
 }
 
 
+NO_PAIRS_COUNTS = ("improved", "regressed", "unchanged", "n")
+
+
 def test_every_section_and_figure_of_the_comparison() -> None:
-    text = render_compare_html(COMPARE)
+    text = render_compare_html(CompareResult.model_validate(COMPARE))
     page = parse_text(text)
     assert {"summary", "scores", "criteria", "judges", "moved", "gate", "warnings"} <= page.ids
     assert page.plots == ["items", "criteria"] and page.external == []
@@ -86,9 +101,10 @@ def test_every_section_and_figure_of_the_comparison() -> None:
 def test_nothing_paired_has_no_plots_and_still_renders() -> None:
     empty = copy.deepcopy(COMPARE)
     empty["items"]["paired"] = 0
-    empty["score"] = dict.fromkeys(COMPARE["score"])
+    empty["score"] = dict.fromkeys(COMPARE["score"]) | dict.fromkeys(NO_PAIRS_COUNTS, 0)
+    empty["score"]["undefined"] = {"p_value": "no paired items"}
     empty["criteria"], empty["judges"], empty["gate"], empty["warnings"] = [], [], None, []
     empty["moved"] = []
-    page = parse_text(render_compare_html(empty))
+    page = parse_text(render_compare_html(CompareResult.model_validate(empty)))
     assert page.plots == [] and sorted(page.empty_plots) == ["criteria", "items"]
     assert "gate" not in page.ids and "plot-specs" not in page.ids and "moved" not in page.ids

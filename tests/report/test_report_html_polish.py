@@ -253,13 +253,14 @@ def test_the_compare_page_colours_and_verdict(browser: Browser, tmp_path: Path) 
     from test_report_html_compare import COMPARE
 
     from autorubric_cli.report.html.compare_page import render_compare_html
+    from autorubric_cli.report.models_compare import CompareResult
 
     compare = copy.deepcopy(COMPARE)
     penalty = {**compare["criteria"][0], "name": "harm", "weight": -15.0}
     compare["criteria"].append(penalty | {"base": 0.1, "new": 0.3, "diff": 0.2})
     compare["criteria"].append(penalty | {"name": "same", "diff": 1e-9})
     path = tmp_path / "compare.html"
-    path.write_text(render_compare_html(compare))
+    path.write_text(render_compare_html(CompareResult.model_validate(compare)))
     page = open_page(browser, path, items=False)
     bars = page.evaluate(BAR_COLORS)
     assert is_green(bars["improved"]) and is_red(bars["regressed"]) and is_grey(bars["unchanged"])

@@ -9,12 +9,15 @@ from junitparser import Error, Failure, JUnitXml, TestSuite
 
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.gate import evaluate_gate
-from autorubric_cli.report.render_text import render_junit
+from autorubric_cli.report.models import ErroredItem, GateResult
+from autorubric_cli.report.render_text import junit_xml
 
 
 def parsed(report: dict[str, Any], tmp_path: Path) -> TestSuite:
     path = tmp_path / "junit.xml"
-    path.write_text(render_junit(report))
+    gate = None if report["gate"] is None else GateResult.model_validate(report["gate"])
+    errored = [ErroredItem.model_validate(e) for e in report["errored_items"]]
+    path.write_text(junit_xml(report["experiment"], report["items"]["errored"], gate, errored))
     xml = JUnitXml.fromfile(str(path))
     return xml if isinstance(xml, TestSuite) else next(iter(xml))
 

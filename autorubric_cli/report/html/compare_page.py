@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from autorubric_cli import __version__
 from autorubric_cli.report.html.page import asset, bokeh_script, environment
 from autorubric_cli.report.html.plots import Spec
+from autorubric_cli.report.models_compare import CompareResult
 
 # Colours that mean what they say: better is green, worse is red, no change is grey.
 CHANGE_COLORS = {"improved": "#1e7d32", "regressed": "#b3261e", "unchanged": "#8a929e"}
@@ -24,30 +23,30 @@ def change(diff: float | None, weight: float | None = None) -> str:
     return "improved" if better else "regressed"
 
 
-def criteria_diffs(compare: dict[str, Any]) -> Spec | None:
+def criteria_diffs(compare: CompareResult) -> Spec | None:
     """new − base per criterion with a defined difference (MET rate or mean option value)."""
-    rows = [c for c in compare["criteria"] if c.get("diff") is not None]
+    rows = [c for c in compare.criteria if c.diff is not None]
     if not rows:
         return None
     return {
         "kind": "hbar",
         "title": "new − base per criterion (green: better for the score, red: worse)",
-        "labels": [c["name"] for c in rows],
-        "values": [c["diff"] for c in rows],
-        "lo": [c["diff"] for c in rows],
-        "hi": [c["diff"] for c in rows],
-        "n": [c.get("n") for c in rows],
+        "labels": [c.name for c in rows],
+        "values": [c.diff for c in rows],
+        "lo": [c.diff for c in rows],
+        "hi": [c.diff for c in rows],
+        "n": [c.n for c in rows],
         "value_name": "difference",
-        "colors": [CHANGE_COLORS[change(c["diff"], c.get("weight"))] for c in rows],
+        "colors": [CHANGE_COLORS[change(c.diff, c.weight)] for c in rows],
         "whiskers": False,
         "x_range": [-1, 1],
     }
 
 
-def item_changes(compare: dict[str, Any]) -> Spec | None:
-    score = compare["score"]
+def item_changes(compare: CompareResult) -> Spec | None:
+    score = compare.score
     labels = ["improved", "regressed", "unchanged"]
-    counts = [int(score.get(k) or 0) for k in labels]
+    counts = [score.improved, score.regressed, score.unchanged]
     total = sum(counts)
     if total == 0:
         return None
@@ -65,8 +64,8 @@ def item_changes(compare: dict[str, Any]) -> Spec | None:
     }
 
 
-def render_compare_html(compare: dict[str, Any]) -> str:
-    """The page for one SPEC §12 comparison object (as `compare --format json` prints it)."""
+def render_compare_html(compare: CompareResult) -> str:
+    """The page for one SPEC §12 comparison."""
     figures = {"items": item_changes(compare), "criteria": criteria_diffs(compare)}
     plots = {name: spec for name, spec in figures.items() if spec is not None}
     return (

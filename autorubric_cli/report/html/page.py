@@ -19,48 +19,47 @@ from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
 from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
 from autorubric_cli.report.html.templating import asset, bokeh_script, environment
-from autorubric_cli.report.metrics_section import AGREEMENT_KEYS, CRITERION_COLUMNS
+from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
+from autorubric_cli.report.models import JudgeSummary, Report
+from autorubric_cli.report.render_metrics import CRITERION_COLUMNS, has_figure
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
+from autorubric_cli.validate.result import ValidateResult
 
 REPORT_HTML = "report.html"
 
 
-def judge_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+def judge_rows(report: Report) -> list[tuple[JudgeSummary, int]]:
+    """Each judge with its prompt + completion tokens."""
     rows = []
-    for j in report["judges"]:
-        usage = j["usage"]
-        tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-        rows.append({**j, "tokens": tokens})
+    for j in report.judges:
+        tokens = j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0)
+        rows.append((j, tokens))
     return rows
 
 
-def report_figures(
-    report: dict[str, Any], experiment: Experiment, fold: ReportFold
-) -> dict[str, Any]:
+def report_figures(report: Report, experiment: Experiment, fold: ReportFold) -> dict[str, Any]:
     """name -> plot spec, for every plot that has data."""
     rubric = experiment.rubric
     scores = np.frombuffer(fold.item_scores)
     figures: dict[str, Any] = {
-        "score": plots.score_histogram(scores, rubric.grader.normalize, report["score"]),
-        "met_rates": plots.met_rates(report["criteria"]),
-        "agreement": plots.agreement_heatmap(
-            report["agreement"], [j["id"] for j in report["judges"]]
-        ),
+        "score": plots.score_histogram(scores, rubric.grader.normalize, report.score),
+        "met_rates": plots.met_rates(report.criteria),
+        "agreement": plots.agreement_heatmap(report.agreement, [j.id for j in report.judges]),
     }
-    for criterion, summary in zip(rubric.criteria, report["criteria"], strict=True):
+    for criterion, summary in zip(rubric.criteria, report.criteria, strict=True):
         if criterion.options is not None:
             figures[f"options:{criterion.name}"] = plots.option_shares(criterion, summary)
-    truth = report["ground_truth"]
+    truth = report.ground_truth
     if truth is not None:
         figures["truth_score"] = plots.score_vs_truth(
             scores, np.frombuffer(fold.truth_scores), experiment.manifest.seed
         )
-        for block in truth["criteria"]:
-            figures[f"confusion:{block['name']}"] = plots.confusion_matrix(block, "ensemble")
+        for block in truth.criteria:
+            figures[f"confusion:{block.name}"] = plots.confusion_matrix(block, "ensemble")
     return {name: f for name, f in figures.items() if f is not None}
 
 
-def validate_section(directory: Path) -> dict[str, Any] | None:
+def validate_section(directory: Path) -> ValidateResult | None:
     """`validate`'s result with its default settings, when the experiment has human ratings."""
     from autorubric_cli.validate.loader import validate_experiment
     from autorubric_cli.validate.settings import ValidateSettings
@@ -111,7 +110,7 @@ def item_meta(experiment: Experiment) -> dict[str, Any]:
 
 
 def render_report_html(
-    report: dict[str, Any], experiment: Experiment, fold: ReportFold, **limits: int
+    report: Report, experiment: Experiment, fold: ReportFold, **limits: int
 ) -> str:
     """The whole page for one experiment."""
     embedded = embed_items(experiment.directory, experiment.manifest, experiment.rubric, **limits)
@@ -128,6 +127,7 @@ def render_report_html(
         page_js=asset("report.js"),
         agreement_keys=AGREEMENT_KEYS,
         criterion_columns=CRITERION_COLUMNS,
+        has_figure=has_figure,
         validate=validate_section(experiment.directory),
         validate_tables=(
             ("Forced-choice definitions", FC_COLUMNS),
@@ -135,7 +135,7 @@ def render_report_html(
             ("Downstream decisions", DOWNSTREAM_COLUMNS),
         ),
         items=embedded,
-        items_note=items_note(embedded, report["items"]["completed"]),
+        items_note=items_note(embedded, report.items.completed),
         meta=item_meta(experiment),
         rubric_normalized=experiment.rubric.grader.normalize,
         version=__version__,
@@ -143,7 +143,7 @@ def render_report_html(
 
 
 def write_report_html(
-    report: dict[str, Any], experiment: Experiment, fold: ReportFold, path: Path | None = None
+    report: Report, experiment: Experiment, fold: ReportFold, path: Path | None = None
 ) -> Path:
     """Render the page and write it atomically (default: DIR/report.html)."""
     target = path if path is not None else experiment.directory / REPORT_HTML

@@ -12,12 +12,19 @@ Spec kinds: ``hist`` (left, right, count, mean, ci), ``hbar`` (labels, values, l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest
 
 from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.report.models import (
+    AgreementSection,
+    CriterionMetrics,
+    CriterionSummary,
+    ScoreSummary,
+)
 
 SCATTER_CAP = 2_000
 DIVERGING = ["#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de"]
@@ -51,7 +58,7 @@ def ink(value: float | None, low: float, high: float, palette: list[str]) -> str
     return "#ffffff" if dark else "#1d2430"
 
 
-def score_histogram(scores: np.ndarray, normalized: bool, summary: dict[str, Any]) -> Spec | None:
+def score_histogram(scores: np.ndarray, normalized: bool, summary: ScoreSummary) -> Spec | None:
     """Item scores in 20 bins, with the mean and its 95% CI."""
     scores = scores[~np.isnan(scores)]
     if scores.size == 0:
@@ -66,8 +73,8 @@ def score_histogram(scores: np.ndarray, normalized: bool, summary: dict[str, Any
         "left": edges[:-1].tolist(),
         "right": edges[1:].tolist(),
         "count": counts.astype(int).tolist(),
-        "mean": summary.get("mean"),
-        "ci": summary.get("ci95"),
+        "mean": summary.mean,
+        "ci": summary.ci95,
         "xlabel": "score (orange: the mean and its 95% CI)",
         "ylabel": "items",
     }
@@ -89,22 +96,21 @@ def _hbar(title: str, rows: list[tuple[str, int, int]], value_name: str, fill: s
     }
 
 
-def met_rates(criteria: list[dict[str, Any]]) -> Spec | None:
+def met_rates(criteria: list[CriterionSummary]) -> Spec | None:
     """Binary criteria: MET rate among MET/UNMET outcomes, with its 95% Wilson interval."""
     rows = []
     for c in criteria:
-        dist = c["distribution"]
-        met, unmet = dist.get("MET", 0), dist.get("UNMET", 0)
-        if c["kind"] == "binary" and met + unmet > 0:
-            rows.append((c["name"], met, met + unmet))
+        met, unmet = c.distribution.get("MET", 0), c.distribution.get("UNMET", 0)
+        if c.kind == "binary" and met + unmet > 0:
+            rows.append((c.name, met, met + unmet))
     if not rows:
         return None
     return _hbar("MET rate per binary criterion (95% Wilson CI)", rows, "MET rate", "#4a78b5")
 
 
-def option_shares(criterion: Criterion, summary: dict[str, Any]) -> Spec | None:
+def option_shares(criterion: Criterion, summary: CriterionSummary) -> Spec | None:
     """A multi-choice criterion: the share of each option among its outcomes (95% Wilson CIs)."""
-    dist = summary["distribution"]
+    dist = summary.distribution
     total = sum(dist.values())
     if total == 0 or criterion.options is None:
         return None
@@ -119,7 +125,7 @@ def _heatmap(
     title: str,
     rows: list[str],
     cols: list[str],
-    values: list[list[float | None]],
+    values: Sequence[Sequence[float | None]],
     bounds: tuple[float, float],
     palette: list[str],
 ) -> Spec:
@@ -140,7 +146,7 @@ def _heatmap(
     }
 
 
-def agreement_heatmap(agreement: dict[str, Any], judge_ids: list[str]) -> Spec | None:
+def agreement_heatmap(agreement: AgreementSection, judge_ids: list[str]) -> Spec | None:
     """Judge × judge Cohen's kappa, averaged over the criteria where it is defined."""
     if len(judge_ids) < 2:
         return None
@@ -149,8 +155,8 @@ def agreement_heatmap(agreement: dict[str, Any], judge_ids: list[str]) -> Spec |
         row: list[float | None] = []
         for b in judge_ids:
             values = []
-            for c in agreement["criteria"]:
-                pairs = c["pairwise_cohen_kappa"]
+            for c in agreement.criteria:
+                pairs = c.pairwise_cohen_kappa
                 value = pairs.get(f"{a}|{b}", pairs.get(f"{b}|{a}"))
                 if value is not None:
                     values.append(value)
@@ -160,14 +166,14 @@ def agreement_heatmap(agreement: dict[str, Any], judge_ids: list[str]) -> Spec |
     return _heatmap(title, judge_ids, judge_ids, matrix, (-1.0, 1.0), DIVERGING)
 
 
-def confusion_matrix(block: dict[str, Any], who: str) -> Spec | None:
+def confusion_matrix(block: CriterionMetrics, who: str) -> Spec | None:
     """Rows: the ground-truth label; columns: the prediction's."""
-    confusion = block.get("confusion")
+    confusion = block.confusion
     if not confusion or not any(any(row) for row in confusion):
         return None
-    labels = [str(label) for label in block["labels"]]
+    labels = [str(label) for label in block.labels]
     high = float(max(max(row) for row in confusion))
-    title = f"{block['name']}: truth (rows) × {who} (columns), n={block['n']}"
+    title = f"{block.name}: truth (rows) × {who} (columns), n={block.n}"
     spec = _heatmap(title, labels, labels, confusion, (0.0, high), SEQUENTIAL)
     spec["xlabel"], spec["ylabel"] = who, "ground truth"
     return spec

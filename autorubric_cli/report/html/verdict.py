@@ -8,6 +8,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from autorubric_cli.report.models import GateCheckResult, GateResult
+from autorubric_cli.report.models_compare import CompareGate, RegressionCheck, ScoreComparison
+
 ALPHA = 0.05
 _CODE = re.compile(r"`([^`\n]+)`")
 
@@ -26,20 +29,19 @@ def _p(value: float) -> str:
     return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
 
 
-def check_sentence(check: dict[str, Any]) -> str:
+def check_sentence(check: GateCheckResult | RegressionCheck) -> str:
     """One gate check as a sentence: what was measured, its value, the bound it was held to."""
-    metric, value = check["metric"], check.get("value")
-    if metric == "score.regression":
-        alpha = check.get("alpha", ALPHA)
+    metric, value = check.metric, check.value
+    if isinstance(check, RegressionCheck):
         if value is None:
-            return f"regression test: {check.get('reason', 'undefined')}"
-        worse = (check.get("diff") or 0.0) < 0
+            return f"regression test: {check.reason or 'undefined'}"
+        worse = (check.diff or 0.0) < 0
         seen = "worse" if worse else "not worse"
-        rule = f"fails when worse and p < {alpha:g}"
+        rule = f"fails when worse and p < {check.alpha:g}"
         return f"regression test: NEW is {seen}, Wilcoxon p = {_p(value)} ({rule})"
     if value is None:
-        return f"{metric} is undefined ({check.get('reason', 'no value')})"
-    low, high = check.get("min"), check.get("max")
+        return f"{metric} is undefined ({check.reason or 'no value'})"
+    low, high = check.min, check.max
     parts = []
     if low is not None:
         parts.append(f"{'≥' if value >= low else '<'} min {_n(low)}")
@@ -48,23 +50,23 @@ def check_sentence(check: dict[str, Any]) -> str:
     return f"{metric} = {_n(value)} " + " and ".join(parts)
 
 
-def gate_headline(gate: dict[str, Any] | None) -> dict[str, Any]:
+def gate_headline(gate: GateResult | CompareGate | None) -> dict[str, Any]:
     """{state: passed | failed | none, title, checks: [(passed, sentence)]}, failed checks first."""
     if gate is None:
         return {"state": "none", "title": "No gate", "checks": []}
-    checks = sorted(gate["checks"], key=lambda c: bool(c["passed"]))
-    failed = sum(1 for c in checks if not c["passed"])
-    if gate["passed"]:
+    checks: list[GateCheckResult | RegressionCheck] = sorted(gate.checks, key=lambda c: c.passed)
+    failed = sum(1 for c in checks if not c.passed)
+    if gate.passed:
         title = f"Gate passed: {len(checks)} of {len(checks)} checks"
     else:
         title = f"Gate FAILED: {failed} of {len(checks)} checks failed"
-    rows = [(bool(c["passed"]), check_sentence(c)) for c in checks]
-    return {"state": "passed" if gate["passed"] else "failed", "title": title, "checks": rows}
+    rows = [(c.passed, check_sentence(c)) for c in checks]
+    return {"state": "passed" if gate.passed else "failed", "title": title, "checks": rows}
 
 
-def compare_sentence(score: dict[str, Any]) -> str:
+def compare_sentence(score: ScoreComparison) -> str:
     """The score difference in words: direction, size, 95% CI and what the p-value says."""
-    diff, p, ci = score.get("diff"), score.get("p_value"), score.get("ci95")
+    diff, p, ci = score.diff, score.p_value, score.ci95
     if diff is None:
         return "No paired item: nothing to compare."
     direction = "higher" if diff > 0 else "lower" if diff < 0 else "the same"
@@ -72,7 +74,7 @@ def compare_sentence(score: dict[str, Any]) -> str:
     if ci:
         text += f" (95% CI {ci[0]:+.3f} to {ci[1]:+.3f})"
     if p is None:
-        why = (score.get("undefined") or {}).get("p_value", "undefined")
+        why = score.undefined.get("p_value", "undefined")
         return f"{text}; no p-value: {why}."
     if p < ALPHA:
         return f"{text}; Wilcoxon p = {_p(p)}: a significant difference at the 5% level."

@@ -1,0 +1,269 @@
+"""The report (SPEC §6) as typed, frozen models: built by `build`, read by every renderer.
+
+The models' fields are declared in the order the keys appear in the JSON, and a key that is
+sometimes absent (not null) is declared with `absent()` (`core.json_model`). Dynamic keys
+(judge ids, option labels, token kinds, ``undefined`` reasons, interval keys) stay dicts.
+Numbers that can be an int or a float in the JSON are typed ``int | float`` so an int is never
+printed as a float.
+
+The gate (SPEC §7) evaluates metric paths over the report's JSON form (`core.gate`), so the
+gate's dotted paths mean exactly what they mean in the JSON a user reads; its result is then
+validated into `GateResult`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from autorubric_cli.core.json_model import Block, absent
+
+Number = int | float
+Kind = Literal["binary", "ordinal", "nominal"]
+
+
+class ItemCounts(Block):
+    total: int
+    completed: int
+    errored: int
+    pending: int
+
+
+class ScoreSummary(Block):
+    n: int
+    mean: float | None
+    median: float | None
+    std: float | None
+    min: float | None
+    max: float | None
+    ci95: list[float] | None
+
+
+class CriterionSummary(Block):
+    name: str
+    kind: Kind
+    weight: float
+    met_rate: float | None
+    mean_value: float | None
+    cannot_assess_rate: float | None
+    distribution: dict[str, int]
+    agreement: float | None
+
+
+class JudgeSummary(Block):
+    id: str
+    model: str
+    weight: float
+    simulated: bool
+    mean_score: float | None
+    votes: int
+    errors: int
+    retries: int
+    usage: dict[str, int]
+    cost: float | None
+    cached: int
+    usage_saved: dict[str, int]
+    cost_saved: float | None
+    prompt_cache_saved: float | None  # USD the provider's prompt cache saved (docs/cost.md)
+
+
+class CriterionAgreement(Block):
+    name: str
+    kind: Kind
+    n_items: int
+    percent_agreement: float | None
+    pairwise_cohen_kappa: dict[str, float | None]
+    fleiss_kappa: float | None
+    scotts_pi: float | None
+    gwet_ac1: float | None
+    krippendorff_alpha: float | None
+    undefined: dict[str, str]
+
+
+class AgreementSection(Block):
+    mean_agreement: float | None
+    criteria: list[CriterionAgreement]
+    undefined: dict[str, str] | None = absent()
+
+
+Interval = list[float] | None
+
+
+class BinaryMetrics(Block):
+    name: str
+    kind: Literal["binary"]
+    n: int
+    accuracy: float | None
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    cohen_kappa: float | None
+    mcc: float | None
+    fpr: float | None
+    fnr: float | None
+    labels: list[str]
+    confusion: list[list[int]]
+    ci95: dict[str, Interval]
+    undefined: dict[str, str]
+
+
+class OrdinalMetrics(Block):
+    name: str
+    kind: Literal["ordinal"]
+    n: int
+    accuracy: float | None
+    cohen_kappa: float | None
+    adjacent_accuracy: float | None
+    linear_kappa: float | None
+    quadratic_kappa: float | None
+    spearman: float | None
+    kendall: float | None
+    rmse: float | None
+    mae: float | None
+    labels: list[str]
+    confusion: list[list[int]]
+    ci95: dict[str, Interval]
+    undefined: dict[str, str]
+
+
+class OptionFigures(Block):
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    support: int
+
+
+class NominalMetrics(Block):
+    name: str
+    kind: Literal["nominal"]
+    n: int
+    accuracy: float | None
+    cohen_kappa: float | None
+    per_option: dict[str, OptionFigures]
+    labels: list[str]
+    confusion: list[list[int]]
+    ci95: dict[str, Interval]
+    undefined: dict[str, str]
+
+
+CriterionMetrics = Annotated[
+    BinaryMetrics | OrdinalMetrics | NominalMetrics, Field(discriminator="kind")
+]
+
+
+class ScoreMetrics(Block):
+    n: int
+    pearson: float | None
+    spearman: float | None
+    kendall: float | None
+    rmse: float | None
+    mae: float | None
+    bias: float | None
+    ci95: dict[str, Interval]
+    undefined: dict[str, str]
+
+
+class OverallMetrics(Block):
+    micro_accuracy: float | None
+    macro_accuracy: float | None
+    mean_kappa: float | None
+    undefined: dict[str, str]
+
+
+class PredictorMetrics(Block):
+    """One predictor (the ensemble or a judge) against the ground truth."""
+
+    criteria: list[CriterionMetrics]
+    score: ScoreMetrics
+    overall: OverallMetrics
+
+
+class GroundTruthSection(Block):
+    ca_mode: str
+    criteria: list[CriterionMetrics]
+    score: ScoreMetrics
+    overall: OverallMetrics
+    judges: dict[str, PredictorMetrics]
+
+    def ensemble(self) -> PredictorMetrics:
+        return PredictorMetrics(criteria=self.criteria, score=self.score, overall=self.overall)
+
+
+class InterRaterCriterion(Block):
+    name: str
+    kind: Kind
+    n_items: int  # items with two or more raters
+    n_labelled: int
+    krippendorff_alpha: float | None
+    percent_agreement: float | None
+    undefined: dict[str, str]
+
+
+class InterRater(Block):
+    criteria: list[InterRaterCriterion]
+
+
+class HumanLabelsSection(Block):
+    """SPEC §14: the raters, their agreement, and the judges against the labels alone."""
+
+    raters: list[str]
+    items_labelled: int
+    items_by_raters: dict[str, int]  # number of raters -> items with that many
+    ground_truth: str  # "majority" or "rater:NAME"
+    inter_rater: InterRater
+    judges: GroundTruthSection | None
+
+
+class ErroredItem(Block):
+    id: str
+    error: str
+
+
+class WhatIf(Block):
+    score: ScoreSummary
+
+
+class GateCheckResult(Block):
+    """One check: its bounds (each key present only when set), value and outcome."""
+
+    metric: str
+    min: Number | None = absent()
+    max: Number | None = absent()
+    value: Number | None
+    passed: bool
+    reason: str | None = absent()
+    undefined_by_errors: bool | None = absent()
+
+
+class GateResult(Block):
+    passed: bool
+    checks: list[GateCheckResult]
+
+
+class Report(Block):
+    experiment: str
+    status: str
+    error: str | None  # why a `failed` run stopped
+    shard: str | None  # "K/N" for a shard's experiment
+    simulated: bool
+    items: ItemCounts
+    score: ScoreSummary
+    criteria: list[CriterionSummary]
+    judges: list[JudgeSummary]
+    agreement: AgreementSection
+    ground_truth: GroundTruthSection | None
+    human_labels: HumanLabelsSection | None
+    usage: dict[str, int]
+    cost: float | None
+    usage_saved: dict[str, int]
+    cost_saved: float | None
+    retries: int
+    error_votes: int
+    errored_items: list[ErroredItem]
+    warnings: list[str]
+    what_if: WhatIf | None = absent()
+    gate: GateResult | None = None
+
+    def criterion(self, name: str) -> CriterionSummary:
+        return next(c for c in self.criteria if c.name == name)

@@ -1,0 +1,143 @@
+"""The comparison of two experiments (SPEC §12) as typed, frozen models.
+
+Same rules as `models`: fields in JSON key order, `absent()` for keys that are sometimes
+left out, dicts for dynamic keys (transition names, option labels, ``undefined`` reasons).
+A criterion that could not be compared (only on one side, different kind or options, no
+pair assessed on both sides) is an `UncomparedCriterion`: its keys come in another order.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from autorubric_cli.core.json_model import Block, absent
+from autorubric_cli.report.models import GateCheckResult, Kind
+
+
+class CompareSide(Block):
+    experiment: str
+    path: str
+
+
+class PairCounts(Block):
+    paired: int
+    only_base: int
+    only_new: int
+    excluded: int
+    excluded_errored: int
+
+
+class ErroredCounts(Block):
+    """Errored items on each side (only NEW's make the exit code 3)."""
+
+    base: int
+    new: int
+
+
+class ScoreComparison(Block):
+    base_mean: float | None
+    new_mean: float | None
+    diff: float | None
+    ci95: list[float] | None
+    p_value: float | None
+    p_value_sign: float | None
+    improved: int
+    regressed: int
+    unchanged: int
+    n: int
+    undefined: dict[str, str]
+
+
+class Distributions(Block):
+    base: dict[str, int]
+    new: dict[str, int]
+
+
+class CriterionComparison(Block):
+    name: str
+    kind: Kind
+    weight: float
+    test: str
+    n: int
+    n_valued: int | None = absent()  # ordinal criteria: pairs with a value on both sides
+    base: float | None
+    new: float | None
+    diff: float | None
+    p_value: float | None
+    transitions: dict[str, int]
+    distribution: Distributions
+    undefined: dict[str, str]
+    p_adjusted: float | None = None
+
+
+class UncomparedCriterion(Block):
+    name: str
+    kind: Kind
+    weight: float
+    base: None = None
+    new: None = None
+    diff: None = None
+    p_value: None = None
+    test: str | None
+    n: int
+    transitions: dict[str, int] = Field(default_factory=dict)
+    undefined: dict[str, str]
+    only: str | None = absent()  # "base" or "new"
+    p_adjusted: float | None = None
+
+
+class JudgeComparison(Block):
+    id: str
+    base_mean: float | None
+    new_mean: float | None
+    diff: float | None
+    n: int
+    only: str | None = absent()
+
+
+class Flip(Block):
+    criterion: str
+    base: str
+    new: str
+
+
+class MovedItem(Block):
+    id: str
+    base: float
+    new: float
+    diff: float
+    flips: list[Flip]
+
+
+class RegressionCheck(Block):
+    """`--fail-on-regression`: NEW worse (diff < 0) with a Wilcoxon p-value below alpha."""
+
+    metric: str
+    alpha: float
+    diff: float | None
+    value: float | None
+    passed: bool
+    reason: str | None = absent()
+
+
+CompareCheck = GateCheckResult | RegressionCheck
+
+
+class CompareGate(Block):
+    passed: bool
+    checks: list[CompareCheck]
+
+
+class CompareResult(Block):
+    base: CompareSide
+    new: CompareSide
+    warnings: list[str]
+    items: PairCounts
+    errored: ErroredCounts
+    score: ScoreComparison
+    criteria: list[CriterionComparison | UncomparedCriterion]
+    judges: list[JudgeComparison]
+    moved: list[MovedItem]
+    ca_mode: str
+    seed: int
+    gate: CompareGate | None = None
