@@ -281,3 +281,39 @@ def test_the_report_sums_what_the_prompt_cache_saved_per_judge(
     assert summary["usage"]["cached_prompt_tokens"] == sum(
         v["usage"].get("cached_prompt_tokens", 0) for v in votes
     )
+
+
+def test_gemini_implicit_caching_is_recorded_and_priced(tmp_path: Path, judge_api_key: str) -> None:
+    """Gemini 2.5 caches implicitly: nothing is marked, the first call of an item goes alone,
+    and the later calls read its prefix (`cachedContentTokenCount`), recorded and priced."""
+    from tests.support.prompt_cache import GeminiPromptCache
+    from tests.support.providers.gemini import GeminiFake
+
+    with GeminiFake(prompt_cache=GeminiPromptCache()) as fake:
+        judge = {
+            "model": "gemini/gemini-2.5-flash",
+            "api_base": fake.api_base,
+            "api_key_env": TEST_KEY_ENV,
+        }
+        rubric = tmp_path / "rubric.yaml"
+        rubric.write_text(yaml.safe_dump({"criteria": CRITERIA, "grader": {"judges": [judge]}}))
+        data = tmp_path / "data.jsonl"
+        data.write_text(
+            "".join(
+                json.dumps({"id": f"q{i}", "submission": f"m{i} {LONG}"}) + "\n" for i in (0, 1)
+            )
+        )
+        out = tmp_path / "exp"
+        start_run(rubric, data, RunOptions(out=out, cache_dir=tmp_path / "calls"))
+        assert all("cache_control" not in json.dumps(s.body) for s in fake.seen)
+    votes = [
+        v
+        for line in (out / "items.jsonl").read_text().splitlines()
+        for c in json.loads(line)["criteria"]
+        for v in c["votes"]
+    ]
+    cached = [v for v in votes if v["usage"].get("cached_prompt_tokens")]
+    assert len(votes) == 2 * len(CRITERIA)
+    assert len(cached) == 2 * (len(CRITERIA) - 1)  # every call after each item's first
+    assert all(0 < v["usage"]["cached_prompt_tokens"] < v["usage"]["prompt_tokens"] for v in cached)
+    assert all(v["prompt_cache_saved"] > 0 and v["cost"] > 0 for v in cached)

@@ -26,6 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.prompt_cache import ImplicitPromptCache
 from tests.support.providers.base import FakeProvider, Seen
 from tests.support.providers.faults import Fault, is_error, reply_text
 from tests.support.providers.wire import tokens
@@ -88,8 +89,15 @@ def refusal(body: dict[str, Any], headers: dict[str, str]) -> web.Response | Non
 
 
 class GeminiFake(FakeProvider):
+    """`prompt_cache` (tests/support/prompt_cache.py `GeminiPromptCache`): Gemini 2.5's implicit
+    caching; a request reads what earlier answered requests left (`cachedContentTokenCount`)."""
+
     name = "gemini"
     api_base_path = "/v1beta"
+
+    def __init__(self, *, prompt_cache: ImplicitPromptCache | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.prompt_cache = prompt_cache
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1beta/models/{call}", self.generate)
@@ -105,7 +113,13 @@ class GeminiFake(FakeProvider):
         if is_error(fault):
             assert fault is not None
             return self.fault_reply(seen, fault)
-        return web.json_response(self.reply(request.match_info["call"], seen.body, fault))
+        cached = self.prompt_cache.lookup(cache_view(seen.body)).read if self.prompt_cache else 0
+        reply = self.reply(request.match_info["call"], seen.body, fault)
+        if cached:
+            reply["usageMetadata"]["cachedContentTokenCount"] = cached
+        if self.prompt_cache is not None:
+            self.prompt_cache.store(cache_view(seen.body))  # visible once this one answered
+        return web.json_response(reply)
 
     def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:
         status, code, message = ERRORS[fault.kind]
@@ -144,3 +158,8 @@ class GeminiFake(FakeProvider):
             "usageMetadata": usage,
             "modelVersion": call.split(":")[0],
         }
+
+
+def cache_view(body: dict[str, Any]) -> dict[str, Any]:
+    """The request as the implicit cache reads it: the prompt's messages and the schema."""
+    return {"messages": as_messages(body), "response_format": schema_of(body)}
