@@ -22,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.judge_server import content_hash, default_answer, word_tokens
+from tests.support.loopback import LoopbackSite
 
 Answerer = Callable[[dict[str, Any]], str]
 
@@ -81,9 +82,7 @@ class BatchFake:
         self._seen: Counter[int] = Counter()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
+        self._site = LoopbackSite(type(self).__name__)
         self.port = 0
 
     # -- to be provided by the provider's fake ---------------------------------------------
@@ -179,40 +178,18 @@ class BatchFake:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    async def _start_site(self) -> None:
+    def _app(self) -> web.Application:
         app = web.Application(client_max_size=300 * 1024 * 1024)
         self.routes(app)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        return app
 
     def start(self) -> BatchFake:
-        ready = threading.Event()
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            loop.run_until_complete(self._start_site())
-            ready.set()
-            loop.run_forever()
-            if self._runner is not None:
-                loop.run_until_complete(self._runner.cleanup())
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name=type(self).__name__, daemon=True)
-        self._thread.start()
-        ready.wait(10)
+        self._site.start(self._app, backlog=128)
+        self.port = self._site.port
         return self
 
     def stop(self) -> None:
-        if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(10)
-        self._loop = self._thread = None
+        self._site.stop()
 
     def __enter__(self) -> BatchFake:
         return self.start()

@@ -21,6 +21,7 @@ from tests.support.judge_server.answers import Answerer, content_hash, default_a
 from tests.support.judge_server.batches import BatchEndpoints, BatchJob, StoredFile
 from tests.support.judge_server.chat import ChatEndpoints, RecordedRequest, ServerStats
 from tests.support.judge_server.faults import FAULT_KINDS, Fault, FaultKind
+from tests.support.loopback import LoopbackSite
 from tests.support.prompt_cache import ImplicitPromptCache
 
 
@@ -70,9 +71,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
+        self._site = LoopbackSite("judge-server")
         self._stopping: asyncio.Event | None = None
         self.port = port
         self.script(*script)
@@ -142,54 +141,17 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         self.batch_routes(app)
         return app
 
-    async def _start_site(self) -> None:
-        self._stopping = asyncio.Event()
-        self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024, reuse_address=True)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    async def _make_stopping(self) -> None:
+        self._stopping = asyncio.Event()  # bound to the server's loop
 
     def start(self) -> JudgeServer:
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                loop.run_until_complete(self._start_site())
-            except BaseException as exc:  # surfaced to the starting thread
-                failure.append(exc)
-                ready.set()
-                return
-            ready.set()
-            loop.run_forever()
-            loop.run_until_complete(self._shutdown())
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="judge-server", daemon=True)
-        self._thread.start()
-        ready.wait(10)
-        if failure:
-            raise failure[0]
+        self._site.start(self._app, port=self.port, on_loop=self._make_stopping)
+        self.port = self._site.port
         return self
 
-    async def _shutdown(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-
     def stop(self) -> None:
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        if self._stopping is not None:
-            loop.call_soon_threadsafe(self._stopping.set)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        self._loop = self._thread = None
+        stopping = self._stopping
+        self._site.stop(None if stopping is None else stopping.set)
 
     def __enter__(self) -> JudgeServer:
         return self.start()

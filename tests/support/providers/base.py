@@ -17,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.loopback import LoopbackSite
 from tests.support.providers.faults import Fault, FaultKind, FaultScript
 from tests.support.providers.wire import answer_for
 
@@ -50,9 +51,7 @@ class FakeProvider:
         self.replies: list[str] = []  # the text of every 200 reply, in order
         self.port = 0
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
+        self._site = LoopbackSite(f"fake-{self.name}")
 
     # -- what subclasses provide -----------------------------------------------------------
 
@@ -112,50 +111,18 @@ class FakeProvider:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def _start_site(self) -> None:
+    def _app(self) -> web.Application:
         app = web.Application()
         self.routes(app)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=256)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        return app
 
     def start(self) -> FakeProvider:
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                loop.run_until_complete(self._start_site())
-            except BaseException as exc:  # surfaced to the starting thread
-                failure.append(exc)
-                ready.set()
-                return
-            ready.set()
-            loop.run_forever()
-            if self._runner is not None:
-                loop.run_until_complete(self._runner.cleanup())
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name=f"fake-{self.name}", daemon=True)
-        self._thread.start()
-        ready.wait(10)
-        if failure:
-            raise failure[0]
+        self._site.start(self._app, backlog=256)
+        self.port = self._site.port
         return self
 
     def stop(self) -> None:
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        self._loop = self._thread = None
+        self._site.stop()
 
     def __enter__(self) -> FakeProvider:
         return self.start()
