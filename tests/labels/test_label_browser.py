@@ -9,7 +9,6 @@ the exported files and the item records alone.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +18,10 @@ import krippendorff
 import numpy as np
 import pytest
 from label_support import XSS, XSS_ID, cli, graded_demo, read_jsonl
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page
 from sklearn.metrics import accuracy_score, cohen_kappa_score
+
+from tests.support.browser import headless_chromium
 
 BINARY = ("energy_density", "cycle_life", "thermal_safety", "wrong_claim")
 CLARITY = ("Poor", "Fair", "Good", "Excellent")
@@ -38,12 +39,8 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(experiment: Path) -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium package is needed (.ci/run installs it)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True)
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
 
 
 class Watched:

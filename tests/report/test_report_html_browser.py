@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,9 @@ from typing import Any
 import pytest
 from html_support import XSS, cli, demo_lines, ungated_demo, write_jsonl
 from PIL import Image, ImageStat
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
+
+from tests.support.browser import headless_chromium
 
 XSS_ID = "q007"
 # Every canvas under an element, through Bokeh's (open) shadow roots; 1 when one has ink.
@@ -56,12 +57,8 @@ def report_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def browser(report_html: Path) -> Iterator[Browser]:
     """Started after the experiment: playwright's sync API runs an event loop in this thread."""
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium package is needed (.ci/run installs it)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True)
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
 
 
 class Loaded:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from html_support import DEMO_DATA, DEMO_RUBRIC, cli, ungated_demo
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
+
+from tests.support.browser import headless_chromium
 
 # Every element under a root, through Bokeh's (open) shadow roots, that matches a selector.
 DEEP_QUERY = """(root, selector) => {
@@ -83,12 +84,8 @@ def experiments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def browser(experiments: dict[str, Path]) -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium package is needed (.ci/run installs it)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True)
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def open_page(browser: Browser, path: Path, width: int = 1400, items: bool = True) -> Page:
