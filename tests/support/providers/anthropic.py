@@ -33,7 +33,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, is_error, reply_text
+from tests.support.providers.faults import Fault, reply_text
 from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
@@ -139,14 +139,9 @@ class AnthropicFake(FakeProvider):
         }
 
     async def messages(self, request: web.Request) -> web.Response:
-        seen, fault = await self.receive(request)
-        refused = refusal(seen.body, seen.headers)
-        if refused is not None:
-            seen.status = refused.status
-            return refused
-        if is_error(fault):
-            assert fault is not None
-            return self.fault_reply(seen, fault)
+        seen, fault, early = await self.admitted(request, refusal)
+        if early is not None:
+            return early
         return web.json_response(self.reply(seen.body, fault))
 
     def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:

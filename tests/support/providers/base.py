@@ -12,14 +12,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
 from tests.support.loopback import LoopbackSite
-from tests.support.providers.faults import Fault, FaultKind, FaultScript
+from tests.support.providers.faults import Fault, FaultKind, FaultScript, is_error
 from tests.support.providers.wire import answer_for
+
+Refusal = Callable[[dict[str, Any], dict[str, str]], web.Response | None]
 
 
 @dataclass
@@ -91,6 +94,23 @@ class FakeProvider:
     def requests(self) -> list[Seen]:
         with self._lock:
             return list(self.seen)
+
+    async def admitted(
+        self, request: web.Request, refusal: Refusal
+    ) -> tuple[Seen, Fault | None, web.Response | None]:
+        """The request recorded, with the reply that ends it early when there is one: the
+        provider's refusal of its shape (`refusal(body, headers)`), else a scripted error."""
+        seen, fault = await self.receive(request)
+        refused = refusal(seen.body, seen.headers)
+        if refused is not None:
+            seen.status = refused.status
+            return seen, fault, refused
+        if fault is not None and is_error(fault):
+            return seen, fault, self.fault_reply(seen, fault)
+        return seen, fault, None
+
+    def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:
+        raise NotImplementedError  # each provider's error body
 
     async def receive(self, request: web.Request) -> tuple[Seen, Fault | None]:
         """Record the request and take the next scripted fault (after the fake's latency)."""
