@@ -1,15 +1,7 @@
-"""Grading: prompts, judge calls, shuffles, samples, ensemble and score for one item."""
+"""Grading: prompts, judge calls, shuffles, samples, ensemble and score for one item.
 
-from autorubric_cli.core.config import FewShotConfig, JudgeSpec, LLMConfig
-from autorubric_cli.grading.grader import CriterionGrader
-from autorubric_cli.judges import CallStats, JudgeAuthError, RetryPolicy
+The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
 
-__all__ = [
-    "CallStats",
-    "CriterionGrader",
-    "FewShotConfig",
-    "JudgeAuthError",
-    "JudgeSpec",
-    "LLMConfig",
-    "RetryPolicy",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

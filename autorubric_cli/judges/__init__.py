@@ -2,25 +2,9 @@
 plus the offline simulated judge.
 
 Nothing here imports litellm at module import time; it is loaded on the first litellm call.
-"""
 
-from autorubric_cli.judges.judge import Judge, build_judges
-from autorubric_cli.judges.policy.breaker import JudgeUnavailable
-from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
-from autorubric_cli.judges.policy.retry import RetryPolicy
-from autorubric_cli.judges.request import Completion, VoteRequest
-from autorubric_cli.judges.stats import CallStats
-from autorubric_cli.judges.transports.direct import close_clients
+The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
 
-__all__ = [
-    "CallStats",
-    "Completion",
-    "Judge",
-    "JudgeAuthError",
-    "JudgeFailure",
-    "JudgeUnavailable",
-    "RetryPolicy",
-    "VoteRequest",
-    "build_judges",
-    "close_clients",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

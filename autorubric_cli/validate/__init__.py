@@ -11,20 +11,9 @@ Modules: ``space`` (options and ratings), ``fc_model`` (forced choice -> respons
 correlation, inversions), ``settings`` and ``advice`` (flags, warnings), ``collect`` and
 ``analysis`` (records to the result), ``synthetic`` (the §6 generator); ``loader`` and
 ``simulate_files`` are the only modules that touch files.
-"""
 
-from autorubric_cli.validate.analysis import validate_collected
-from autorubric_cli.validate.performance import METRICS, RANKED, Downstream, judge_performance
-from autorubric_cli.validate.settings import ValidateSettings
-from autorubric_cli.validate.synthetic import SimulationConfig, simulate_world
+The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
 
-__all__ = [
-    "METRICS",
-    "RANKED",
-    "Downstream",
-    "SimulationConfig",
-    "ValidateSettings",
-    "judge_performance",
-    "simulate_world",
-    "validate_collected",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
