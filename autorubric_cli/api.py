@@ -20,19 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autorubric_cli.core.items import Item
-from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.experiment.manifest import ITEMS, REPORT, Manifest, write_atomic
-from autorubric_cli.experiment.opened import Experiment as OpenedExperiment
-from autorubric_cli.experiment.opened import open_experiment as _open
-from autorubric_cli.experiment.session import RunOptions, resume_run, start_run
-from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+import orjson
+
+from autorubric_cli import experiment, report
+from autorubric_cli.core.config import GateCheck
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import load_rubric
 
 if TYPE_CHECKING:
-    from autorubric_cli.core.config import GateCheck
+    from autorubric_cli.core.items import Item
+    from autorubric_cli.core.records import ItemRecord
+    from autorubric_cli.core.rubric import Rubric
+    from autorubric_cli.experiment.manifest import Manifest
+    from autorubric_cli.experiment.opened import Experiment as OpenedExperiment
 
 PathLike = str | Path
 
@@ -45,7 +45,7 @@ class Experiment:
     path: Path
 
     def _opened(self) -> OpenedExperiment:
-        return _open(self.path)
+        return experiment.open_experiment(self.path)
 
     @property
     def manifest(self) -> Manifest:
@@ -62,18 +62,17 @@ class Experiment:
 
     def report(self, *, fail_under: float | None = None) -> dict[str, Any]:
         """The report (SPEC §6) as `report --format json` prints it; writes nothing."""
-        from autorubric_cli.core.config import GateCheck
-        from autorubric_cli.report.build import build_report
-
         extra: list[GateCheck] = []
         if fail_under is not None:
             extra.append(GateCheck(metric="score.mean", min=fail_under))
-        return build_report(self._opened(), extra_checks=extra)
+        return report.build_report(self._opened(), extra_checks=extra)
 
     def items(self) -> Iterator[ItemRecord]:
         """The item records, the newest line per id (SPEC §5), in the order they finished."""
         opened = self._opened()
-        return iter_latest_records(self.path / ITEMS, ReadIssues(), opened.rubric.criteria)
+        return experiment.iter_latest_records(
+            self.path / experiment.ITEMS, experiment.ReadIssues(), opened.rubric.criteria
+        )
 
     def compare(
         self,
@@ -84,19 +83,17 @@ class Experiment:
         alpha: float = 0.05,
     ) -> dict[str, Any]:
         """This experiment (NEW) against `baseline` (BASE): the SPEC §12 comparison."""
-        from autorubric_cli.report.compare import CompareOptions, compare_experiments
-
         base = baseline.path if isinstance(baseline, Experiment) else Path(baseline)
-        options = CompareOptions(
+        options = report.CompareOptions(
             max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha
         )
-        return compare_experiments(base, self.path, options)
+        return report.compare_experiments(base, self.path, options)
 
 
 def open_experiment(path: PathLike) -> Experiment:
     """An existing experiment directory; raises InputError when it is not one."""
     directory = Path(path)
-    _open(directory)  # fail now, not on first use
+    experiment.open_experiment(directory)  # fail now, not on first use
     return Experiment(directory)
 
 
@@ -127,7 +124,7 @@ def run(
     """Grade `dataset` with the rubric file `rubric`, as `autorubric run` does; the experiment
     directory is `out`, else `experiments/<name>`, else one named after the rubric and time.
     Writes `report.json` at the end."""
-    options = RunOptions(
+    options = experiment.RunOptions(
         judges=list(judges or []),
         name=name,
         out=None if out is None else Path(out),
@@ -141,7 +138,7 @@ def run(
         shard=shard,
         batch=batch,
     )
-    directory = start_run(Path(rubric), Path(dataset), options)
+    directory = experiment.start_run(Path(rubric), Path(dataset), options)
     return _finished(directory)
 
 
@@ -157,7 +154,7 @@ def resume(
     """Grade what `path` is missing (and its errored items with `retry_errors`), as
     `autorubric resume` does; never calls a judge for an item already recorded."""
     directory = Path(path)
-    resume_run(
+    experiment.resume_run(
         directory,
         retry_errors=retry_errors,
         concurrency=concurrency,
@@ -180,11 +177,10 @@ async def aresume(path: PathLike, **options: Any) -> Experiment:
 
 def _finished(directory: Path) -> Experiment:
     """`report.json` rewritten at the end of a run (SPEC §5), as the CLI does."""
-    import orjson
-
-    experiment = Experiment(directory)
-    write_atomic(directory / REPORT, orjson.dumps(experiment.report(), option=orjson.OPT_INDENT_2))
-    return experiment
+    finished = Experiment(directory)
+    text = orjson.dumps(finished.report(), option=orjson.OPT_INDENT_2)
+    experiment.write_atomic(directory / experiment.REPORT, text)
+    return finished
 
 
 __all__ = [

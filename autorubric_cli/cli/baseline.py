@@ -1,48 +1,58 @@
-"""`run/resume --baseline`: the compare flags checked before the run, the comparison after it.
+"""`run/resume --baseline`: the compare flags checked before the run, and the end both commands
+share (report, then the comparison, then one exit code).
 
-Light to import: the comparison's modules (numpy, scipy: about a second) are loaded only when a
-baseline is given, so `run` and `resume` start their judge worker processes first.
+The comparison's modules (numpy, scipy: about a second) are loaded only when a baseline is
+given, and the report's only after the run: `run` and `resume` start their judge worker
+processes first.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autorubric_cli import experiment, report
+from autorubric_cli.cli.compare_body import compare_with_baseline
+from autorubric_cli.cli.finish import finish
 from autorubric_cli.errors import InputError
 
 if TYPE_CHECKING:
     from autorubric_cli.report.compare import CompareOptions
 
 
-def baseline_options(
+@dataclass(frozen=True)
+class BaselineGate:
+    """`--baseline DIR` with the compare gate's options."""
+
+    path: Path
+    options: CompareOptions
+
+
+def baseline_gate(
     baseline: Path | None, max_drop: float | None, fail_on_regression: bool, alpha: float
-) -> CompareOptions | None:
-    """The compare options for `--baseline`, checked before any judge is called."""
+) -> BaselineGate | None:
+    """The comparison `--baseline` asks for, checked before any judge is called."""
     if baseline is None:
         if max_drop is not None or fail_on_regression:
             raise InputError("needs --baseline DIR", key="--max-drop/--fail-on-regression")
         return None
-    from autorubric_cli.experiment.opened import open_experiment
-    from autorubric_cli.report.compare import CompareOptions, check_options
-
-    open_experiment(baseline)  # a wrong path fails now, not after a paid run
-    options = CompareOptions(max_drop, fail_on_regression, alpha)
-    check_options(options)
-    return options
+    experiment.open_experiment(baseline)  # a wrong path fails now, not after a paid run
+    options = report.CompareOptions(max_drop, fail_on_regression, alpha)
+    report.check_options(options)
+    return BaselineGate(baseline, options)
 
 
-def then_compare(
-    baseline: Path | None,
+def finish_and_compare(
     directory: Path,
-    options: CompareOptions | None,
     fmt: str,
+    fail_under: float | None,
     junit: Path | None,
-    code: int,
+    gate: BaselineGate | None,
 ) -> int:
-    """`run`/`resume`'s exit code, or with --baseline the combined one after comparing."""
-    if baseline is None or options is None:
+    """The end of `run` and `resume`: the report (written, rendered, gated), then with
+    `--baseline` the comparison; the run's exit code, or the combined one."""
+    code = finish(directory, fmt, fail_under, junit, compact=True)
+    if gate is None:
         return code
-    from autorubric_cli.cli.compare_cmd import compare_with_baseline
-
-    return compare_with_baseline(baseline, directory, options, fmt, junit, code)
+    return compare_with_baseline(gate.path, directory, gate.options, fmt, junit, code)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from autorubric_cli import experiment, judges
 from autorubric_cli.cli.console import output_console
-from autorubric_cli.core.rubric import CriterionOption
-from autorubric_cli.experiment.options import RunOptions
-from autorubric_cli.experiment.preflight import Scope, preflight
-from autorubric_cli.judges.transports.choice import describe_transport
 from autorubric_cli.loading.dataset import summarize_dataset
+
+if TYPE_CHECKING:
+    from autorubric_cli.core.rubric import CriterionOption
+    from autorubric_cli.experiment.options import RunOptions
+    from autorubric_cli.experiment.preflight import Scope
 
 
 def run_check(
@@ -21,7 +24,7 @@ def run_check(
     print a summary. `env=False` (--no-env) skips the rules that read the environment."""
     # no "judges" scope: a rubric without judges is meant for `run --judge MODEL` (said below)
     scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
-    plan = preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    plan = experiment.preflight(rubric_path, dataset_path, options, frozenset(scopes))
     rubric = plan.rubric
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
     console = output_console()
@@ -33,11 +36,11 @@ def run_check(
         labelled = "-" if summary is None else str(summary.labels.get(c.name, 0))
         table.add_row(c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled)
     console.print(table)
-    judges = ", ".join(f"{j.judge_id} ({describe_transport(j)})" for j in rubric.grader.judges) or (
-        "none: `run` needs --judge MODEL (pass it to `check` too, to check that run)"
-    )
+    used = ", ".join(
+        f"{j.judge_id} ({judges.describe_transport(j)})" for j in rubric.grader.judges
+    ) or ("none: `run` needs --judge MODEL (pass it to `check` too, to check that run)")
     console.print(
-        f"judges: {judges}" + ("" if env else " (environment not checked: --no-env)"),
+        f"judges: {used}" + ("" if env else " (environment not checked: --no-env)"),
         highlight=False,
         soft_wrap=True,  # one line
     )

@@ -1,120 +1,51 @@
-"""`autorubric compare` and `run/resume --baseline`: compare, render, write outputs, exit code."""
+"""`autorubric compare BASE NEW`: the paired comparison and its gate (SPEC §12)."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from xml.etree import ElementTree as ET
+from typing import Annotated
 
-from autorubric_cli.core.json_model import to_json
-from autorubric_cli.errors import InputError
-from autorubric_cli.report.compare import CompareOptions, compare_exit_code, compare_result
-from autorubric_cli.report.models_compare import CompareResult
-from autorubric_cli.report.render_compare import (
-    compare_junit_suite,
-    render_compare_junit,
-    render_compare_markdown,
-    render_compare_table,
-)
+import typer
 
-COMPARE_JSON = "compare.json"
-COMPARE_HTML = "compare.html"
+from autorubric_cli import cli, report
+from autorubric_cli.cli.guard import guarded
+from autorubric_cli.cli.options import Alpha, CompareFormat, FailOnRegression, Junit, MaxDrop
 
 
-def _json(result: CompareResult) -> str:
-    return to_json(result).decode() + "\n"
+def compare(
+    base: Annotated[Path, typer.Argument(help="BASE experiment directory (e.g. main).")],
+    new: Annotated[Path, typer.Argument(help="NEW experiment directory (the change).")],
+    format: Annotated[
+        CompareFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = CompareFormat.table,
+    max_drop: MaxDrop = None,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
+    junit: Junit = None,
+    ca_mode: Annotated[
+        str,
+        typer.Option(
+            "--ca-mode",
+            metavar="MODE",
+            help="How CANNOT_ASSESS/NA count in the comparison. "
+            "One of: exclude, as_unmet, as_category.",
+        ),
+    ] = "exclude",
+    top: Annotated[int, typer.Option("--top", min=0, help="Items that moved most to list.")] = 10,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Bootstrap seed (default: BASE's seed).")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="--format html: write here (default NEW/compare.html)."
+        ),
+    ] = None,
+) -> None:
+    """Paired comparison of two experiments on the same items (no judge calls), with a gate."""
 
+    def body() -> int:
+        options = report.CompareOptions(max_drop, fail_on_regression, alpha, ca_mode, top, seed)
+        return cli.run_compare(base, new, options, format.value, junit, output)
 
-def _table(result: CompareResult) -> str:
-    from autorubric_cli.cli.finish import wide_console
-
-    render_compare_table(result, wide_console())
-    return ""
-
-
-RENDERERS: dict[str, Callable[[CompareResult], str]] = {
-    "table": _table,
-    "json": _json,
-    "markdown": render_compare_markdown,
-    "junit": render_compare_junit,
-}
-"""Format name → renderer of the SPEC §12 comparison."""
-
-
-def write_outputs(result: CompareResult, junit: Path | None) -> None:
-    """The JUnit file and the GitHub step summary, when asked for."""
-    if junit is not None:
-        junit.write_text(render_compare_junit(result))
-    from autorubric_cli.cli.finish import append_step_summary
-
-    append_step_summary(render_compare_markdown(result))
-
-
-def write_compare_html(result: CompareResult, path: Path) -> str:
-    """`compare --format html`: one self-contained page (SPEC §13); returns the line to print."""
-    from autorubric_cli.experiment.manifest import write_atomic
-    from autorubric_cli.report.html.compare_page import render_compare_html
-
-    try:
-        write_atomic(path, render_compare_html(result).encode("utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot write the HTML page: {exc.strerror}", path=str(path)) from None
-    return f"{path}\n"
-
-
-def run_compare(
-    base: Path,
-    new: Path,
-    options: CompareOptions,
-    fmt: str,
-    junit: Path | None,
-    output: Path | None = None,
-) -> int:
-    if output is not None and fmt != "html":
-        raise InputError("goes with --format html", key="--output")
-    result = compare_result(base, new, options)
-    write_outputs(result, junit)
-    if fmt == "html":
-        sys.stdout.write(write_compare_html(result, output or new / COMPARE_HTML))
-    else:
-        sys.stdout.write(RENDERERS[fmt](result))
-    return compare_exit_code(result)
-
-
-def add_to_junit(path: Path, result: CompareResult) -> None:
-    """Put the comparison's suite beside the run's in one <testsuites> file."""
-    run_suite = ET.fromstring(path.read_text())
-    suites = ET.Element("testsuites")
-    suites.extend([run_suite, compare_junit_suite(result)])
-    path.write_text(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
-
-
-def compare_with_baseline(
-    baseline: Path,
-    directory: Path,
-    options: CompareOptions,
-    fmt: str,
-    junit: Path | None,
-    run_code: int,
-) -> int:
-    """After `run`/`resume --baseline`: write <dir>/compare.json, render, combine exit codes.
-
-    The run's own report was rendered first; table and markdown output go on with the
-    comparison (json, csv and junit stdout stay one document: read compare.json). The JUnit
-    file gets the comparison's suite too. The combined code is 1 if either gate failed, else
-    3 if this run (NEW) had errored items, else 0: the baseline's errors are a warning.
-    """
-    from autorubric_cli.experiment.manifest import write_atomic
-
-    result = compare_result(baseline, directory, options)
-    write_atomic(directory / COMPARE_JSON, _json(result).encode())
-    write_outputs(result, None)
-    if junit is not None:
-        add_to_junit(junit, result)
-    if fmt in ("table", "markdown"):
-        sys.stdout.write(RENDERERS[fmt](result))
-    for warning in result.warnings:
-        print(f"autorubric: compare warning: {warning}", file=sys.stderr)
-    code = compare_exit_code(result)
-    return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0
+    guarded(body)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from rich.console import Console
 
+from autorubric_cli import experiment, report
 from autorubric_cli.cli.console import output_console
 from autorubric_cli.cli.pipes import tolerate_closed_stdout
 from autorubric_cli.core.config import (
@@ -20,17 +21,14 @@ from autorubric_cli.core.config import (
     CannotAssessConfig,
     GateCheck,
 )
-from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
 from autorubric_cli.errors import InputError
-from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
-from autorubric_cli.experiment.opened import open_experiment
-from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
-from autorubric_cli.report.build import build_report_and_fold
-from autorubric_cli.report.models import Report
-from autorubric_cli.report.render_table import render_compact, render_tables
-from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
+
+if TYPE_CHECKING:
+    from autorubric_cli.core.evaluate import ScoringRules
+    from autorubric_cli.experiment.opened import Experiment
+    from autorubric_cli.report.models import Report
 
 KIND_OF_FLAG = {
     "aggregation": ("binary", BINARY_AGGREGATIONS),
@@ -48,8 +46,7 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
     """The recorded rules with the report's what-if flags applied (to every criterion of a kind)."""
     if all(v is None for v in overrides.values()):
         return None
-    experiment = open_experiment(directory)
-    rules = experiment.rules
+    rules = experiment.open_experiment(directory).rules
     aggregation = dict(rules.aggregation)
     for flag, (kind, allowed) in KIND_OF_FLAG.items():
         method = overrides.get(flag)
@@ -82,10 +79,10 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
     return rules.with_overrides(**changes)
 
 
-def exit_code(report: Report) -> int:
+def exit_code(built: Report) -> int:
     """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8).
     The gate reads the report's JSON form (`core.gate`)."""
-    return gate_exit_code(to_json_dict(report))
+    return gate_exit_code(to_json_dict(built))
 
 
 def append_step_summary(markdown: str) -> None:
@@ -117,51 +114,73 @@ def finish(
             "a what-if report writes nothing to the experiment directory: give -o PATH",
             key="--format",
         )
-    experiment = open_experiment(directory)
+    opened = experiment.open_experiment(directory)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
-    report, fold = build_report_and_fold(
-        experiment, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
+    built, fold = report.build_report_and_fold(
+        opened, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
     )
     if what_if is None and output is None:  # a what-if or `-o` elsewhere changes nothing in DIR
-        write_atomic(directory / REPORT, to_json(report))
+        experiment.write_atomic(directory / experiment.REPORT, to_json(built))
     if junit is not None:
-        junit.write_text(render_junit(report))
-    append_step_summary(render_markdown(report))
+        junit.write_text(report.render_junit(built))
+    append_step_summary(report.render_markdown(built))
     html = None
     if fmt == "html" or compact:
-        from autorubric_cli.report.html.page import write_report_html
-
-        html = write_report_html(report, experiment, fold, output)
-    code = exit_code(report)
+        html = report.write_report_html(built, opened, fold, output)
+    code = exit_code(built)
     with tolerate_closed_stdout():
         if quiet:
             pass
         elif fmt == "html":
             print(html)
         elif compact and fmt == "table":
-            render_compact(report, wide_console(), str(directory), str(html))
+            report.render_compact(built, wide_console(), str(directory), str(html))
         else:
-            render(report, fmt, experiment)
+            render(built, fmt, opened)
         sys.stdout.flush()
     return code
 
 
-def render(report: Report, fmt: str, experiment: Any) -> None:
+def run_report(
+    directory: Path,
+    fmt: str,
+    fail_under: float | None,
+    junit: Path | None,
+    overrides: dict[str, str | None],
+    *,
+    ca_mode: str,
+    output: Path | None,
+    ground_truth: str,
+) -> int:
+    """`autorubric report`: the report with the what-if flags in `overrides` applied."""
+    return finish(
+        directory,
+        fmt,
+        fail_under,
+        junit,
+        what_if=what_if_rules(directory, overrides),
+        ca_mode=ca_mode,
+        output=output,
+        ground_truth=ground_truth,
+    )
+
+
+def render(built: Report, fmt: str, opened: Experiment) -> None:
     if fmt == "json":
-        sys.stdout.write(to_json(report).decode() + "\n")
+        sys.stdout.write(to_json(built).decode() + "\n")
     elif fmt == "markdown":
-        sys.stdout.write(render_markdown(report))
+        sys.stdout.write(report.render_markdown(built))
     elif fmt == "junit":
-        sys.stdout.write(render_junit(report))
+        sys.stdout.write(report.render_junit(built))
     elif fmt == "csv":
-        records = iter_latest_records(
-            experiment.directory / ITEMS, ReadIssues(), experiment.rubric.criteria
+        records = experiment.iter_latest_records(
+            opened.directory / experiment.ITEMS, experiment.ReadIssues(), opened.rubric.criteria
         )
-        criteria = [c.name for c in experiment.rubric.criteria]
-        judges = [j.judge_id for j in experiment.rubric.grader.judges]
-        sys.stdout.write(render_csv(records, criteria, judges))
+        criteria = [c.name for c in opened.rubric.criteria]
+        judges = [j.judge_id for j in opened.rubric.grader.judges]
+        sys.stdout.write(report.render_csv(records, criteria, judges))
     else:
-        render_tables(report, wide_console(), str(experiment.directory))
+        report.render_tables(built, wide_console(), str(opened.directory))
 
 
 def wide_console() -> Console:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import typer
 
+from autorubric_cli.cli.pipes import drop_stdout
 from autorubric_cli.errors import BudgetStop, InputError, RunInterrupted, RunStopped, exit_code
 
 STATE = {"debug": False}  # --debug: set by the app's callback, read when a command fails
@@ -31,8 +32,6 @@ def guarded(body: Callable[[], int]) -> None:
         _err(exc.one_line())
         code = exit_code(exc)
     except BrokenPipeError:  # the reader closed stdout (`| head`): not an error of ours
-        from autorubric_cli.cli.pipes import drop_stdout
-
         drop_stdout()
         code = 0
     except RunStopped as exc:  # a spend-cap stop is its own one line (SPEC §8)

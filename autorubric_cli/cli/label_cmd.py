@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from autorubric_cli import experiment, labels, report
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
@@ -60,20 +61,16 @@ def page(
     """The default: write the labelling page (`label DIR` is `label page DIR`)."""
 
     def body() -> int:
-        from autorubric_cli.experiment.opened import open_experiment
-        from autorubric_cli.labels.page_data import plan_labels
-        from autorubric_cli.report.html.label_page import write_label_html
-
         names = [n.strip() for n in (criteria or "").split(",") if n.strip()]
-        plan = plan_labels(
-            open_experiment(directory),
+        plan = labels.plan_labels(
+            experiment.open_experiment(directory),
             criteria=names,
             order=order,
             per_item_raters=per_item_raters,
         )
         if limit is not None:
             plan.ranked = plan.ranked[:limit]
-        print(write_label_html(plan, output))
+        print(report.write_label_html(plan, output))
         return 0
 
     guarded(body)
@@ -87,9 +84,7 @@ def import_(
     """Check every line of every file, then append them to DIR/human_labels.jsonl."""
 
     def body() -> int:
-        from autorubric_cli.labels.importer import import_labels
-
-        result: Any = import_labels(directory, files)
+        result: Any = labels.import_labels(directory, files)
         print(
             f"{result.added} label lines added to {result.path} "
             f"({result.unchanged} already there); raters: {', '.join(result.raters) or '-'}"

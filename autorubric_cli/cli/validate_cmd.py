@@ -1,296 +1,180 @@
-"""`autorubric validate` and `autorubric simulate`: command bodies and rendering."""
+"""`autorubric validate` and `simulate`: judges against disagreeing human raters, and the
+synthetic study that exercises it (Guerdan et al., ICML 2025); no judge calls."""
 
 from __future__ import annotations
 
-import math
-import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, get_args
+from typing import Annotated
 
-import orjson
-from rich import box
-from rich.console import Console
-from rich.table import Table
+import typer
 
-from autorubric_cli.cli.finish import wide_console
-from autorubric_cli.core.json_model import to_json
-from autorubric_cli.errors import InputError
-from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
-from autorubric_cli.validate.performance import RANKED
-from autorubric_cli.validate.result import CriterionValidation, ValidateResult
-from autorubric_cli.validate.settings import ValidateSettings, split_labels, split_numbers
-from autorubric_cli.validate.simulate_files import (
-    HumanElicitation,
-    JudgeElicitation,
-    write_simulation,
-)
-from autorubric_cli.validate.synthetic import SimulationConfig
-
-FORMATS = ("table", "json")
-CODES = {
-    "hit_rate": "HR",
-    "cohen_kappa": "κC",
-    "fleiss_kappa": "κF",
-    "krippendorff_alpha": "α",
-    "scotts_pi": "π",
-    "kl_human_judge": "KLhj",
-    "kl_judge_human": "KLjh",
-    "ce_human_judge": "CEhj",
-    "ce_judge_human": "CEjh",
-    "jsd": "JSD",
-    "coverage": "COV",
-    "precision": "PRE",
-    "recall": "REC",
-    "bce": "BCE",
-    "mse": "MSE",
-    "decision_consistency": "C",
-    "prevalence_bias": "|B|",
-    "decision_consistency_fc": "Cfc",
-    "prevalence_bias_fc": "|Bfc|",
-}
-SWEEP_PICKS = ("hit_rate", "jsd", "coverage", "mse", "decision_consistency")
+from autorubric_cli import cli
+from autorubric_cli.cli.guard import guarded
 
 
-def check_format(fmt: str) -> str:
-    if fmt not in FORMATS:
-        raise InputError(f"must be one of: {', '.join(FORMATS)}", key="--format")
-    return fmt
+def validate(
+    directory: Annotated[
+        Path, typer.Argument(help="Experiment directory (from `run`, or `simulate`'s experiment/).")
+    ],
+    human: Annotated[
+        Path | None,
+        typer.Option(
+            "--human",
+            help='JSONL {"id", "human_ratings"} per line; replaces the ratings in the records.',
+        ),
+    ] = None,
+    criterion: Annotated[
+        list[str] | None,
+        typer.Option("--criterion", help="Validate only this criterion (repeatable)."),
+    ] = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(
+            "--positive",
+            help="Positive option(s) for decisions, comma-separated (default: value > 0.5; MET).",
+        ),
+    ] = None,
+    tau: Annotated[
+        float,
+        typer.Option("--tau", help="Cutoff for decisions and hard response sets, in (0, 1]."),
+    ] = 0.5,
+    beta: Annotated[
+        float,
+        typer.Option("--beta", help="P(k in response set | chose k') for the --beta-pair (k, k')."),
+    ] = 0.0,
+    beta_pair: Annotated[
+        str | None,
+        typer.Option(
+            "--beta-pair",
+            metavar="K,K'",
+            help="The two options beta links (binary default: MET,UNMET).",
+        ),
+    ] = None,
+    beta_sweep: Annotated[
+        str | None,
+        typer.Option(
+            "--beta-sweep",
+            metavar="BETAS",
+            help="Comma-separated betas to sweep, e.g. 0,0.1,0.2,0.3,0.4; or off.",
+        ),
+    ] = None,
+    fc_matrix: Annotated[
+        Path | None,
+        typer.Option(
+            "--fc-matrix",
+            help="JSON mapping criterion -> chosen option -> list of "
+            '{"set": [option labels], "p": probability}.',
+        ),
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+    ] = "table",
+) -> None:
+    """Validate judges against disagreeing human raters, without gold labels; no judge calls.
+
+    Compares every judge (its repeated samples give a per-item rating distribution) and the
+    ensemble with the humans' ratings under forced-choice and response-set definitions of
+    performance (Guerdan et al., ICML 2025), marks the judge each definition selects, warns
+    about rank inversions, and shows downstream decision consistency and prevalence bias.
+    """
+
+    def body() -> int:
+        return cli.run_validate(
+            directory,
+            fmt=format,
+            human=human,
+            criteria=criterion or [],
+            tau=tau,
+            positive=positive,
+            beta=beta,
+            beta_pair=beta_pair,
+            beta_sweep=beta_sweep,
+            fc_matrix=fc_matrix,
+        )
+
+    guarded(body)
 
 
-def settings_from_flags(
-    *,
-    tau: float,
-    positive: str | None,
-    beta: float,
-    beta_pair: str | None,
-    beta_sweep: str | None,
-    fc_matrix: dict[str, Any] | None,
-    fc_matrix_source: str,
-) -> ValidateSettings:
-    pair = None if beta_pair is None else split_labels(beta_pair, "--beta-pair")
-    if pair is not None and len(pair) != 2:
-        raise InputError('needs exactly two labels, "k,k\'"', key="--beta-pair")
-    sweep = None
-    if beta_sweep is not None:
-        off = beta_sweep.strip().lower() in ("", "off", "none")
-        sweep = () if off else split_numbers(beta_sweep, "--beta-sweep")
-    return ValidateSettings(
-        tau=tau,
-        positive=None if positive is None else split_labels(positive, "--positive"),
-        beta=beta,
-        beta_pair=None if pair is None else (pair[0], pair[1]),
-        beta_sweep=sweep,
-        fc_matrix=fc_matrix,
-        fc_matrix_source=fc_matrix_source,
-    )
+def simulate(
+    out: Annotated[Path, typer.Argument(help="Output directory (new or empty).")],
+    items: Annotated[int, typer.Option("--items", min=2, help="Items.")] = 200,
+    options: Annotated[int, typer.Option("--options", min=2, max=6, help="Options q.")] = 3,
+    raters: Annotated[int, typer.Option("--raters", min=1, help="Human raters per item.")] = 3,
+    judges: Annotated[int, typer.Option("--judges", min=1, help="Simulated judges.")] = 4,
+    samples: Annotated[int, typer.Option("--samples", min=1, help="Samples per judge.")] = 5,
+    max_set_size: Annotated[
+        int | None,
+        typer.Option("--max-set-size", help="Largest response set (1: fully specified task)."),
+    ] = None,
+    error_rate: Annotated[float, typer.Option("--error-rate", help="Rater error ε.")] = 0.0,
+    skew: Annotated[float, typer.Option("--skew", help="Error skew η (>0: towards A).")] = 0.0,
+    human_gamma: Annotated[
+        float, typer.Option("--human-gamma", help="Human selection effect γ (>0: favour A).")
+    ] = 0.0,
+    judge_gamma: Annotated[
+        float, typer.Option("--judge-gamma", help="Judge selection effect γ.")
+    ] = 0.0,
+    judge_noise: Annotated[
+        str,
+        typer.Option(
+            "--judge-noise",
+            metavar="MIN,MAX",
+            help="Range of the sd of the judges' perturbation, 0 <= MIN <= MAX.",
+        ),
+    ] = "0.02,0.3",
+    concentration: Annotated[
+        float, typer.Option("--concentration", help="Dirichlet concentration over sets.")
+    ] = 1.0,
+    human_elicitation: Annotated[
+        str,
+        typer.Option(
+            "--human-elicitation",
+            metavar="KIND",
+            help="What the simulated humans report. One of: forced_choice, response_set.",
+        ),
+    ] = "forced_choice",
+    judge_elicitation: Annotated[
+        str,
+        typer.Option(
+            "--judge-elicitation",
+            metavar="KIND",
+            help="What the simulated judges report (both adds option_set). "
+            "One of: forced_choice, both.",
+        ),
+    ] = "forced_choice",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
+    ] = "table",
+) -> None:
+    """Write a synthetic study (Guerdan et al., section 6) that `validate` reads; no judge calls.
 
+    Per item, response-set distributions are Dirichlet draws; human raters report sets with
+    error ε (skew η) and pick a forced choice with selection effect γ; judges are perturbed
+    copies of the human distribution with their own γ. Writes OUT/rubric.yaml,
+    OUT/dataset.jsonl (human_ratings), OUT/experiment/ (a completed experiment with every
+    judge's sampled votes: run `autorubric validate OUT/experiment`) and OUT/truth.json
+    (each definition's population-level figures and the judge it truly selects).
+    """
 
-def run_validate(
-    directory: Path,
-    *,
-    fmt: str,
-    human: Path | None,
-    criteria: Sequence[str],
-    tau: float,
-    positive: str | None,
-    beta: float,
-    beta_pair: str | None,
-    beta_sweep: str | None,
-    fc_matrix: Path | None,
-) -> int:
-    from autorubric_cli.experiment.opened import open_experiment
-    from autorubric_cli.labels.overlay import experiment_overlay
-    from autorubric_cli.validate.loader import read_fc_matrix, validate_experiment
+    def body() -> int:
+        settings = {
+            "n_items": items,
+            "n_options": options,
+            "raters": raters,
+            "n_judges": judges,
+            "samples": samples,
+            "max_set_size": max_set_size,
+            "error_rate": error_rate,
+            "skew": skew,
+            "human_gamma": human_gamma,
+            "judge_gamma": judge_gamma,
+            "judge_noise": judge_noise,
+            "concentration": concentration,
+            "seed": seed,
+            "human_elicitation": human_elicitation,
+            "judge_elicitation": judge_elicitation,
+        }
+        return cli.run_simulate(out, fmt=format, options=settings)
 
-    check_format(fmt)
-    matrix = None
-    if fc_matrix is not None:
-        matrix = read_fc_matrix(fc_matrix, open_experiment(directory).rubric)
-    settings = settings_from_flags(
-        tau=tau,
-        positive=positive,
-        beta=beta,
-        beta_pair=beta_pair,
-        beta_sweep=beta_sweep,
-        fc_matrix=matrix,
-        fc_matrix_source=str(fc_matrix or ""),
-    )
-    labels = experiment_overlay(directory)
-    result = validate_experiment(
-        directory,
-        settings,
-        human_path=human,
-        criteria=criteria,
-        overlay=None if labels is None else labels.apply,
-    )
-    if fmt == "json":
-        sys.stdout.write(to_json(result).decode() + "\n")
-    else:
-        render_validation(result, wide_console())
-    return 0
-
-
-def fmt_value(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
-def marked(criterion: CriterionValidation, judge: str, metric: str) -> str:
-    """The value, starred and bold when the judge is (tied) best for the metric."""
-    text = fmt_value(getattr(criterion.judges[judge], metric))  # metric: a column's field name
-    if judge in criterion.best_tied.get(metric, []):
-        return f"[bold green]{text} *[/]"
-    return text
-
-
-def judge_table(criterion: CriterionValidation, title: str, columns: dict[str, str]) -> Table:
-    table = Table(title=title, title_justify="left")
-    width = max(len(judge) for judge in criterion.judges)
-    table.add_column("judge", no_wrap=True, min_width=width)
-    table.add_column("items", justify="right")
-    for header in columns.values():
-        table.add_column(header, justify="right")
-    for judge, block in criterion.judges.items():
-        row = [marked(criterion, judge, metric) for metric in columns]
-        table.add_row(judge, str(block.n_items), *row)
-    return table
-
-
-def rank_table(criterion: CriterionValidation) -> Table:
-    """Kendall's tau-b between definitions across judges (a lower triangle)."""
-    table = Table(
-        title="Rank correlation between definitions (Kendall τ-b across judges)",
-        title_justify="left",
-        box=box.SIMPLE,
-        padding=(0, 0, 0, 1),
-    )
-    table.add_column("", no_wrap=True)
-    for metric in RANKED[:-1]:
-        table.add_column(CODES[metric], justify="right", no_wrap=True, min_width=5)
-    correlations = criterion.rank_correlation
-    for row_index, row in enumerate(RANKED[1:], start=1):
-        cells = []
-        for col in RANKED[:-1][:row_index]:
-            tau = correlations.get(f"{col}|{row}")
-            cells.append("n/a" if tau is None else f"{tau:+.2f}")
-        table.add_row(CODES[row], *cells)
-    return table
-
-
-def rank_legend() -> str:
-    return "  ".join(f"{CODES[m]}={m}" for m in RANKED)
-
-
-def sweep_table(criterion: CriterionValidation) -> Table:
-    assert criterion.beta_pair is not None  # a sweep needs the pair
-    k, chosen = criterion.beta_pair
-    title = f"β sweep: β = P({k} in set | chose {chosen}); selected judge and consistency C"
-    table = Table(title=title, title_justify="left")
-    table.add_column("β", justify="right")
-    for metric in SWEEP_PICKS:
-        table.add_column(f"best by {CODES[metric]}")
-    judges = list(criterion.judges)
-    for judge in judges:
-        table.add_column(f"C {judge}", justify="right")
-    for row in criterion.beta_sweep:
-        picks = [str(row.best[m] or "n/a") for m in SWEEP_PICKS]
-        consistency = [fmt_value(row.decision_consistency[j]) for j in judges]
-        table.add_row(f"{row.beta:g}", *picks, *consistency)
-    return table
-
-
-def header(criterion: CriterionValidation) -> str:
-    per_item = criterion.ratings_per_item
-    model = criterion.fc_model
-    model_text = model.kind if model.kind != "beta" else f"beta={model.beta:g}"
-    return (
-        f"[bold]{criterion.name}[/] ({criterion.kind}): {criterion.n_items} items, "
-        f"human ratings per item min {per_item.min} mean {per_item.mean:.1f}; "
-        f"positive = {', '.join(criterion.positive)}; τ = {criterion.tau:g}; "
-        f"forced-choice → response-set model: {model_text}"
-    )
-
-
-def render_validation(result: ValidateResult, console: Console) -> None:
-    if result.simulated:
-        console.print("[yellow]Judge ratings come from SIMULATED judges.[/]")
-    for criterion in result.criteria:
-        console.print(header(criterion))
-        console.print(judge_table(criterion, "Forced-choice definitions", FC_COLUMNS))
-        console.print(judge_table(criterion, "Response-set definitions", RS_COLUMNS))
-        console.print(judge_table(criterion, "Downstream decisions", DOWNSTREAM_COLUMNS))
-        console.print(rank_table(criterion))
-        console.print(rank_legend(), highlight=False)
-        if criterion.beta_sweep:
-            console.print(sweep_table(criterion))
-    console.print(
-        "* best judge for the definition (lower is better for KL, CE, JSD, BCE, MSE; B closer to 0)"
-    )
-    for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-
-
-def run_simulate(out: Path, *, fmt: str, options: dict[str, Any]) -> int:
-    check_format(fmt)
-    config, human_elicitation, judge_elicitation = simulation_config(options)
-    output = write_simulation(out, config, human_elicitation, judge_elicitation)
-    if fmt == "json":
-        body = {"directory": str(out), "experiment": str(output.experiment), **output.truth}
-        sys.stdout.write(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode() + "\n")
-        return 0
-    console = wide_console()
-    console.print(f"Wrote {out}/rubric.yaml, {out}/dataset.jsonl, {out}/truth.json")
-    console.print(f"and the experiment {output.experiment} (no judge was called).")
-    picks = output.truth["best"]
-    table = Table(title="Population-level best judge per definition (truth.json)")
-    table.add_column("definition")
-    table.add_column("best judge")
-    for metric, judge in picks.items():
-        table.add_row(metric, str(judge))
-    console.print(table)
-    console.print(f"Next: autorubric validate {output.experiment}")
-    console.print("(add --beta-pair B,A to sweep beta = P(B in set | chose A))", highlight=False)
-    return 0
-
-
-def simulation_config(
-    options: dict[str, Any],
-) -> tuple[SimulationConfig, HumanElicitation, JudgeElicitation]:
-    """The generator configuration from the command's flags, with ranges checked."""
-    human, judge = options.pop("human_elicitation"), options.pop("judge_elicitation")
-    if human not in get_args(HumanElicitation):
-        raise InputError("must be forced_choice or response_set", key="--human-elicitation")
-    if judge not in get_args(JudgeElicitation):
-        raise InputError("must be forced_choice or both", key="--judge-elicitation")
-    low, high = judge_noise(options.pop("judge_noise"))
-    check_simulation_numbers(options)
-    return SimulationConfig(judge_noise=(low, high), **options), human, judge
-
-
-def judge_noise(text: str) -> tuple[float, float]:
-    """'min,max' (or one number) for the sd of the judges' perturbation."""
-    noise = split_numbers(text, "--judge-noise")
-    if len(noise) == 1:
-        noise = (noise[0], noise[0])
-    if len(noise) != 2 or not all(math.isfinite(n) for n in noise):
-        raise InputError("needs 'min,max' with 0 <= min <= max", key="--judge-noise")
-    if not 0.0 <= noise[0] <= noise[1]:
-        raise InputError("needs 'min,max' with 0 <= min <= max", key="--judge-noise")
-    return noise[0], noise[1]
-
-
-def check_simulation_numbers(options: dict[str, Any]) -> None:
-    for name in ("error_rate", "skew", "human_gamma", "judge_gamma", "concentration"):
-        if not math.isfinite(options[name]):
-            raise InputError("must be a finite number", key="--" + name.replace("_", "-"))
-    if not 0.0 <= options["error_rate"] <= 1.0:
-        raise InputError("must be in [0, 1]", key="--error-rate")
-    if options["concentration"] <= 0:
-        raise InputError("must be > 0", key="--concentration")
-    size = options["max_set_size"]
-    if size is not None and not 1 <= size <= options["n_options"]:
-        raise InputError("must be between 1 and --options", key="--max-set-size")
+    guarded(body)

@@ -38,6 +38,7 @@ from .policy.spend import check_priced as check_priced
 from .request import Completion as Completion
 from .request import VoteRequest as VoteRequest
 from .stats import CallStats as CallStats
+from .transports.choice import describe_transport as describe_transport
 from .transports.direct import close_clients as close_clients
 from .transports.litellm import load_litellm as load_litellm
 from .transports.simulated import (

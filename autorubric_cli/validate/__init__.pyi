@@ -19,5 +19,10 @@ from .performance import (
     judge_performance as judge_performance,
 )
 from .settings import ValidateSettings as ValidateSettings
+from .settings import split_labels as split_labels
+from .settings import split_numbers as split_numbers
+from .simulate_files import HumanElicitation as HumanElicitation
+from .simulate_files import JudgeElicitation as JudgeElicitation
+from .simulate_files import write_simulation as write_simulation
 from .synthetic import SimulationConfig as SimulationConfig
 from .synthetic import simulate_world as simulate_world

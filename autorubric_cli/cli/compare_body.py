@@ -1,0 +1,118 @@
+"""`autorubric compare` and `run/resume --baseline`: compare, render, write outputs, exit code."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree as ET
+
+from autorubric_cli import experiment, report
+from autorubric_cli.cli.finish import append_step_summary, wide_console
+from autorubric_cli.core.json_model import to_json
+from autorubric_cli.errors import InputError
+
+if TYPE_CHECKING:
+    from autorubric_cli.report.compare import CompareOptions
+    from autorubric_cli.report.models_compare import CompareResult
+
+COMPARE_JSON = "compare.json"
+COMPARE_HTML = "compare.html"
+
+
+def _json(result: CompareResult) -> str:
+    return to_json(result).decode() + "\n"
+
+
+def _table(result: CompareResult) -> str:
+    report.render_compare_table(result, wide_console())
+    return ""
+
+
+def _markdown(result: CompareResult) -> str:
+    return report.render_compare_markdown(result)
+
+
+def _junit(result: CompareResult) -> str:
+    return report.render_compare_junit(result)
+
+
+RENDERERS: dict[str, Callable[[CompareResult], str]] = {
+    "table": _table,
+    "json": _json,
+    "markdown": _markdown,
+    "junit": _junit,
+}
+"""Format name → renderer of the SPEC §12 comparison."""
+
+
+def write_outputs(result: CompareResult, junit: Path | None) -> None:
+    """The JUnit file and the GitHub step summary, when asked for."""
+    if junit is not None:
+        junit.write_text(report.render_compare_junit(result))
+    append_step_summary(report.render_compare_markdown(result))
+
+
+def write_compare_html(result: CompareResult, path: Path) -> str:
+    """`compare --format html`: one self-contained page (SPEC §13); returns the line to print."""
+    try:
+        experiment.write_atomic(path, report.render_compare_html(result).encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot write the HTML page: {exc.strerror}", path=str(path)) from None
+    return f"{path}\n"
+
+
+def run_compare(
+    base: Path,
+    new: Path,
+    options: CompareOptions,
+    fmt: str,
+    junit: Path | None,
+    output: Path | None = None,
+) -> int:
+    if output is not None and fmt != "html":
+        raise InputError("goes with --format html", key="--output")
+    result = report.compare_result(base, new, options)
+    write_outputs(result, junit)
+    if fmt == "html":
+        sys.stdout.write(write_compare_html(result, output or new / COMPARE_HTML))
+    else:
+        sys.stdout.write(RENDERERS[fmt](result))
+    return report.compare_exit_code(result)
+
+
+def add_to_junit(path: Path, result: CompareResult) -> None:
+    """Put the comparison's suite beside the run's in one <testsuites> file."""
+    run_suite = ET.fromstring(path.read_text())
+    suites = ET.Element("testsuites")
+    suites.extend([run_suite, report.compare_junit_suite(result)])
+    path.write_text(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def compare_with_baseline(
+    baseline: Path,
+    directory: Path,
+    options: CompareOptions,
+    fmt: str,
+    junit: Path | None,
+    run_code: int,
+) -> int:
+    """After `run`/`resume --baseline`: write <dir>/compare.json, render, combine exit codes.
+
+    The run's own report was rendered first; table and markdown output go on with the
+    comparison (json, csv and junit stdout stay one document: read compare.json). The JUnit
+    file gets the comparison's suite too. The combined code is 1 if either gate failed, else
+    3 if this run (NEW) had errored items, else 0: the baseline's errors are a warning.
+    """
+    result = report.compare_result(baseline, directory, options)
+    experiment.write_atomic(directory / COMPARE_JSON, _json(result).encode())
+    write_outputs(result, None)
+    if junit is not None:
+        add_to_junit(junit, result)
+    if fmt in ("table", "markdown"):
+        sys.stdout.write(RENDERERS[fmt](result))
+    for warning in result.warnings:
+        print(f"autorubric: compare warning: {warning}", file=sys.stderr)
+    code = report.compare_exit_code(result)
+    return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0

@@ -1,0 +1,106 @@
+"""The option types the commands share: one declaration per flag, its help text with it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    csv = "csv"
+    junit = "junit"
+    html = "html"
+
+
+class CompareFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    junit = "junit"
+    html = "html"
+
+
+class LLMCalls(StrEnum):
+    per_criterion = "per_criterion"
+    per_item = "per_item"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FailUnder = Annotated[
+    float | None, typer.Option("--fail-under", help="Gate: fail (exit 1) if score.mean < X.")
+]
+Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML file here.")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the call cache.")]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
+]
+Baseline = Annotated[
+    Path | None,
+    typer.Option("--baseline", help="Then compare with this experiment and gate on it."),
+]
+MaxDrop = Annotated[
+    float | None,
+    typer.Option("--max-drop", help="Compare gate: fail (exit 1) if score.diff < -X."),
+]
+FailOnRegression = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-regression", help="Compare gate: fail if NEW is worse with Wilcoxon p < alpha."
+    ),
+]
+Alpha = Annotated[float, typer.Option("--alpha", help="Significance level for the gate.")]
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Print the bill (calls, cache hits, cost); call nothing.")
+]
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        min=0,
+        help=(
+            "USD: stop before a call would take the run's paid cost past it; "
+            "resume with a higher cap continues."
+        ),
+    ),
+]
+FieldOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--field",
+        metavar="TARGET=PATH",
+        help="Read our field TARGET from the dataset's dotted PATH (repeatable).",
+    ),
+]
+JudgeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--judge", metavar="MODEL", help="Judge model (repeatable); replaces grader.judges."
+    ),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, metavar="N", help="Grade only the first N items."),
+]
+LLMCallsOpt = Annotated[
+    LLMCalls | None,
+    typer.Option(
+        "--llm-calls",
+        help="per_criterion: one call per criterion; per_item: one call grades every criterion.",
+    ),
+]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        metavar="K/N",
+        help="Grade only shard K of N (by a hash of `id`); see `merge`.",
+    ),
+]
+BatchOpt = Annotated[bool, typer.Option("--batch", help="Submit through the provider's batch API.")]

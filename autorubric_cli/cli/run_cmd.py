@@ -1,0 +1,198 @@
+"""`autorubric check`, `run` and `resume`: the commands that start or finish a run (SPEC §8-§11).
+
+The bodies they call are read from the `cli` face (`cli/__init__.pyi`), so `--help` loads
+none of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from autorubric_cli import cli, experiment
+from autorubric_cli.cli.guard import guarded
+from autorubric_cli.cli.options import (
+    Alpha,
+    Baseline,
+    BatchOpt,
+    CacheDir,
+    DryRun,
+    FailOnRegression,
+    FailUnder,
+    FieldOpt,
+    Format,
+    FormatOpt,
+    JudgeOpt,
+    Junit,
+    LimitOpt,
+    LLMCallsOpt,
+    MaxCost,
+    MaxDrop,
+    NoCache,
+    ShardOpt,
+)
+from autorubric_cli.errors import EXIT_OK
+
+
+def check(
+    rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
+    dataset: Annotated[
+        Path | None,
+        typer.Argument(metavar="[DATASET]", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
+    ] = None,
+    judge: JudgeOpt = None,
+    field: FieldOpt = None,
+    limit: LimitOpt = None,
+    llm_calls: LLMCallsOpt = None,
+    shard: ShardOpt = None,
+    batch: BatchOpt = False,
+    no_env: Annotated[
+        bool,
+        typer.Option(
+            "--no-env",
+            help="Skip the environment checks (API key variables): for lint jobs without secrets.",
+        ),
+    ] = False,
+) -> None:
+    """Refuse everything `run` would refuse before its first call; calls no judge.
+
+    The same checks as `run` and `run --dry-run` (rubric, flags, API key variables, dataset),
+    so a passing `check` means `run` starts.
+    """
+
+    def body() -> int:
+        options = experiment.RunOptions(
+            judges=judge or [],
+            limit=limit,
+            fields=field or [],
+            llm_calls=None if llm_calls is None else llm_calls.value,
+            shard=shard,
+            batch=batch,
+        )
+        cli.run_check(rubric, dataset, options, env=not no_env)
+        return EXIT_OK
+
+    guarded(body)
+
+
+def run(
+    rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
+    dataset: Annotated[Path, typer.Argument(help="Dataset file (JSONL, JSON, CSV or Parquet).")],
+    judge: JudgeOpt = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Experiment name under experiments/.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Experiment directory (any path).")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Seed for option shuffles.")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")
+    ] = None,
+    limit: LimitOpt = None,
+    fail_under: FailUnder = None,
+    format: FormatOpt = Format.table,
+    junit: Junit = None,
+    no_shuffle: Annotated[
+        bool, typer.Option("--no-shuffle", help="Show options in rubric order.")
+    ] = False,
+    field: FieldOpt = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    dry_run: DryRun = False,
+    baseline: Baseline = None,
+    max_drop: MaxDrop = None,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
+    llm_calls: LLMCallsOpt = None,
+    shard: ShardOpt = None,
+    batch: BatchOpt = False,
+    max_cost: MaxCost = None,
+) -> None:
+    """Grade DATASET with RUBRIC and write an experiment directory."""
+
+    def body() -> int:
+        options = experiment.RunOptions(
+            judges=judge or [],
+            name=name,
+            out=out,
+            seed=seed,
+            concurrency=concurrency,
+            limit=limit,
+            no_shuffle=no_shuffle,
+            fields=field or [],
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+            llm_calls=None if llm_calls is None else llm_calls.value,
+            shard=shard,
+            batch=batch,
+            max_cost=max_cost,
+        )
+        if dry_run:
+            return cli.dry_run_run(rubric, dataset, options, format.value)
+        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
+        # (on first use, through the faces): a worker process overlaps its litellm import.
+        directory = experiment.start_run(rubric, dataset, options)
+        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+
+    guarded(body)
+
+
+def resume(
+    directory: Annotated[Path, typer.Argument(help="Experiment directory.")],
+    retry_errors: Annotated[
+        bool,
+        typer.Option("--retry-errors", help="Re-grade errored items (reusing their good votes)."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", min=1, help="Global cap on in-flight calls (default: the run's)."
+        ),
+    ] = None,
+    fail_under: FailUnder = None,
+    format: FormatOpt = Format.table,
+    junit: Junit = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    dry_run: DryRun = False,
+    baseline: Baseline = None,
+    max_drop: MaxDrop = None,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
+    no_batch: Annotated[
+        bool,
+        typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
+    ] = False,
+    max_cost: MaxCost = None,
+) -> None:
+    """Finish an interrupted run; never calls a judge for an item already recorded."""
+
+    def body() -> int:
+        if dry_run:
+            return cli.dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
+        with experiment.lock_early(directory):
+            return resume_body()
+
+    def resume_body() -> int:
+        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
+            directory,
+            retry_errors=retry_errors,
+            concurrency=concurrency,
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+            no_batch=no_batch,
+            max_cost=max_cost,
+        )
+        for warning in warnings:
+            print(f"autorubric: warning: {warning}", file=sys.stderr)
+        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+
+    guarded(body)

@@ -1,0 +1,140 @@
+"""The tables of `autorubric validate`: every definition's figures per judge, the best marked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from autorubric_cli import report, validate
+
+if TYPE_CHECKING:
+    from autorubric_cli.validate.result import CriterionValidation, ValidateResult
+
+CODES = {
+    "hit_rate": "HR",
+    "cohen_kappa": "κC",
+    "fleiss_kappa": "κF",
+    "krippendorff_alpha": "α",
+    "scotts_pi": "π",
+    "kl_human_judge": "KLhj",
+    "kl_judge_human": "KLjh",
+    "ce_human_judge": "CEhj",
+    "ce_judge_human": "CEjh",
+    "jsd": "JSD",
+    "coverage": "COV",
+    "precision": "PRE",
+    "recall": "REC",
+    "bce": "BCE",
+    "mse": "MSE",
+    "decision_consistency": "C",
+    "prevalence_bias": "|B|",
+    "decision_consistency_fc": "Cfc",
+    "prevalence_bias_fc": "|Bfc|",
+}
+SWEEP_PICKS = ("hit_rate", "jsd", "coverage", "mse", "decision_consistency")
+
+
+def fmt_value(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def marked(criterion: CriterionValidation, judge: str, metric: str) -> str:
+    """The value, starred and bold when the judge is (tied) best for the metric."""
+    text = fmt_value(getattr(criterion.judges[judge], metric))  # metric: a column's field name
+    if judge in criterion.best_tied.get(metric, []):
+        return f"[bold green]{text} *[/]"
+    return text
+
+
+def judge_table(criterion: CriterionValidation, title: str, columns: dict[str, str]) -> Table:
+    table = Table(title=title, title_justify="left")
+    width = max(len(judge) for judge in criterion.judges)
+    table.add_column("judge", no_wrap=True, min_width=width)
+    table.add_column("items", justify="right")
+    for header in columns.values():
+        table.add_column(header, justify="right")
+    for judge, block in criterion.judges.items():
+        row = [marked(criterion, judge, metric) for metric in columns]
+        table.add_row(judge, str(block.n_items), *row)
+    return table
+
+
+def rank_table(criterion: CriterionValidation) -> Table:
+    """Kendall's tau-b between definitions across judges (a lower triangle)."""
+    table = Table(
+        title="Rank correlation between definitions (Kendall τ-b across judges)",
+        title_justify="left",
+        box=box.SIMPLE,
+        padding=(0, 0, 0, 1),
+    )
+    table.add_column("", no_wrap=True)
+    for metric in validate.RANKED[:-1]:
+        table.add_column(CODES[metric], justify="right", no_wrap=True, min_width=5)
+    correlations = criterion.rank_correlation
+    for row_index, row in enumerate(validate.RANKED[1:], start=1):
+        cells = []
+        for col in validate.RANKED[:-1][:row_index]:
+            tau = correlations.get(f"{col}|{row}")
+            cells.append("n/a" if tau is None else f"{tau:+.2f}")
+        table.add_row(CODES[row], *cells)
+    return table
+
+
+def rank_legend() -> str:
+    return "  ".join(f"{CODES[m]}={m}" for m in validate.RANKED)
+
+
+def sweep_table(criterion: CriterionValidation) -> Table:
+    assert criterion.beta_pair is not None  # a sweep needs the pair
+    k, chosen = criterion.beta_pair
+    title = f"β sweep: β = P({k} in set | chose {chosen}); selected judge and consistency C"
+    table = Table(title=title, title_justify="left")
+    table.add_column("β", justify="right")
+    for metric in SWEEP_PICKS:
+        table.add_column(f"best by {CODES[metric]}")
+    judges = list(criterion.judges)
+    for judge in judges:
+        table.add_column(f"C {judge}", justify="right")
+    for row in criterion.beta_sweep:
+        picks = [str(row.best[m] or "n/a") for m in SWEEP_PICKS]
+        consistency = [fmt_value(row.decision_consistency[j]) for j in judges]
+        table.add_row(f"{row.beta:g}", *picks, *consistency)
+    return table
+
+
+def header(criterion: CriterionValidation) -> str:
+    per_item = criterion.ratings_per_item
+    model = criterion.fc_model
+    model_text = model.kind if model.kind != "beta" else f"beta={model.beta:g}"
+    return (
+        f"[bold]{criterion.name}[/] ({criterion.kind}): {criterion.n_items} items, "
+        f"human ratings per item min {per_item.min} mean {per_item.mean:.1f}; "
+        f"positive = {', '.join(criterion.positive)}; τ = {criterion.tau:g}; "
+        f"forced-choice → response-set model: {model_text}"
+    )
+
+
+def render_validation(result: ValidateResult, console: Console) -> None:
+    if result.simulated:
+        console.print("[yellow]Judge ratings come from SIMULATED judges.[/]")
+    for criterion in result.criteria:
+        console.print(header(criterion))
+        console.print(judge_table(criterion, "Forced-choice definitions", report.FC_COLUMNS))
+        console.print(judge_table(criterion, "Response-set definitions", report.RS_COLUMNS))
+        console.print(judge_table(criterion, "Downstream decisions", report.DOWNSTREAM_COLUMNS))
+        console.print(rank_table(criterion))
+        console.print(rank_legend(), highlight=False)
+        if criterion.beta_sweep:
+            console.print(sweep_table(criterion))
+    console.print(
+        "* best judge for the definition (lower is better for KL, CE, JSD, BCE, MSE; B closer to 0)"
+    )
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
