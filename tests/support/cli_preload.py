@@ -12,3 +12,6 @@ import autorubric_cli.cli.app  # noqa: E402, F401
 import autorubric_cli.cli.finish  # noqa: E402, F401
 import autorubric_cli.experiment.session  # noqa: E402, F401
 import autorubric_cli.grading.grader  # noqa: E402, F401
+import autorubric_cli.report.build  # noqa: E402, F401
+import autorubric_cli.report.render_table  # noqa: E402, F401
+import autorubric_cli.report.render_text  # noqa: E402, F401

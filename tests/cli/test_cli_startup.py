@@ -1,0 +1,40 @@
+"""What importing the app loads (docs/design/startup.md): the command modules and the faces,
+none of the bodies they call and none of the libraries those need, so `--help` stays cheap."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+CLI = Path(__file__).resolve().parents[2] / "autorubric_cli" / "cli"
+HEAVY_LIBRARIES = {"litellm", "numpy", "scipy", "pydantic", "orjson", "yaml"}
+FACED_LAYERS = {"experiment", "report", "labels", "validate", "grading", "judges"}
+
+
+def body_modules() -> set[str]:
+    """The modules behind the `cli` face, as `cli/__init__.pyi` names them."""
+    tree = ast.parse((CLI / "__init__.pyi").read_text())
+    return {f"autorubric_cli.cli.{n.module}" for n in tree.body if isinstance(n, ast.ImportFrom)}
+
+
+def loaded_by_importing_the_app() -> set[str]:
+    code = "import sys, autorubric_cli.cli.app\nprint('\\n'.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_the_app_loads_commands_and_faces_but_no_body() -> None:
+    loaded = loaded_by_importing_the_app()
+    bodies = body_modules()
+    assert {"autorubric_cli.cli.finish", "autorubric_cli.cli.check"} <= bodies
+    assert {"autorubric_cli.cli.run_cmd", "autorubric_cli.cli.report_cmd"} <= loaded
+    assert loaded & bodies == set()
+    assert {m for m in loaded if m.split(".")[0] in HEAVY_LIBRARIES} == set()
+    below = {
+        m
+        for m in loaded
+        if m.startswith("autorubric_cli.") and not m.startswith("autorubric_cli.cli")
+    }
+    assert below <= {"autorubric_cli.errors", *(f"autorubric_cli.{p}" for p in FACED_LAYERS)}
