@@ -84,7 +84,7 @@ def import_(
     """Check every line of every file, then append them to DIR/human_labels.jsonl."""
 
     def body() -> int:
-        result: Any = labels.import_labels(directory, files)
+        result = labels.import_labels(directory, files)
         print(
             f"{result.added} label lines added to {result.path} "
             f"({result.unchanged} already there); raters: {', '.join(result.raters) or '-'}"
