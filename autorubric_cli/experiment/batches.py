@@ -15,15 +15,13 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
+from autorubric_cli import judges
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.judges.batch.ledger import RecordedBatch
-
-if TYPE_CHECKING:
-    from autorubric_cli.judges.batch.transport import BatchCoordinator
 
 LEDGER = "batches.jsonl"
 
@@ -126,34 +124,23 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def uses_batches(config: LLMConfig) -> bool:
-    from autorubric_cli.judges.batch.transport import batch_enabled
-
-    return any(batch_enabled(config, judge) for judge in config.judges)
+    return any(judges.batch_enabled(config, judge) for judge in config.judges)
 
 
-def batch_coordinator(directory: Path, config: LLMConfig) -> BatchCoordinator | None:
+def batch_coordinator(directory: Path, config: LLMConfig) -> judges.BatchCoordinator | None:
     """The experiment's batch coordinator: when a judge batches, or batches were recorded
     (`resume --no-batch` still takes the answers of finished ones). None otherwise."""
     if not uses_batches(config) and not (directory / LEDGER).is_file():
         return None
-    from autorubric_cli.judges.batch.transport import BatchCoordinator, BatchSettings
-
-    return BatchCoordinator(BatchLedgerFile(directory), BatchSettings.from_env(), directory.name)
+    settings = judges.BatchSettings.from_env()
+    return judges.BatchCoordinator(BatchLedgerFile(directory), settings, directory.name)
 
 
 def batch_window(config: LLMConfig, criteria: int, window: int) -> int:
     """Items in flight: in batch mode enough for each batched judge to fill a whole batch, not
     just the call slots."""
-    from autorubric_cli.judges.batch.transport import BatchSettings, batch_enabled
-
-    batched = [j for j in config.judges if batch_enabled(config, j)]
+    batched = [j for j in config.judges if judges.batch_enabled(config, j)]
     if not batched:
         return window
-    per_batch = BatchSettings.from_env().max_requests or 50_000  # enough to fill a batch
+    per_batch = judges.BatchSettings.from_env().max_requests or 50_000  # enough to fill a batch
     return max(window, *(-(-per_batch // max(criteria * j.samples, 1)) for j in batched))
-
-
-def without_batches(config: LLMConfig) -> LLMConfig:
-    """`resume --no-batch`: every judge calls directly."""
-    judges = [judge.model_copy(update={"batch": False}) for judge in config.judges]
-    return config.model_copy(update={"batch": False, "judges": judges})

@@ -34,15 +34,12 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.flags import with_session_flags
+from autorubric_cli.experiment.lifecycle import check_unchanged, pending_items, recorded
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import preflight
-from autorubric_cli.experiment.session import (
-    RunOptions,
-    check_unchanged,
-    limited,
-    recorded,
-    with_session_flags,
-)
-from autorubric_cli.experiment.shard import in_shard
+from autorubric_cli.experiment.shard import planned_items
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.grader import per_item_builder, shared_prefix_requests
@@ -57,7 +54,6 @@ from autorubric_cli.judges.request import CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.simulated import is_simulated
-from autorubric_cli.loading.dataset import iter_items
 
 EXPLANATION_WORDS = 60
 IMPLICIT_STEP = {"openai": 128, "azure": 128}
@@ -289,7 +285,7 @@ def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) ->
     plan = preflight(rubric_path, dataset_path, options)  # refuses exactly what `run` refuses
     print_warnings(plan.warnings)
     rubric, fields = plan.rubric, plan.fields
-    items = in_shard(limited(iter_items(dataset_path, rubric, fields), options.limit), plan.shard)
+    items = planned_items(dataset_path, rubric, fields, options.limit, plan.shard)
     cache = open_readonly_cache(rubric, options.cache_dir)
     try:
         return estimate_bill(
@@ -304,17 +300,12 @@ def dry_run_resume(
     directory: Path, *, retry_errors: bool, no_cache: bool, cache_dir: Path | None
 ) -> dict[str, Any]:
     """The bill of `resume` with these flags; reads the experiment, writes nothing."""
-    from autorubric_cli.experiment.opened import open_experiment
-
     experiment = open_experiment(directory)
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
     rubric = with_session_flags(experiment.rubric, None, no_cache)
     done, priors = recorded(directory, retry_errors, ReadIssues(), rubric.criteria)
-    dataset = Path(manifest.dataset.path)
-    all_items = iter_items(dataset, rubric, manifest.dataset_fields)
-    planned = in_shard(limited(all_items, manifest.limit), manifest.shard)
-    items = (i for i in planned if i.id not in done)
+    items = pending_items(Path(manifest.dataset.path), rubric, manifest, done)
     cache = open_readonly_cache(rubric, cache_dir)
     try:
         return estimate_bill(

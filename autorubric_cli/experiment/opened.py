@@ -1,6 +1,8 @@
 """An experiment directory opened for reading: its manifest and the rubric it was run with.
 
-Light (no numpy, no report): `resume` opens the experiment before starting its judge workers.
+The read side of the directory, used by `resume` and by every reader (`report`, `compare`,
+`label`, `validate`, the Python API); the write side is experiment/lifecycle.py. It imports no
+part of the run (grader, loop, judges), so a reader does not load them.
 """
 
 from __future__ import annotations

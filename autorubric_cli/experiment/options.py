@@ -1,4 +1,8 @@
-"""`run`'s options, shared by the pre-flight checks and the session (no heavy imports)."""
+"""`run`'s options, shared by the pre-flight checks and the session.
+
+No imports beyond the standard library: the CLI builds them before it loads anything else.
+They are applied to the rubric's configuration once, by experiment/flags.py.
+"""
 
 from __future__ import annotations
 

@@ -19,15 +19,19 @@ bad --field or --shard flag.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from autorubric_cli import grading, judges
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.flags import resolve_config
+from autorubric_cli.experiment.lock import LOCK_FILE, writer_lock
+from autorubric_cli.experiment.naming import experiment_directory
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.shard import Shard, count_items, parse_shard
 from autorubric_cli.loading.fields import parse_field_flags
@@ -84,46 +88,6 @@ class Check:
     scope: Scope
 
 
-def experiment_directory(rubric: Rubric, rubric_path: Path, options: RunOptions) -> Path:
-    """--out, else experiments/<--name>, else experiments/<rubric name or file stem>-<UTC stamp>."""
-    if options.out is not None:
-        return options.out
-    if options.name is not None:
-        return Path("experiments") / options.name
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("experiments") / f"{directory_stem(rubric, rubric_path)}-{stamp}"
-
-
-def directory_stem(rubric: Rubric, rubric_path: Path) -> str:
-    """The rubric's `name:` made safe for a directory name, else the file's stem."""
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in (rubric.name or "").strip())
-    name = name.strip(".-")
-    return name or rubric_path.stem
-
-
-def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
-    """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
-    update: dict[str, Any] = {}
-    if options.judges:
-        update["judges"] = [JudgeSpec(model=m) for m in options.judges]
-    if options.concurrency is not None:
-        update["concurrency"] = options.concurrency
-    if options.no_shuffle:
-        update["shuffle_options"] = False
-    if options.seed is not None:
-        update["seed"] = options.seed
-    if options.no_cache:
-        update["cache"] = False
-    if options.llm_calls is not None:
-        update["llm_calls"] = options.llm_calls
-    if options.batch:
-        update["batch"] = True
-    if options.max_cost is not None:
-        update["max_cost"] = options.max_cost
-    config = rubric.grader.model_copy(update=update)
-    return LLMConfig.model_validate(config.model_dump())
-
-
 def make_plan(rubric_path: Path, dataset_path: Path | None, options: RunOptions) -> Plan:
     rubric = load_rubric(rubric_path)
     rubric = rubric.model_copy(update={"grader": resolve_config(rubric, options)})
@@ -151,12 +115,10 @@ def name_or_out(plan: Plan) -> None:
 
 def simulated_params(plan: Plan) -> None:
     """A simulated judge's params: known names, probabilities in [0, 1]."""
-    from autorubric_cli.judges.transports.simulated import is_simulated, simulation_params
-
     for index, spec in enumerate(plan.config.judges):
-        if is_simulated(spec.model):
+        if judges.is_simulated(spec.model):
             try:
-                simulation_params(spec)
+                judges.simulation_params(spec)
             except InputError as exc:
                 raise plan.judge_error(index, exc.key, exc.message) from None
 
@@ -164,10 +126,8 @@ def simulated_params(plan: Plan) -> None:
 def key_variables(plan: Plan) -> None:
     """Every real judge's key: its `api_key_env` set and non-empty; a judge with neither
     `api_key_env` nor `api_base` needs the variables litellm reads for its provider."""
-    from autorubric_cli.judges.transports.simulated import is_simulated
-
     for index, spec in enumerate(plan.config.judges):
-        if is_simulated(spec.model):
+        if judges.is_simulated(spec.model):
             continue
         missing = missing_key_variables(spec)
         if missing:
@@ -188,18 +148,14 @@ CREDENTIAL_CHAIN_PROVIDERS = frozenset({"bedrock", "sagemaker", "vertex_ai", "ve
 
 
 def missing_key_variables(spec: JudgeSpec) -> list[str]:
-    import os
-
     if spec.api_key_env is not None:
         return [] if os.environ.get(spec.api_key_env) else [spec.api_key_env]
     if spec.api_base is not None:
         return []  # a server of the user's own (vLLM, a proxy) may need no key
     if spec.model.split("/", 1)[0] in CREDENTIAL_CHAIN_PROVIDERS:
         return []
-    from autorubric_cli.judges.transports.litellm import load_litellm
-
     try:
-        found = load_litellm().validate_environment(model=spec.model)
+        found = judges.load_litellm().validate_environment(model=spec.model)
     except Exception:  # a model string litellm cannot place: the call will say so
         return []
     return [] if found.get("keys_in_environment", True) else list(found.get("missing_keys", []))
@@ -208,21 +164,17 @@ def missing_key_variables(spec: JudgeSpec) -> list[str]:
 def provider_settings(plan: Plan) -> None:
     """What each judge's provider refuses or ignores (judges/policy/providers.py): errors refused,
     warnings kept for the caller to print."""
-    from autorubric_cli.judges.policy.preflight import check_judges
-
     flagged = [JudgeSpec(model=m) for m in plan.options.judges]
     # the judges as written (not the resolved copies): a provider rule may depend on whether
     # the user set a key (an explicit temperature) or left its default
     written = flagged or load_rubric(plan.rubric_path).grader.judges
-    plan.warnings += check_judges(written, None if flagged else plan.rubric_path)
+    plan.warnings += judges.check_judges(written, None if flagged else plan.rubric_path)
 
 
 def per_item_settings(plan: Plan) -> None:
     """`llm_calls: per_item` takes `item_system_prompt`, not the per-criterion prompts."""
-    from autorubric_cli.grading.grader import per_item_builder
-
     try:
-        per_item_builder(plan.rubric, plan.config.seed, plan.rubric_path.parent)
+        grading.per_item_builder(plan.rubric, plan.config.seed, plan.rubric_path.parent)
     except InputError as exc:
         if exc.path is not None:
             raise
@@ -231,31 +183,24 @@ def per_item_settings(plan: Plan) -> None:
 
 
 def few_shot_examples(plan: Plan) -> None:
-    from autorubric_cli.grading.few_shot import load_examples
-
     if plan.config.few_shot is not None:
-        load_examples(plan.config.few_shot, plan.rubric, plan.rubric_path.parent)
+        grading.load_examples(plan.config.few_shot, plan.rubric, plan.rubric_path.parent)
 
 
 def batch_providers(plan: Plan) -> None:
     """A judge to batch must have a provider whose batch API litellm can use (SPEC §11)."""
-    from autorubric_cli.judges.batch.api import batch_provider
-    from autorubric_cli.judges.batch.transport import batch_enabled
-
     for spec in plan.config.judges:
-        if batch_enabled(plan.config, spec):
-            batch_provider(spec)
+        if judges.batch_enabled(plan.config, spec):
+            judges.batch_provider(spec)
 
 
 def spend_cap_priced(plan: Plan) -> None:
     """A spend cap needs every judge's price (SPEC §8): an unpriced judge is an input error."""
-    from autorubric_cli.judges.policy.spend import check_priced
-
     if plan.options.max_cost is not None:
-        check_priced(plan.config, key="--max-cost")
+        judges.check_priced(plan.config, key="--max-cost")
         return
     try:
-        check_priced(plan.config)
+        judges.check_priced(plan.config)
     except InputError as exc:
         line = line_for(("grader", "max_cost"), plan.lines)
         raise InputError(exc.message, path=str(plan.rubric_path), line=line, key=exc.key) from None
@@ -271,8 +216,6 @@ def dataset_items(plan: Plan) -> None:
 
 def directory_free(plan: Plan) -> None:
     """The experiment directory must be new or empty (it is claimed again, under a lock)."""
-    from autorubric_cli.experiment.lock import LOCK_FILE, writer_lock
-
     directory = plan.directory
     if directory.exists() and not directory.is_dir():
         raise InputError("exists and is not a directory", path=str(directory), key="--out")

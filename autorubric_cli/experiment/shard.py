@@ -7,6 +7,7 @@ item in the same shard, whatever the dataset's order or the items around it.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -85,3 +86,15 @@ def count_items(
             covered += 1
             selected += shard is None or shard_of(item.id, shard.count) == shard.index
     return covered, selected
+
+
+def planned_items(
+    dataset: Path,
+    rubric: Rubric,
+    fields: dict[str, str],
+    limit: int | None,
+    shard: Shard | None,
+) -> Iterator[Item]:
+    """The items a run grades, in dataset order: the first `limit`, then those of the shard."""
+    items = iter_items(dataset, rubric, fields)
+    return in_shard(items if limit is None else itertools.islice(items, limit), shard)

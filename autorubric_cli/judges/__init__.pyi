@@ -33,8 +33,12 @@ from .policy.breaker import JudgeUnavailable as JudgeUnavailable
 from .policy.failures import JudgeAuthError as JudgeAuthError
 from .policy.failures import JudgeFailure as JudgeFailure
 from .policy.preflight import check_judges as check_judges
+from .policy.preflight import print_warnings as print_warnings
+from .policy.providers import sent_params as sent_params
 from .policy.retry import RetryPolicy as RetryPolicy
+from .policy.spend import BudgetReached as BudgetReached
 from .policy.spend import check_priced as check_priced
+from .prompt_caching import caching_kind as caching_kind
 from .request import Completion as Completion
 from .request import VoteRequest as VoteRequest
 from .stats import CallStats as CallStats

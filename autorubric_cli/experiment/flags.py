@@ -1,0 +1,67 @@
+"""The configuration a session runs with: the rubric's `grader:` section with the command's
+flags applied on top, once.
+
+`run` resolves it in the pre-flight plan (`resolve_config`), which `check`, `run --dry-run`
+and `run` share; `resume` starts from the configuration recorded in the manifest and applies
+only the flags that may differ between sessions (`with_session_flags`). Nothing else merges
+flags: every later step reads `rubric.grader`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.options import RunOptions
+
+
+def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
+    """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
+    update: dict[str, Any] = {}
+    if options.judges:
+        update["judges"] = [JudgeSpec(model=m) for m in options.judges]
+    if options.concurrency is not None:
+        update["concurrency"] = options.concurrency
+    if options.no_shuffle:
+        update["shuffle_options"] = False
+    if options.seed is not None:
+        update["seed"] = options.seed
+    if options.no_cache:
+        update["cache"] = False
+    if options.llm_calls is not None:
+        update["llm_calls"] = options.llm_calls
+    if options.batch:
+        update["batch"] = True
+    if options.max_cost is not None:
+        update["max_cost"] = options.max_cost
+    config = rubric.grader.model_copy(update=update)
+    return LLMConfig.model_validate(config.model_dump())
+
+
+def with_session_flags(
+    rubric: Rubric,
+    concurrency: int | None,
+    no_cache: bool,
+    no_batch: bool = False,
+    max_cost: float | None = None,
+) -> Rubric:
+    """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch,
+    --max-cost (without it, the cap the run was started with, from the manifest)."""
+    update: dict[str, Any] = {}
+    if max_cost is not None:
+        update["max_cost"] = max_cost
+    if concurrency is not None:
+        update["concurrency"] = concurrency
+    if no_cache:
+        update["cache"] = False
+    grader = rubric.grader.model_copy(update=update)
+    if no_batch:
+        grader = without_batches(grader)
+    return rubric.model_copy(update={"grader": grader})
+
+
+def without_batches(config: LLMConfig) -> LLMConfig:
+    """`resume --no-batch`: every judge calls directly."""
+    judges = [judge.model_copy(update={"batch": False}) for judge in config.judges]
+    return config.model_copy(update={"batch": False, "judges": judges})

@@ -1,0 +1,211 @@
+"""An experiment directory's writes, behind one recorder: start → record → finish (SPEC §5).
+
+- `RunRecorder.new` describes a new run (its manifest, with the SHA-256 of its rubric and
+  dataset); `RunRecorder.resumed` continues one, only against the exact inputs it started with
+  (`check_unchanged`).
+- `start`: manifest.json says `running` (a new run first copies its rubric into the directory).
+- `items_writer`: items.jsonl opened for the loop's appends, one line per finished item
+  (store.RecordWriter: whole lines, fsynced within a second).
+- `finish`: the session's entry in `runs` and the status it ended with.
+
+Also here, what a directory already holds: `recorded` (ids not to grade again) and
+`pending_items` (the run's items without those).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from autorubric_cli import __version__, judges
+from autorubric_cli.core.config import LLMConfig
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.errors import BudgetStop, InputError, StorageError, writing
+from autorubric_cli.experiment.manifest import (
+    ITEMS,
+    MANIFEST,
+    RUBRIC_COPY,
+    InputFile,
+    Manifest,
+    save_manifest,
+    sha256_file,
+    utc_now,
+)
+from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.preflight import Plan
+from autorubric_cli.experiment.runner import RunOutcome
+from autorubric_cli.experiment.shard import planned_items
+from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
+
+
+class RunRecorder:
+    """The writes of one session on an experiment directory, in their order."""
+
+    def __init__(self, directory: Path, manifest: Manifest, rubric: Path | None = None) -> None:
+        self.directory = directory
+        self.manifest = manifest
+        self._rubric = rubric  # a new run's rubric file, copied into the directory by `start`
+        self._started = utc_now()
+
+    @classmethod
+    def new(cls, plan: Plan) -> RunRecorder:
+        """A new run of `plan`: its manifest, with the SHA-256 of the rubric and the dataset."""
+        rubric_path, dataset_path, config = plan.rubric_path, plan.dataset_path, plan.config
+        assert dataset_path is not None  # `run` always has a dataset
+        if plan.shard is not None:
+            plan.shard.dataset_items = plan.covered
+        now = utc_now()
+        manifest = Manifest(
+            autorubric_version=__version__,
+            name=plan.directory.name,
+            command=sys.argv,
+            created=now,
+            updated=now,
+            status="running",
+            seed=config.seed,
+            config=config.model_dump(mode="json"),
+            rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
+            dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
+            dataset_fields=plan.fields,
+            items_total=plan.selected,
+            limit=plan.options.limit,
+            simulated=is_simulated(config),
+            shard=plan.shard,
+            sent=judges.sent_params(config.judges),  # what each judge is sent (providers.py)
+        )
+        return cls(plan.directory, manifest, rubric_path)
+
+    @classmethod
+    def resumed(cls, experiment: Experiment, rubric: Rubric) -> RunRecorder:
+        """A session continuing `experiment` with `rubric` (its configuration with this
+        session's flags): refused when an input changed since the run started."""
+        check_unchanged(experiment.manifest, experiment.directory)
+        experiment.manifest.config["max_cost"] = rubric.grader.max_cost
+        return cls(experiment.directory, experiment.manifest)
+
+    def start(self) -> None:
+        """manifest.json says `running`; a new run's rubric copy is written first."""
+        manifest = self.manifest
+        manifest.status = "running"
+        manifest.error = manifest.reason = None
+        if self._rubric is None:
+            save_manifest(self.directory, manifest)
+        else:
+            with _fresh_until_saved(self.directory):
+                with writing(self.directory / RUBRIC_COPY):
+                    shutil.copyfile(self._rubric, self.directory / RUBRIC_COPY)
+                save_manifest(self.directory, manifest)
+        self._started = utc_now()
+
+    def items_writer(self) -> RecordWriter:
+        """items.jsonl, opened for appending (the caller closes it)."""
+        return RecordWriter(self.directory / ITEMS)
+
+    def finish(self, outcome: RunOutcome) -> None:
+        """The session's entry in `runs`, and its status: `failed` (with the error; a spend-cap
+        stop also with its reason), `interrupted`, or `completed`."""
+        manifest = self.manifest
+        manifest.runs.append(
+            {
+                "started": self._started,
+                "finished": utc_now(),
+                "graded": outcome.graded,
+                "errored": outcome.errored,
+                "interrupted": outcome.interrupted,
+            }
+        )
+        if isinstance(outcome.fatal, BudgetStop):
+            manifest.status = "failed"
+            manifest.error = manifest.reason = str(outcome.fatal)
+        elif outcome.fatal is not None:
+            manifest.status, manifest.error = "failed", str(outcome.fatal)
+        elif outcome.interrupted:
+            manifest.status = "interrupted"
+        elif manifest.status == "running":
+            manifest.status = "completed"
+        save_manifest(self.directory, manifest)
+
+
+def is_simulated(config: LLMConfig) -> bool:
+    return any(judges.is_simulated(j.model) for j in config.judges)
+
+
+@contextlib.contextmanager
+def _fresh_until_saved(directory: Path) -> Iterator[None]:
+    """Before the first manifest is saved there is nothing to resume: on a failed write, undo
+    the rubric copy so the same `run` can simply be started again."""
+    try:
+        yield
+    except StorageError as exc:
+        (directory / RUBRIC_COPY).unlink(missing_ok=True)
+        raise StorageError(
+            f"{exc.message}; free space or fix permissions, then run again", path=exc.path
+        ) from None
+
+
+@contextlib.contextmanager
+def resumable(directory: Path) -> Iterator[None]:
+    """A failed write once the run exists: every record already written is kept."""
+    try:
+        yield
+    except StorageError as exc:
+        raise StorageError(
+            f"{exc.message}; free space or fix permissions, then: autorubric resume {directory}",
+            path=exc.path,
+        ) from None
+
+
+def check_unchanged(manifest: Manifest, directory: Path) -> None:
+    """Resume only against the exact inputs the run started with."""
+    try:
+        _check_hashes(manifest, directory)
+    except OSError as exc:
+        raise InputError(
+            f"cannot read an input recorded in manifest.json: {exc.strerror}",
+            path=str(directory / MANIFEST),
+        ) from None
+
+
+def _check_hashes(manifest: Manifest, directory: Path) -> None:
+    dataset = Path(manifest.dataset.path)
+    if not dataset.is_file():
+        raise InputError("the dataset this experiment was run on is gone", path=str(dataset))
+    if sha256_file(dataset) != manifest.dataset.sha256:
+        raise InputError(
+            "dataset changed since the run started (SHA-256 differs); "
+            "start a new run instead of resuming",
+            path=str(dataset),
+        )
+    for rubric in (directory / RUBRIC_COPY, Path(manifest.rubric.path)):
+        if rubric.is_file() and sha256_file(rubric) != manifest.rubric.sha256:
+            raise InputError(
+                "rubric changed since the run started (SHA-256 differs); "
+                "start a new run instead of resuming",
+                path=str(rubric),
+            )
+
+
+def recorded(
+    directory: Path, retry_errors: bool, issues: ReadIssues, criteria: list[Criterion]
+) -> tuple[set[str], dict[str, ItemRecord]]:
+    """Ids not to grade again, and (with retry_errors) the errored records to grade again."""
+    latest = latest_lines(directory / ITEMS, issues)
+    errored = {i for i, (_, status) in latest.items() if status == "error"}
+    done = set(latest) - errored if retry_errors else set(latest)
+    priors = records_by_id(directory / ITEMS, latest, errored, criteria) if retry_errors else {}
+    return done, priors
+
+
+def pending_items(
+    dataset: Path, rubric: Rubric, manifest: Manifest, done: set[str]
+) -> Iterator[Item]:
+    """The run's items (its limit and shard, from the manifest) not recorded yet."""
+    planned = planned_items(
+        dataset, rubric, manifest.dataset_fields, manifest.limit, manifest.shard
+    )
+    return (item for item in planned if item.id not in done)

@@ -1,0 +1,182 @@
+"""A session's grading: the grader and its worker processes, then the event loop that grades
+the pending items into the recorder (experiment/runner.py schedules them)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from autorubric_cli import grading, judges
+from autorubric_cli.core.config import LLMConfig
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.errors import BudgetStop
+from autorubric_cli.experiment.batches import batch_coordinator, batch_window
+from autorubric_cli.experiment.budget import budget_message, spend_cap
+from autorubric_cli.experiment.lifecycle import RunRecorder, pending_items
+from autorubric_cli.experiment.manifest import ITEMS
+from autorubric_cli.experiment.progress import Progress
+from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
+
+
+def make_grader(
+    rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
+) -> grading.CriterionGrader:
+    """The run's grader. With `workers: N` its worker processes are spawned first, so that
+    litellm's import there overlaps with everything this process still does before a call."""
+    budget = spend_cap(rubric.grader, directory / ITEMS)
+    workers = worker_pool(rubric.grader)
+    try:
+        cache = judges.CallCache(judges.cache_path(cache_dir)) if rubric.grader.cache else None
+        batches = batch_coordinator(directory, rubric.grader)
+        return grading.CriterionGrader(
+            rubric,
+            seed=seed,
+            base_dir=base_dir,
+            cache=cache,
+            batches=batches,
+            workers=workers,
+            budget=budget,
+        )
+    except BaseException:
+        if workers is not None:
+            workers.terminate()
+        raise
+
+
+def worker_pool(config: LLMConfig) -> judges.WorkerPool | None:
+    """Worker processes for the litellm calls (judges/transports/workers.py); None when `workers:
+    0` or when no judge calls litellm directly (simulated or batched judges). `workers: N` starts
+    them now; `auto` starts them only if this process gets too busy."""
+    direct = [
+        j
+        for j in config.judges
+        if not judges.is_simulated(j.model) and not judges.batch_enabled(config, j)
+    ]
+    if config.workers == 0 or not direct:
+        return None
+    if config.workers == "auto":
+        return judges.WorkerPool(direct, config.timeout, judges.cores(), spill=True)
+    pool = judges.WorkerPool(direct, config.timeout, config.workers)
+    pool.start()
+    return pool
+
+
+@contextlib.contextmanager
+def stopping_workers(grader: grading.CriterionGrader) -> Iterator[None]:
+    """Before the event loop runs, a failure (a busy directory, a full disk) stops the worker
+    processes at once instead of leaving them to notice the closed socket."""
+    try:
+        yield
+    except BaseException:
+        if grader.workers is not None:
+            grader.workers.terminate()
+        raise
+
+
+def _import_metrics() -> None:
+    # Imported by name, in a thread: the layers' import graph has no arrow for it, and the
+    # thread's only job is to put numpy and scipy into sys.modules before the report needs them.
+    importlib.import_module("autorubric_cli.metrics")
+
+
+def _preload_report() -> threading.Thread:
+    """Import the metrics the end-of-run report needs (numpy, scipy: seconds) in a thread while
+    the run grades: a run mostly waits on its judges, so the import then costs it nothing."""
+    thread = threading.Thread(target=_import_metrics, daemon=True)
+    thread.start()
+    return thread
+
+
+def window_for(rubric: Rubric) -> int:
+    """Items in flight: enough to keep every call slot (or batch) busy."""
+    config = rubric.grader
+    per_item = config.llm_calls == "per_item"
+    calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in config.judges)
+    staged = not per_item and any(judges.caching_kind(j) for j in config.judges)
+    window = items_in_flight(config.concurrency, calls, staged)
+    return batch_window(config, len(rubric.criteria), window)
+
+
+def grade_pending(
+    recorder: RunRecorder,
+    rubric: Rubric,
+    grader: grading.CriterionGrader,
+    done: set[str],
+    priors: dict[str, ItemRecord],
+    dataset: Path,
+    grace_s: float,
+) -> RunOutcome:
+    """Grade the items of the run not in `done` (`priors`: errored records to grade again),
+    then `finish` the recorder, however the loop ended. A spend-cap stop is a `BudgetStop`."""
+    manifest = recorder.manifest
+    items = pending_items(dataset, rubric, manifest, done)
+    window = window_for(rubric)
+    already = min(len(done), manifest.items_total)
+    progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
+    outcome = RunOutcome()
+    preloading = _preload_report()
+    try:
+        outcome = asyncio.run(
+            _run_async(grader, items, recorder, progress, window, grace_s, priors)
+        )
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+        raise
+    except BaseException as exc:  # the manifest must not say `completed` after a failure
+        outcome.fatal = exc
+        raise
+    finally:
+        preloading.join()  # never leave an import running into interpreter shutdown
+        if isinstance(outcome.fatal, judges.BudgetReached):
+            recorded_items = len(done) + outcome.graded
+            outcome.fatal = BudgetStop(
+                budget_message(rubric.grader.max_cost or 0.0, recorded_items)
+            )
+        recorder.finish(outcome)
+    return outcome
+
+
+async def _run_async(
+    grader: grading.CriterionGrader,
+    items: Iterator[Item],
+    recorder: RunRecorder,
+    progress: Progress,
+    window: int,
+    grace_s: float,
+    priors: dict[str, ItemRecord],
+) -> RunOutcome:
+    stop = StopSignals(
+        notify=lambda: progress.say(
+            "[yellow]stopping: finishing in-flight calls (press Ctrl-C again to exit now)[/]"
+        )
+    )
+    writer = recorder.items_writer()
+    try:
+        with stop.installed(), progress:
+            return await run_items(
+                grader,
+                items,
+                writer,
+                progress,
+                stop,
+                window=window,
+                grace_s=grace_s,
+                priors=priors,
+                fatal_errors=(
+                    judges.JudgeAuthError,
+                    judges.JudgeUnavailable,
+                    judges.WorkerPoolFailed,
+                ),
+                budget_errors=(judges.BudgetReached,),
+            )
+    finally:
+        try:
+            writer.close()
+        finally:
+            await grader.aclose()
