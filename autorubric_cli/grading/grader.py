@@ -35,8 +35,7 @@ from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
 
 if TYPE_CHECKING:
-    from autorubric_cli.judges.batch.transport import BatchCoordinator
-    from autorubric_cli.judges.transports.workers import WorkerPool
+    from autorubric_cli.judges import BatchCoordinator, WorkerPool
 
 
 VoteSlot = tuple[int, str, int]  # (criterion index, judge id, sample)
