@@ -80,8 +80,9 @@ def stopping_workers(grader: grading.CriterionGrader) -> Iterator[None]:
 
 
 def _import_metrics() -> None:
-    # Imported by name, in a thread: the layers' import graph has no arrow for it, and the
-    # thread's only job is to put numpy and scipy into sys.modules before the report needs them.
+    # A deliberate late import (docs/design/startup.md): it runs in a thread while the run
+    # grades, to have numpy and scipy loaded by the time the report needs them. By name, so
+    # that no import statement sits inside a function.
     importlib.import_module("autorubric_cli.metrics")
 
 

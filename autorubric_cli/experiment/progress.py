@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Protocol
 
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from autorubric_cli import judges
+
 PLAIN_INTERVAL_S = 5.0
-
-
-class Stats(Protocol):
-    in_flight: int
-    retries: int
-    error_votes: int
-    prompt_tokens: int
-    completion_tokens: int
-    cost: float
 
 
 def concurrency_parts(limits: dict[str, tuple[int, int]]) -> list[str]:
@@ -33,7 +25,7 @@ def concurrency_parts(limits: dict[str, tuple[int, int]]) -> list[str]:
 
 
 class Progress:
-    def __init__(self, total: int, already: int, stats: Any, simulated: bool) -> None:
+    def __init__(self, total: int, already: int, stats: judges.CallStats, simulated: bool) -> None:
         self.total, self.done, self.errored = total, already, 0
         self._start_done = already
         self.stats = stats
@@ -111,7 +103,7 @@ class Progress:
         self.console.print(message)
 
 
-def batch_parts(stats: Any) -> list[str]:
+def batch_parts(stats: judges.CallStats) -> list[str]:
     """Provider batches (SPEC §11), once there are any."""
     submitted = getattr(stats, "batches_submitted", 0)
     if not submitted:

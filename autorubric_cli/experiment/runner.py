@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from autorubric_cli import judges
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.scoring import word_counts
@@ -25,7 +26,7 @@ from autorubric_cli.experiment.store import FSYNC_INTERVAL_S, RecordWriter
 
 
 class Grader(Protocol):
-    stats: Any
+    stats: judges.CallStats
 
     async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord: ...
 
