@@ -26,12 +26,11 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
-from autorubric_cli.judges.batch.lines import UNLIMITED
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.breaker import CircuitBreaker
-from autorubric_cli.judges.policy.failures import SLOWS_DOWN, JudgeAuthError, JudgeFailure
-from autorubric_cli.judges.policy.limits import RequestRateLimiter, call_slot
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.limits import UNLIMITED, RequestRateLimiter, call_slot
 from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
 from autorubric_cli.judges.policy.spend import SpendCap
 from autorubric_cli.judges.prompts import reask_messages
@@ -215,7 +214,7 @@ class Judge:
         return completion
 
     def _call_failed(self, failure: JudgeFailure, epoch: int) -> None:
-        if failure.category in SLOWS_DOWN:
+        if failure.category.slows_down:
             self.slots.overloaded(epoch)
             self._show_concurrency()
         self.breaker.call_failed(failure)

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Elicitation
 from autorubric_cli.judges.policy.failures import JudgeFailure, short
+from autorubric_cli.judges.policy.kinds import FailureKind
 
 CODE_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
@@ -240,7 +241,7 @@ def json_text(content: str) -> str:
 
 
 def parse_failure(detail: str) -> JudgeFailure:
-    return JudgeFailure("parse", short(detail), retryable=True)
+    return JudgeFailure(FailureKind.PARSE, short(detail))
 
 
 def validation_detail(error: ValidationError) -> str:

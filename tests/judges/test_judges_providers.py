@@ -13,7 +13,7 @@ import pytest
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
-from autorubric_cli.judges.policy.failures import SLOWS_DOWN, JudgeFailure, classify
+from autorubric_cli.judges.policy.failures import JudgeFailure, classify
 from autorubric_cli.judges.policy.providers import preflight, provider_name, sent_temperature
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.prompts import reask_messages
@@ -143,7 +143,7 @@ def test_anthropic_overload_is_named_and_slows_down() -> None:
     failure = classify(exc, judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert failure.describe().startswith("overloaded: HTTP 500: the provider is overloaded")
-    assert failure.retryable and failure.category in SLOWS_DOWN
+    assert failure.retryable and failure.category.slows_down
 
 
 def test_gemini_unavailable_is_an_overload_and_its_retry_info_is_read() -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+import httpx
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
@@ -61,45 +62,39 @@ class _Call:
 _CURRENT: contextvars.ContextVar[_Call] = contextvars.ContextVar("autorubric_batch_call")
 
 
-def _transport_class() -> type:
-    import httpx
+class BatchReplyTransport(httpx.AsyncBaseTransport):
+    """Answers litellm's request with the batch reply instead of the network."""
 
-    class BatchReplyTransport(httpx.AsyncBaseTransport):
-        """Answers litellm's request with the batch reply instead of the network."""
-
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            call = _CURRENT.get()
-            await request.aread()
-            captured = CapturedRequest(
-                url=str(request.url),
-                headers=dict(request.headers),
-                body=orjson.loads(request.content),
-            )
-            try:
-                reply = await call.answer(captured)
-            except Exception as exc:  # a batch-level failure: raised past litellm, unchanged
-                call.failure = exc
-                raise
-            return httpx.Response(
-                reply.status,
-                content=orjson.dumps(reply.body),
-                headers={"content-type": "application/json"},
-                request=request,
-            )
-
-    return BatchReplyTransport
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        call = _CURRENT.get()
+        await request.aread()
+        captured = CapturedRequest(
+            url=str(request.url),
+            headers=dict(request.headers),
+            body=orjson.loads(request.content),
+        )
+        try:
+            reply = await call.answer(captured)
+        except Exception as exc:  # a batch-level failure: raised past litellm, unchanged
+            call.failure = exc
+            raise
+        return httpx.Response(
+            reply.status,
+            content=orjson.dumps(reply.body),
+            headers={"content-type": "application/json"},
+            request=request,
+        )
 
 
 class BatchedLiteLLM:
     """One judge's litellm client whose network is its batches."""
 
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
-        load_litellm()  # its environment first: offline cost map, production mode
-        from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
-
+        litellm = load_litellm()  # its environment first: offline cost map, production mode
         self.spec = spec
         self.timeout = timeout
-        self.client = AsyncHTTPHandler(transport=_transport_class()())
+        handler = litellm.llms.custom_httpx.http_handler.AsyncHTTPHandler
+        self.client = handler(transport=BatchReplyTransport())
 
     async def complete(
         self,
@@ -139,8 +134,6 @@ def batch_cost(provider: str) -> Callable[[ModuleType, Any, str], float | None]:
     def price(litellm: ModuleType, response: Any, model: str) -> float | None:
         if known_unpriced(model):
             return None
-        from litellm.cost_calculator import batch_cost_calculator
-
         provider_model = model.split("/", 1)[1] if model.startswith(f"{provider}/") else model
         try:
             info = litellm.get_model_info(model=provider_model, custom_llm_provider=provider)
@@ -150,7 +143,7 @@ def batch_cost(provider: str) -> Callable[[ModuleType, Any, str], float | None]:
             "input_cost_per_token_batches"
         ):
             return None
-        prompt, completion = batch_cost_calculator(
+        prompt, completion = litellm.cost_calculator.batch_cost_calculator(
             response.usage, provider_model, provider, model_info=info
         )
         return float(prompt + completion)

@@ -18,12 +18,12 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.batch.capture import RawReply
 from autorubric_cli.judges.policy.failures import JudgeFailure, classify
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import thinking_kwargs
 
 ENDPOINT = "/v1/chat/completions"
-UNLIMITED = 1_000_000  # a batched judge's calls wait on batches, not on concurrency slots
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def line_result(
         return classify(LineError(status, message), judge_id=judge_id, secret=secret)
     error = line.get("error") or {}
     detail = f"{error.get('code') or 'error'}: {error.get('message') or 'no result'}"
-    return JudgeFailure("batch", detail, retryable=True)
+    return JudgeFailure(FailureKind.BATCH, detail)
 
 
 def completion_of(body: dict[str, Any], price: BatchPrice | None) -> Completion:

@@ -16,6 +16,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
@@ -30,6 +31,7 @@ from autorubric_cli.judges.batch.capture import (
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import BatchPrice, Result
 from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import api_key_for
@@ -67,7 +69,7 @@ class NativeBatchAPI:
         self.attempts = attempts
         self.litellm = BatchedLiteLLM(spec, timeout)
         self.price_of = batch_cost(self.provider)
-        self._http: Any = None
+        self._http: httpx.AsyncClient | None = None
 
     @property
     def secret(self) -> str | None:
@@ -96,14 +98,13 @@ class NativeBatchAPI:
         timeout: float | None = None,
     ) -> bytes:
         """One control call under our retry policy; the reply's bytes."""
-        import httpx
-
         if self._http is None:
             self._http = httpx.AsyncClient(trust_env=False)
+        http = self._http
         sent = {**self.auth_headers(), "content-type": "application/json", **(headers or {})}
 
         async def once() -> bytes:
-            reply = await self._http.request(
+            reply = await http.request(
                 method,
                 url,
                 content=body,
@@ -192,7 +193,7 @@ def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
     cancelled = kind in ("canceled", "cancelled")
     said = "cancelled" if cancelled else kind
     return JudgeFailure(
-        "batch",
+        FailureKind.BATCH,
         f"batch {batch_id} ended {said} without an answer for this request",
         retryable=not cancelled,
         blames_judge=not cancelled,

@@ -6,7 +6,9 @@ import os
 from dataclasses import dataclass
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.judges.batch.anthropic import AnthropicBatches
 from autorubric_cli.judges.batch.api import BatchAPI, batch_provider
+from autorubric_cli.judges.batch.gemini import GeminiBatches
 from autorubric_cli.judges.batch.native import NativeBatchAPI
 from autorubric_cli.judges.policy.retry import RetryPolicy
 
@@ -43,9 +45,6 @@ class BatchSettings:
 
 def provider_api(spec: JudgeSpec, config: LLMConfig, policy: RetryPolicy) -> ProviderAPI:
     """The judge's batch API: litellm's for OpenAI-compatible providers, ours for the rest."""
-    from autorubric_cli.judges.batch.anthropic import AnthropicBatches
-    from autorubric_cli.judges.batch.gemini import GeminiBatches
-
     provider, model = batch_provider(spec)
     native = {"anthropic": AnthropicBatches, "gemini": GeminiBatches}.get(provider)
     if native is None:

@@ -24,7 +24,6 @@ import logging
 import time
 import uuid
 from collections import deque
-from dataclasses import replace
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
@@ -39,6 +38,7 @@ from autorubric_cli.judges.batch.settings import (
     batch_enabled,
     provider_api,
 )
+from autorubric_cli.judges.batch.submission import TERMINAL, Submission
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import CallRequest, Completion, Transport
@@ -46,55 +46,6 @@ from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.stats import CallStats
 
 logger = logging.getLogger(__name__)
-
-TERMINAL = frozenset({"completed", "expired", "failed", "cancelled"})
-
-
-class Submission:
-    """One batch: recorded in the ledger by an earlier run, or sent by this one."""
-
-    def __init__(self, record: RecordedBatch) -> None:
-        self.record = record
-        self.waiters: dict[str, list[asyncio.Future[Result]]] = {}
-        self.results: dict[str, Result] | None = None
-        self.watching = False
-        self.checked: asyncio.Future[BatchInfo] | None = None
-        self.warned = False
-
-    def missing(self) -> JudgeFailure:
-        status = self.record.status
-        return JudgeFailure(
-            "batch",
-            f"batch {self.record.batch_id} ended {status} without an answer for this request",
-            retryable=status != "cancelled",
-            blames_judge=status != "cancelled",
-        )
-
-    def resolve(self) -> None:
-        """Hand every waiter its answer (identical calls queued together: the first one pays,
-        the others are marked cached, as single flight does)."""
-        results = self.results or {}
-        for key, futures in self.waiters.items():
-            result = results.get(key) or self.missing()
-            for n, future in enumerate(futures):
-                if future.done():
-                    continue
-                if isinstance(result, Exception):
-                    future.set_exception(result)
-                elif n == 0:
-                    future.set_result(result)
-                elif isinstance(result, RawReply):
-                    future.set_result(replace(result, duplicate=True))
-                else:
-                    future.set_result(replace(result, usage=dict(result.usage), cached=True))
-        self.waiters.clear()
-
-    def fail(self, exc: Exception) -> None:
-        for futures in self.waiters.values():
-            for future in futures:
-                if not future.done():
-                    future.set_exception(exc)
-        self.waiters.clear()
 
 
 class BatchCoordinator:

@@ -1,4 +1,4 @@
-"""What went wrong in one judge call: a category, whether to retry, and how long to wait.
+"""What went wrong in one judge call: its kind (`kinds.py`), whether to retry, and how long to wait.
 
 Every text built here goes through `redact`, so an API key echoed by a provider (some put it in
 their 401 message) never reaches a vote, a log line or an exception we raise.
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from autorubric_cli.errors import JudgeError
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import (
     LITELLM_READ_BUGS,
     OVERLOAD_STATUS,
@@ -27,11 +28,12 @@ HOPELESS_STATUS = frozenset({400, 404})  # wrong model, path or request shape: r
 PER_REQUEST_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
 KEY_LIKE = re.compile(r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{8,}|(Bearer\s+)[^\s\"']+")
 MAX_DETAIL = 300
-SLOWS_DOWN = frozenset({"rate_limit", "overloaded"})  # categories that shrink the adaptive limit
 
 
 class JudgeAuthError(JudgeError):
     """The provider refused the credentials (HTTP 401/403): the run stops."""
+
+    category = FailureKind.AUTH
 
 
 class HTTPStatusError(JudgeError):
@@ -56,29 +58,31 @@ class HTTPStatusError(JudgeError):
 
 
 class JudgeFailure(JudgeError):
-    """One failed attempt; `category` prefixes the error vote (`rate_limit: ...`).
+    """One failed attempt; its `category` (a `FailureKind`, or its value) prefixes the error
+    vote (`rate_limit: ...`) and gives the defaults of the decisions below.
 
-    `hopeless`: the judge itself looks broken (unreachable, unknown host, 404, 400), not this
-    call; the circuit breaker (`breaker.py`) counts these. `blames_judge=False`: the call was
-    stopped on purpose (a batch cancelled at the provider), so the breaker does not count it.
+    `retryable`: asked again. `hopeless`: the judge itself looks broken (unreachable, unknown
+    host, 404, 400), not this call; the circuit breaker (`breaker.py`) counts these.
+    `blames_judge=False`: the call was stopped on purpose (a batch cancelled at the provider, a
+    worker that exited), so the breaker does not count it.
     """
 
     def __init__(
         self,
-        category: str,
+        category: FailureKind | str,
         detail: str,
         *,
-        retryable: bool,
+        retryable: bool | None = None,
         retry_after: float | None = None,
-        hopeless: bool = False,
-        blames_judge: bool = True,
+        hopeless: bool | None = None,
+        blames_judge: bool | None = None,
     ) -> None:
-        self.category = category
+        self.category = kind = FailureKind(category)
         self.detail = detail
-        self.retryable = retryable
+        self.retryable = kind.retryable if retryable is None else retryable
         self.retry_after = retry_after
-        self.hopeless = hopeless
-        self.blames_judge = blames_judge
+        self.hopeless = kind.hopeless if hopeless is None else hopeless
+        self.blames_judge = kind.blames_judge if blames_judge is None else blames_judge
         super().__init__(self.describe())
 
     def describe(self) -> str:
@@ -183,22 +187,20 @@ def provider_failure(status: int | None, exc: BaseException, message: str) -> Ju
     """Failures the provider table names (overload, a litellm reading bug); None otherwise.
 
     An overload is retried, honours the provider's hint and slows the judge down like a 429
-    (`SLOWS_DOWN`); a reading bug stops after one attempt and counts toward the breaker.
+    (`FailureKind.slows_down`); a reading bug stops after one attempt and counts toward the
+    breaker.
     """
     status_text = f"HTTP {status}: " if status is not None else ""
     if is_overload(status, exc):
         return JudgeFailure(
-            "overloaded",
+            FailureKind.OVERLOADED,
             f"{status_text}the provider is overloaded; {message}",
-            retryable=True,
             retry_after=retry_hint_s(exc),
         )
     if litellm_read_bug(exc):
         return JudgeFailure(
-            "client",
+            FailureKind.CLIENT,
             f"litellm could not read the provider's reply (a litellm bug): {message}",
-            retryable=False,
-            hopeless=True,
         )
     return None
 
@@ -231,20 +233,20 @@ def unreachable_cause(exc: BaseException) -> str | None:
     return None
 
 
-def category_for(status: int | None, exc: BaseException) -> tuple[str, bool]:
-    """(category, retryable), decided by the status code first."""
+def kind_of(status: int | None, exc: BaseException) -> FailureKind:
+    """The failure's kind, decided by the status code first."""
     if status == 429:
-        return "rate_limit", True
+        return FailureKind.RATE_LIMIT
     if status == 408 or is_timeout(exc):
-        return "timeout", True
+        return FailureKind.TIMEOUT
     if status is not None and (status >= 500 or status < 300 or status in RETRYABLE_STATUS):
         # < 300: litellm's fast HTTP handler raises APIError with status 200 on a garbled body
-        return "server", True
+        return FailureKind.SERVER
     if status is not None and 400 <= status < 500:
-        return "request", False
+        return FailureKind.REQUEST
     if is_connection_error(exc):
-        return "connection", True
-    return "error", False
+        return FailureKind.CONNECTION
+    return FailureKind.ERROR
 
 
 def classify(
@@ -262,26 +264,23 @@ def classify(
     unreachable = unreachable_cause(exc)
     if unreachable is not None:
         where = api_base or "the provider"
-        return JudgeFailure(
-            "connection", f"{unreachable} to {where}", retryable=True, hopeless=True
-        )
+        return JudgeFailure(FailureKind.CONNECTION, f"{unreachable} to {where}", hopeless=True)
     status = status_of(exc)
     message = short(redact(str(exc) or type(exc).__name__, secret))
     if status in AUTH_STATUS:
         where = f"the key in ${key_env}" if key_env else "its API key"
         return JudgeAuthError(
-            f"auth: judge {judge_id!r} was refused by the provider (HTTP {status}); "
+            f"{FailureKind.AUTH}: judge {judge_id!r} was refused by the provider (HTTP {status}); "
             f"check {where} and the model's access"
         )
     special = provider_failure(status, exc, message)
     if special is not None:
         return special
-    category, retryable = category_for(status, exc)
     detail = f"HTTP {status}: {message}" if status is not None else message
     hopeless = status in HOPELESS_STATUS and not any(
         type(e).__name__ in PER_REQUEST_ERRORS or getattr(e, "per_request", False) is True
         for e in exception_chain(exc)
     )
     return JudgeFailure(
-        category, detail, retryable=retryable, retry_after=retry_hint_s(exc), hopeless=hopeless
+        kind_of(status, exc), detail, retry_after=retry_hint_s(exc), hopeless=hopeless
     )

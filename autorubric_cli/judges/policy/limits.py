@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+UNLIMITED = 1_000_000  # a batched judge's calls wait on batches, not on concurrency slots
+
 
 class RequestRateLimiter:
     """Spaces request starts at least 60/rpm seconds apart (a steady rate, no burst)."""

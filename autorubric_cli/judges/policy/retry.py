@@ -35,7 +35,7 @@ class RetryPolicy:
 
     def wait_s(self, attempt: int, failure: JudgeFailure) -> float:
         """How long to wait after a failed attempt number `attempt` (1-based)."""
-        if failure.category == "parse":
+        if not failure.category.backs_off:  # a bad reply (`parse`) is asked again at once
             return 0.0
         if failure.retry_after is not None:
             return min(failure.retry_after, self.retry_after_cap_s)

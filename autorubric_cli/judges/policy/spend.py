@@ -27,6 +27,7 @@ from typing import Any
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.errors import AutorubricError, InputError
 from autorubric_cli.judges.prompt_caching import CHARS_PER_TOKEN, caching_kind
+from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.simulated import is_simulated
 
 COMPLETION_ESTIMATE = 300
@@ -40,8 +41,6 @@ class BudgetReached(AutorubricError):
 
 def model_prices(model: str) -> dict[str, Any] | None:
     """litellm's price entry for a model, None when it has none."""
-    from autorubric_cli.judges.transports.litellm import load_litellm
-
     try:
         info = load_litellm().get_model_info(model)
     except Exception:  # litellm raises for a model it does not know

@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import aiohttp
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
@@ -30,9 +31,6 @@ from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.price_table import native_cost, split_model
 from autorubric_cli.judges.request import CallRequest, Completion
 from autorubric_cli.judges.transports.litellm import api_key_for, count
-
-if TYPE_CHECKING:  # imported by the first NativeTransport: `check` and `--help` never pay it
-    import aiohttp
 
 # where litellm reads a key or a base URL the judge does not name (litellm 1.106.2)
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
@@ -178,8 +176,6 @@ class NativeTransport:
     simulated = False
 
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
-        import aiohttp
-
         self.spec = spec
         self.timeout = aiohttp.ClientTimeout(total=spec.timeout or timeout)
         base = api_base_of(spec)
@@ -192,8 +188,6 @@ class NativeTransport:
         self.session: aiohttp.ClientSession | None = None
 
     def _session(self) -> aiohttp.ClientSession:
-        import aiohttp
-
         if self.session is None or self.session.closed:
             limit = self.spec.max_concurrency
             self.session = aiohttp.ClientSession(
@@ -210,8 +204,6 @@ class NativeTransport:
         body, headers = request_body(self.spec, messages, response_format)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
-        import aiohttp
-
         failure: Exception | None = None
         try:
             return await self._post(orjson.dumps(body), headers)
@@ -226,8 +218,6 @@ class NativeTransport:
         raise failure  # outside `except`: the provider's text is not chained
 
     async def _post(self, data: bytes, headers: dict[str, str]) -> Completion:
-        import aiohttp
-
         session = self._session()
         try:
             async with session.post(

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.request import Completion
 
 LINE_LIMIT = (
@@ -53,7 +54,9 @@ def outcome_of(reply: list[Any]) -> Completion | Exception:
     if kind == "fail":
         fields = reply[2]
         return JudgeFailure(
-            fields["category"], fields["detail"], **{k: fields[k] for k in FAILURE_FIELDS[2:]}
+            FailureKind(fields["category"]),
+            fields["detail"],
+            **{k: fields[k] for k in FAILURE_FIELDS[2:]},
         )
     if kind == "auth":
         return JudgeAuthError(reply[2])

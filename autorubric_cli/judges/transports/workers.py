@@ -42,6 +42,7 @@ import orjson
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.transports.direct import needs_litellm
@@ -226,10 +227,7 @@ class WorkerPool:
         self.exits += 1
         code = worker.process.poll()
         failure = JudgeFailure(
-            "worker",
-            f"judge worker process exited (code {code}) during the call",
-            retryable=True,
-            blames_judge=False,
+            FailureKind.WORKER, f"judge worker process exited (code {code}) during the call"
         )
         for reply in worker.pending.values():
             if not reply.done():
