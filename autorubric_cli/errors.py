@@ -9,7 +9,9 @@
     │   ├── JudgeUnavailable           (judges/policy/breaker.py) the circuit breaker tripped
     │   ├── WorkerPoolFailed           (judges/transports/workers.py) worker processes keep exiting
     │   └── JudgeFailure               (judges/policy/failures.py) one failed attempt, retried or
-    │                                  turned into an error vote; never reaches the CLI
+    │                                  turned into an error vote; never reaches the CLI; its
+    │                                  FailureKind (judges/policy/kinds.py) decides retry, wait,
+    │                                  slow-down and breaker count in one table
     ├── RunStopped                  2  the run stopped on a JudgeError; `resume` continues it
     │   └── BudgetStop              2  the run reached its spend cap (--max-cost, SPEC §8)
     ├── BudgetReached                  (judges/policy/spend.py) a call refused by the spend cap; the

@@ -32,6 +32,7 @@ from .judge import build_judges as build_judges
 from .policy.breaker import JudgeUnavailable as JudgeUnavailable
 from .policy.failures import JudgeAuthError as JudgeAuthError
 from .policy.failures import JudgeFailure as JudgeFailure
+from .policy.kinds import FailureKind as FailureKind
 from .policy.preflight import check_judges as check_judges
 from .policy.preflight import print_warnings as print_warnings
 from .policy.providers import sent_params as sent_params
