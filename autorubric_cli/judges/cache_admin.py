@@ -6,7 +6,7 @@ import re
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.cache import BUSY_TIMEOUT_S
@@ -43,10 +43,26 @@ def size_on_disk(path: Path) -> int:
     return sum(p.stat().st_size for p in names if p.is_file())
 
 
-def cache_info(path: Path) -> dict[str, Any]:
-    info: dict[str, Any] = {"path": str(path), "exists": path.is_file()}
+class ModelEntries(TypedDict):
+    model: str
+    entries: int
+    hits: int
+
+
+class CacheInfo(TypedDict):
+    """What `autorubric cache info --format json` prints (keys in this order)."""
+
+    path: str
+    exists: bool
+    entries: int
+    hits: int
+    size_bytes: int
+    models: list[ModelEntries]
+
+
+def cache_info(path: Path) -> CacheInfo:
     if not path.is_file():
-        return {**info, "entries": 0, "hits": 0, "size_bytes": 0, "models": []}
+        return CacheInfo(path=str(path), exists=False, entries=0, hits=0, size_bytes=0, models=[])
     db = _connect(path)
     try:
         rows = db.execute(
@@ -54,14 +70,15 @@ def cache_info(path: Path) -> dict[str, Any]:
         ).fetchall()
     finally:
         db.close()
-    models = [{"model": m, "entries": n, "hits": int(h or 0)} for m, n, h in rows]
-    return {
-        **info,
-        "entries": sum(m["entries"] for m in models),
-        "hits": sum(m["hits"] for m in models),
-        "size_bytes": size_on_disk(path),
-        "models": models,
-    }
+    models = [ModelEntries(model=m, entries=n, hits=int(h or 0)) for m, n, h in rows]
+    return CacheInfo(
+        path=str(path),
+        exists=True,
+        entries=sum(m["entries"] for m in models),
+        hits=sum(m["hits"] for m in models),
+        size_bytes=size_on_disk(path),
+        models=models,
+    )
 
 
 def clear_cache(path: Path) -> int:

@@ -32,6 +32,7 @@ import json
 import math
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
@@ -71,24 +72,39 @@ def digest(*parts: object) -> bytes:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
 
 
-def simulation_params(spec: JudgeSpec) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SimulationParams:
+    """A simulated judge's behaviour (the module's docstring says what each does)."""
+
+    accuracy: float
+    position_bias: float
+    abstain_rate: float
+    set_rate: float
+    seed: object
+
+
+def simulation_params(spec: JudgeSpec) -> SimulationParams:
     """Validated params: known names only, probabilities in [0, 1]."""
-    params: dict[str, Any] = dict(PROBABILITIES, seed=spec.judge_id)
+    probabilities = dict(PROBABILITIES)
+    seed: object = spec.judge_id
     for name, value in spec.params.items():
-        if name not in params:
-            known = ", ".join(sorted(params))
+        if name == "seed":
+            seed = value
+        elif name not in probabilities:
+            known = ", ".join(sorted([*probabilities, "seed"]))
             raise InputError(
                 f"judge {spec.judge_id!r}: unknown simulated-judge param {name!r} "
                 f"(one of: {known})",
                 key=f"params.{name}",
             )
-        if name in PROBABILITIES and not _is_probability(value):
+        elif not _is_probability(value):
             raise InputError(
                 f"judge {spec.judge_id!r}: param {name!r} must be a number in [0, 1]",
                 key=f"params.{name}",
             )
-        params[name] = value
-    return params
+        else:
+            probabilities[name] = float(value)
+    return SimulationParams(seed=seed, **probabilities)
 
 
 def _is_probability(value: Any) -> bool:
@@ -141,7 +157,7 @@ class SimulatedTransport:
         self.params = simulation_params(spec)
 
     def rng(self, item_id: str, criterion: Criterion, sample: int, *stream: str) -> random.Random:
-        seed = digest(self.params["seed"], item_id, criterion.name, sample, *stream)
+        seed = digest(self.params.seed, item_id, criterion.name, sample, *stream)
         return random.Random(int.from_bytes(seed, "big"))
 
     async def complete(
@@ -193,11 +209,11 @@ class SimulatedTransport:
 
     def binary_status(self, rng: random.Random, truth: str) -> str:
         p = self.params
-        if rng.random() < p["abstain_rate"]:
+        if rng.random() < p.abstain_rate:
             return CANNOT_ASSESS
-        if rng.random() < p["position_bias"]:
+        if rng.random() < p.position_bias:
             return MET
-        if rng.random() < p["accuracy"]:
+        if rng.random() < p.accuracy:
             return truth
         if truth == CANNOT_ASSESS:
             return rng.choice([MET, UNMET])
@@ -209,12 +225,12 @@ class SimulatedTransport:
         """A 1-based position in the options as shown."""
         p = self.params
         na_index = criterion.na_option_index()
-        if rng.random() < p["abstain_rate"] and na_index is not None:
+        if rng.random() < p.abstain_rate and na_index is not None:
             return self.position_of(shown, criterion.option_list()[na_index].label)
-        if rng.random() < p["position_bias"]:
+        if rng.random() < p.position_bias:
             return 1
         right = self.position_of(shown, truth)
-        if rng.random() < p["accuracy"] or len(shown) < 2:
+        if rng.random() < p.accuracy or len(shown) < 2:
             return right
         wrong = [i for i in range(1, len(shown) + 1) if i != right]
         return rng.choice(wrong)
@@ -225,7 +241,7 @@ class SimulatedTransport:
             return [1, 2]
         chosen = BINARY_SET_LABELS.index(status) + 1
         other = 3 - chosen
-        return sorted({chosen, other}) if rng.random() < self.params["set_rate"] else [chosen]
+        return sorted({chosen, other}) if rng.random() < self.params.set_rate else [chosen]
 
     def shown_set(
         self, rng: random.Random, choice: int, criterion: Criterion, shown: list[str]
@@ -236,7 +252,7 @@ class SimulatedTransport:
         """
         positions = {choice}
         for option in criterion.option_list():
-            if not option.na and rng.random() < self.params["set_rate"]:
+            if not option.na and rng.random() < self.params.set_rate:
                 positions.add(self.position_of(shown, option.label))
         return sorted(positions)
 
