@@ -6,6 +6,7 @@ bug), the re-ask after an empty reply, and the adaptive limit's response to an o
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,23 @@ def test_check_warns_about_an_unpriced_model_and_accepts_defaults(tmp_path: Path
     assert code == 0, output
     assert "grader.judges[1].model: litellm has no price for openai/my-private-model" in output
     assert "claude-sonnet-4-5" not in output.split("warning:", 1)[1]
+
+
+def test_a_runs_preflight_warning_goes_through_logging_and_the_clis_one_handler(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = rubric(
+        tmp_path, "    - model: openai/my-private-model\n      api_base: http://127.0.0.1:9/v1\n"
+    )
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"id": "a", "submission": "x"}\n')
+    with caplog.at_level(logging.WARNING, logger="autorubric_cli"):
+        result = cli("run", path, data, "--dry-run", env={"OPENAI_API_KEY": "k", "COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    said = f"{path}:6: grader.judges[0].model: litellm has no price for openai/my-private-model"
+    assert [r.getMessage().split(": its cost")[0] for r in caplog.records] == [said]
+    assert result.stderr.splitlines()[0].startswith(f"autorubric: warning: {said}")
+    assert "no price" not in result.stdout
 
 
 def test_warns_about_a_provider_without_structured_output() -> None:

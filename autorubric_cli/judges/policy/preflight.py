@@ -1,9 +1,10 @@
 """`providers.preflight` applied to a rubric file: the first error raised as `file:line: key:`,
-the warnings returned as lines (`check` prints them, `run` prints them on stderr)."""
+the warnings returned as lines (`check` prints them; `run` logs them, rendered by the CLI's one
+handler as `autorubric: warning: ...`)."""
 
 from __future__ import annotations
 
-import sys
+import logging
 from pathlib import Path
 
 from autorubric_cli.core.config import JudgeSpec
@@ -11,6 +12,8 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.judges.policy.providers import Problem, preflight
 from autorubric_cli.loading.yaml_lines import Path as YamlPath
 from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
+
+logger = logging.getLogger(__name__)
 
 
 def check_judges(judges: list[JudgeSpec], rubric_path: Path | None) -> list[str]:
@@ -43,5 +46,6 @@ def _warning_line(problem: Problem, rubric_path: Path | None, lines: dict[YamlPa
 
 
 def print_warnings(warnings: list[str]) -> None:
+    """Each warning through logging, as every layer's warnings go (cli/logs.py renders them)."""
     for warning in warnings:
-        print(f"autorubric: warning: {warning}", file=sys.stderr)
+        logger.warning("%s", warning)
