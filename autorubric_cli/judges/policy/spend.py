@@ -39,15 +39,24 @@ class BudgetReached(AutorubricError):
     runner turns it into `BudgetStop`; it never reaches the CLI itself."""
 
 
-def model_prices(model: str) -> dict[str, Any] | None:
-    """litellm's price entry for a model, None when it has none."""
+@dataclass(frozen=True)
+class TokenPrices:
+    """USD per input token and per output token, from litellm's price list."""
+
+    input: float
+    output: float
+
+
+def model_prices(model: str) -> TokenPrices | None:
+    """litellm's prices for a model, None when it has none."""
     try:
         info = load_litellm().get_model_info(model)
     except Exception:  # litellm raises for a model it does not know
         return None
-    if not info.get("input_cost_per_token") and not info.get("output_cost_per_token"):
+    prompt, completion = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if not prompt and not completion:
         return None
-    return dict(info)
+    return TokenPrices(input=float(prompt or 0), output=float(completion or 0))
 
 
 def check_priced(config: LLMConfig, key: str = "grader.max_cost") -> None:
@@ -72,7 +81,7 @@ class SpendCap:
     spent: float = 0.0
     reserved: float = 0.0
     largest: dict[str, float] = field(default_factory=dict)
-    prices: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    prices: dict[str, TokenPrices | None] = field(default_factory=dict)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def estimate(self, spec: JudgeSpec, messages: list[dict[str, Any]]) -> float:
@@ -82,13 +91,11 @@ class SpendCap:
             return self.largest[spec.judge_id]
         if spec.model not in self.prices:
             self.prices[spec.model] = model_prices(spec.model)
-        prices = self.prices[spec.model] or {}
+        prices = self.prices[spec.model] or TokenPrices(input=0.0, output=0.0)
         chars = sum(len(str(m.get("content", ""))) for m in messages)
         write = 1.25 if caching_kind(spec) == "explicit" else 1.0
-        prompt = chars / CHARS_PER_TOKEN * float(prices.get("input_cost_per_token") or 0) * write
-        completion = (spec.max_tokens or COMPLETION_ESTIMATE) * float(
-            prices.get("output_cost_per_token") or 0
-        )
+        prompt = chars / CHARS_PER_TOKEN * prices.input * write
+        completion = (spec.max_tokens or COMPLETION_ESTIMATE) * prices.output
         return prompt + completion
 
     def fits(self, estimate: float, in_flight: float) -> bool:
