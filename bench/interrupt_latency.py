@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from bench.run_throughput import KEY_ENV, write_inputs  # noqa: E402
-from tests.support.judge_server import JudgeServerProcess  # noqa: E402
+from bench.run_throughput import KEY_ENV, write_inputs
+from tests.support.judge_server import JudgeServerProcess
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def lines(path: Path) -> int:

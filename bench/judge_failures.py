@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.experiment.engine_support import (
+from tests.support import closed_port
+from tests.support.experiment.engine import (
     cli_env,
     comparable,
     server_rubric,
@@ -32,7 +33,6 @@ from tests.experiment.engine_support import (
     wait_for_lines,
     write_dataset,
 )
-from tests.support import closed_port
 from tests.support.judge_server import JudgeServer
 
 

@@ -17,21 +17,25 @@ import argparse
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+
+from tests.support.batch_fake import BatchFake
+from tests.support.experiment.batch import comparable, ledger_events
+from tests.support.experiment.engine import (
+    KEY_ENV,
+    KEY_VALUE,
+    start_cli,
+    valid_lines,
+    write_dataset,
+)
+from tests.support.experiment.provider_batch import FAKES, bodies, provider_rubric
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "experiment")]
-
-from batch_support import comparable, ledger_events  # noqa: E402
-from engine_support import KEY_ENV, KEY_VALUE, start_cli, valid_lines, write_dataset  # noqa: E402
-from provider_batch_support import FAKES, bodies, provider_rubric  # noqa: E402
-
-from tests.support.batch_fake import BatchFake  # noqa: E402
 
 SETTINGS = {"SEND_DELAY_S": "0.5", "POLL_S": "0.1", "MAX_REQUESTS": "250"}
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from tests.experiment.engine_support import server_rubric, token, write_dataset
 from tests.support.cli import cli
+from tests.support.experiment.engine import server_rubric, token, write_dataset
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
 N = 30

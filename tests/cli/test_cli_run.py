@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.experiment.engine_support import (
+from tests.support.cli import cli
+from tests.support.experiment.engine import (
     KEY_VALUE,
     manifest,
     server_rubric,
@@ -17,7 +18,6 @@ from tests.experiment.engine_support import (
     wait_for_lines,
     write_dataset,
 )
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]

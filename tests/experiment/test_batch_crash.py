@@ -10,17 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from batch_support import (
+
+from tests.support.cli import cli
+from tests.support.cli_process import CliProcess
+from tests.support.experiment.batch import (
     comparable,
     fast_batches,
     ledger_events,
     processed,
     rubric_and_data,
 )
-from engine_support import manifest, start_cli, valid_lines
-
-from tests.support.cli import cli
-from tests.support.cli_process import CliProcess
+from tests.support.experiment.engine import manifest, start_cli, valid_lines
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 40

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from batch_support import (
+
+from tests.support.cli import cli
+from tests.support.experiment.batch import (
     comparable,
     fast_batches,
     ledger_events,
     processed,
     rubric_and_data,
 )
-from cache_support import CRITERIA, cache_rubric
-from engine_support import manifest, server_rubric, valid_lines, write_dataset
-
-from tests.support.cli import cli
+from tests.support.experiment.cache import CRITERIA, cache_rubric
+from tests.support.experiment.engine import manifest, server_rubric, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 500

@@ -7,7 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import (
+
+from autorubric_cli.judges.transports.litellm import load_litellm
+from tests.support import closed_port
+from tests.support.cli import cli
+from tests.support.experiment.engine import (
     comparable,
     manifest,
     server_rubric,
@@ -16,10 +20,6 @@ from engine_support import (
     wait_for_lines,
     write_dataset,
 )
-
-from autorubric_cli.judges.transports.litellm import load_litellm
-from tests.support import closed_port
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 

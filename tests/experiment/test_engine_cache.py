@@ -7,8 +7,16 @@ import math
 from pathlib import Path
 
 import pytest
-from cache_support import CRITERIA, MODELS, by_id, cache_rubric, without_cache_marks
-from engine_support import (
+
+from tests.support.cli import cli
+from tests.support.experiment.cache import (
+    CRITERIA,
+    MODELS,
+    by_id,
+    cache_rubric,
+    without_cache_marks,
+)
+from tests.support.experiment.engine import (
     KEY_ENV,
     KEY_VALUE,
     start_cli,
@@ -17,8 +25,6 @@ from engine_support import (
     wait_for_lines,
     write_dataset,
 )
-
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 N = 40

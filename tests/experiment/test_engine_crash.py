@@ -5,14 +5,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from engine_support import (
+from tests.support.cli import cli
+from tests.support.experiment.engine import (
     assert_nothing_lost_nothing_rejudged,
     server_rubric,
     sigkill_and_resume,
     write_dataset,
 )
-
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 50

@@ -6,9 +6,10 @@ import json
 import math
 from pathlib import Path
 
-from cache_support import MODELS
-from engine_support import write_dataset
-from per_item_support import (
+from tests.support.cli import cli
+from tests.support.experiment.cache import MODELS
+from tests.support.experiment.engine import write_dataset
+from tests.support.experiment.per_item import (
     CRITERIA,
     asked_names,
     item_rubric,
@@ -18,8 +19,6 @@ from per_item_support import (
     served_tokens,
     without_call_accounting,
 )
-
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, scripted_answer
 
 N = 8

@@ -8,14 +8,13 @@ import random
 from pathlib import Path
 from typing import Any
 
-from engine_support import (
+from tests.support.cli import cli
+from tests.support.experiment.engine import (
     assert_nothing_lost_nothing_rejudged,
     server_rubric,
     sigkill_and_resume,
     write_dataset,
 )
-
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, default_answer, item_entries
 
 N_ITEMS = 24

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import token, write_dataset
-from per_item_support import (
+
+from tests.support.cli import cli
+from tests.support.experiment.engine import token, write_dataset
+from tests.support.experiment.per_item import (
     CRITERIA,
     asked_names,
     item_rubric,
@@ -19,8 +21,6 @@ from per_item_support import (
     served_tokens,
     without_call_accounting,
 )
-
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer, RecordedRequest, scripted_answer
 
 N = 4

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import KEY_ENV, cli_env, valid_lines, write_dataset
 
 from tests.support import closed_port
+from tests.support.experiment.engine import KEY_ENV, cli_env, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 TRANSPORTS = ["native", "litellm"]

@@ -8,7 +8,11 @@ import signal
 import time
 from pathlib import Path
 
-from engine_support import (
+from test_engine_breaker import error_lines
+
+from tests.support import closed_port
+from tests.support.cli import cli
+from tests.support.experiment.engine import (
     comparable,
     manifest,
     server_rubric,
@@ -17,10 +21,6 @@ from engine_support import (
     wait_for_lines,
     write_dataset,
 )
-from test_engine_breaker import error_lines
-
-from tests.support import closed_port
-from tests.support.cli import cli
 from tests.support.judge_server import JudgeServer
 
 

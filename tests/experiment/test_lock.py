@@ -13,13 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from engine_support import (
-    server_rubric,
-    start_cli,
-    valid_lines,
-    wait_for_lines,
-    write_dataset,
-)
 
 from autorubric_cli.experiment.lock import (
     LOCK_FILE,
@@ -30,6 +23,13 @@ from autorubric_cli.experiment.lock import (
 )
 from tests.support.cli import cli
 from tests.support.cli_process import CliProcess
+from tests.support.experiment.engine import (
+    server_rubric,
+    start_cli,
+    valid_lines,
+    wait_for_lines,
+    write_dataset,
+)
 from tests.support.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from batch_support import comparable, fast_batches, ledger_events
-from engine_support import manifest, start_cli, write_dataset
-from provider_batch_support import (
+
+from tests.support.batch_fake import BatchFake
+from tests.support.experiment.batch import comparable, fast_batches, ledger_events
+from tests.support.experiment.engine import manifest, start_cli, write_dataset
+from tests.support.experiment.provider_batch import (
     FAKES,
     bodies,
     offline,
@@ -22,8 +24,6 @@ from provider_batch_support import (
     resume_here,
     run_here,
 )
-
-from tests.support.batch_fake import BatchFake
 
 PROVIDERS = sorted(FAKES)
 FOUND_BY = {"anthropic": "listing", "gemini": "display_name"}

@@ -13,11 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_support import comparable, fast_batches, ledger_events
-from engine_support import valid_lines, write_dataset
-from provider_batch_support import FAKES, bodies, offline, provider_rubric, run_here
 
 from tests.support.batch_fake import BatchFake, Processed
+from tests.support.experiment.batch import comparable, fast_batches, ledger_events
+from tests.support.experiment.engine import valid_lines, write_dataset
+from tests.support.experiment.provider_batch import (
+    FAKES,
+    bodies,
+    offline,
+    provider_rubric,
+    run_here,
+)
 
 PROVIDERS = sorted(FAKES)
 

@@ -55,7 +55,7 @@ def cli(
     """Run `autorubric *args` in-process; `env` adds (or, with None, removes) variables.
 
     The test judge key is set and the variables in `UNSET` removed, as for the processes the
-    suite starts (`tests.experiment.engine_support.cli_env`). Exceptions the CLI does not
+    suite starts (`tests.support.experiment.engine.cli_env`). Exceptions the CLI does not
     turn into an exit code propagate (a bug shows its traceback instead of hiding in
     `exit_code`).
     """

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from cache_support import MODELS, judge
-from engine_support import valid_lines
 
+from tests.support.experiment.cache import MODELS, judge
+from tests.support.experiment.engine import valid_lines
 from tests.support.judge_server import RecordedRequest, item_entries
 
 CRITERIA: list[dict[str, Any]] = [

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from engine_support import KEY_ENV, valid_lines
+
+from tests.support.experiment.engine import KEY_ENV, valid_lines
 
 CRITERIA: list[dict[str, Any]] = [
     {"name": "correct", "requirement": "The answer is correct"},

@@ -9,9 +9,9 @@ from typing import Any
 
 import orjson
 import pytest
-from cache_support import PAID_FIELDS
-from engine_support import server_rubric, valid_lines, write_dataset
 
+from tests.support.experiment.cache import PAID_FIELDS
+from tests.support.experiment.engine import server_rubric, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 
