@@ -21,7 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from bench.run_throughput import KEY_ENV, write_inputs
 from tests.support.judge_server import JudgeServerProcess
 

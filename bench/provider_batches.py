@@ -23,7 +23,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-
 from tests.support.batch_fake import BatchFake
 from tests.support.experiment.batch import comparable, ledger_events
 from tests.support.experiment.engine import (
