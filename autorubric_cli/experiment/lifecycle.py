@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from autorubric_cli import __version__, judges
+from autorubric_cli import judges
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
@@ -30,7 +29,6 @@ from autorubric_cli.experiment.manifest import (
     ITEMS,
     MANIFEST,
     RUBRIC_COPY,
-    InputFile,
     Manifest,
     save_manifest,
     sha256_file,
@@ -59,18 +57,13 @@ class RunRecorder:
         assert dataset_path is not None  # `run` always has a dataset
         if plan.shard is not None:
             plan.shard.dataset_items = plan.covered
-        now = utc_now()
-        manifest = Manifest(
-            autorubric_version=__version__,
-            name=plan.directory.name,
-            command=sys.argv,
-            created=now,
-            updated=now,
-            status="running",
+        manifest = Manifest.begin(
+            plan.directory.name,
+            "running",
+            rubric_path,
+            dataset_path,
             seed=config.seed,
             config=config.model_dump(mode="json"),
-            rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
-            dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
             dataset_fields=plan.fields,
             items_total=plan.selected,
             limit=plan.options.limit,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from autorubric_cli import __version__
 from autorubric_cli.errors import InputError, writing
 from autorubric_cli.experiment.shard import Shard
 from autorubric_cli.loading.fields import check_fields
@@ -54,6 +56,29 @@ class Manifest(BaseModel):
     error: str | None = None
     reason: str | None = None  # SPEC §5: why a `failed` run stopped and how to continue it
     runs: list[dict[str, Any]] = Field(default_factory=list)
+
+    @classmethod
+    def begin(
+        cls, name: str, status: Status, rubric_path: Path, dataset_path: Path, **fields: Any
+    ) -> Manifest:
+        """A new experiment's manifest: this version and command, created now, and the SHA-256
+        of its rubric and dataset files."""
+        now = utc_now()
+        return cls(
+            autorubric_version=__version__,
+            name=name,
+            command=sys.argv,
+            created=now,
+            updated=now,
+            status=status,
+            rubric=input_file(rubric_path),
+            dataset=input_file(dataset_path),
+            **fields,
+        )
+
+
+def input_file(path: Path) -> InputFile:
+    return InputFile(path=str(path.resolve()), sha256=sha256_file(path))
 
 
 def utc_now() -> str:

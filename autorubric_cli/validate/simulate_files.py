@@ -13,7 +13,6 @@ OUT/truth.json       the generating parameters, each judge's noise, and every de
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +20,6 @@ import numpy as np
 import orjson
 import yaml
 
-from autorubric_cli import __version__
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
@@ -29,11 +27,8 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import (
     ITEMS,
     RUBRIC_COPY,
-    InputFile,
     Manifest,
     save_manifest,
-    sha256_file,
-    utc_now,
 )
 from autorubric_cli.experiment.store import RecordWriter
 from autorubric_cli.metrics.figures import value_or_none
@@ -140,18 +135,13 @@ def item_id(i: int) -> str:
 def write_manifest(
     directory: Path, rubric: Rubric, rubric_path: Path, dataset_path: Path, config: SimulationConfig
 ) -> None:
-    now = utc_now()
-    manifest = Manifest(
-        autorubric_version=__version__,
-        name=directory.parent.name,
-        command=sys.argv,
-        created=now,
-        updated=now,
-        status="completed",
+    manifest = Manifest.begin(
+        directory.parent.name,
+        "completed",
+        rubric_path,
+        dataset_path,
         seed=config.seed,
         config=rubric.grader.model_dump(mode="json"),
-        rubric=InputFile(path=str(rubric_path.resolve()), sha256=sha256_file(rubric_path)),
-        dataset=InputFile(path=str(dataset_path.resolve()), sha256=sha256_file(dataset_path)),
         items_total=config.n_items,
         simulated=True,
         generator={"autorubric simulate": dataclasses.asdict(config)},
