@@ -26,6 +26,7 @@ from pathlib import Path
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.experiment.manifest import InputFile, Manifest, save_manifest, utc_now
 
 RUBRIC = """
@@ -97,46 +98,57 @@ def write_manifest(directory: Path, n_items: int, name: str = "bench") -> None:
     )
 
 
+OPTIONS = {"clarity": ["Poor", "Fair", "Good", "NA"], "tone": ["Technical", "Casual", "Marketing"]}
+VALUES = {"clarity": [0.0, 0.5, 1.0, None], "tone": [1.0, 1.0, 0.0]}
+
+
+def synthetic_record(rng: random.Random, i: int) -> dict[str, object]:
+    """Item i's record as the product writes it: every field of ItemRecord, defaults included."""
+    criteria = []
+    for name in ("accurate", "complete", "harmful", "clarity", "tone"):
+        labels = OPTIONS.get(name)
+        votes = [vote(rng, j, None if labels is None else len(labels)) for j in JUDGES]
+        index = votes[0]["option_index"]
+        option = None
+        if labels is not None and isinstance(index, int):
+            value = VALUES[name][index]
+            option = {"index": index, "label": labels[index], "value": value, "na": value is None}
+        criteria.append(
+            {
+                "name": name,
+                "verdict": votes[0]["verdict"],
+                "option": option,
+                "aggregated_value": None,
+                "reason": "r",
+                "agreement": 1.0,
+                "votes": votes,
+            }
+        )
+    record = {
+        "id": f"i{i}",
+        "index": i,
+        "status": "ok",
+        "score": rng.random(),
+        "raw_score": 1.0,
+        "length_penalty": 0.0,
+        "criteria": criteria,
+        "judge_scores": {j: rng.random() for j in JUDGES},
+        "usage": {"prompt_tokens": 4500, "completion_tokens": 600},
+        "cost": 0.0015,
+        "duration_s": 0.5,
+        "error": None,
+        "word_counts": {"output": 200},
+        "ground_truth": {"accurate": rng.choice(["MET", "UNMET"])},
+    }
+    return ItemRecord.model_validate(record).model_dump(mode="json")
+
+
 def write_experiment(directory: Path, n_items: int) -> None:
     write_manifest(directory, n_items)
     rng = random.Random(0)
-    kinds = [None, None, None, 4, 3]
-    names = ["accurate", "complete", "harmful", "clarity", "tone"]
     with (directory / "items.jsonl").open("wb") as out:
         for i in range(n_items):
-            criteria = []
-            for name, multi in zip(names, kinds, strict=True):
-                votes = [vote(rng, j, multi) for j in JUDGES]
-                criteria.append(
-                    {
-                        "name": name,
-                        "verdict": votes[0]["verdict"],
-                        "option": None
-                        if multi is None
-                        else {"index": 0, "label": "x", "value": 0.0, "na": False},
-                        "aggregated_value": None,
-                        "reason": "r",
-                        "agreement": 1.0,
-                        "votes": votes,
-                    }
-                )
-            record = {
-                "id": f"i{i}",
-                "index": i,
-                "status": "ok",
-                "score": rng.random(),
-                "raw_score": 1.0,
-                "length_penalty": 0.0,
-                "criteria": criteria,
-                "judge_scores": {j: rng.random() for j in JUDGES},
-                "usage": {"prompt_tokens": 4500, "completion_tokens": 600},
-                "cost": 0.0015,
-                "duration_s": 0.5,
-                "error": None,
-                "word_counts": {"output": 200},
-                "ground_truth": {"accurate": rng.choice(["MET", "UNMET"])},
-            }
-            out.write(orjson.dumps(record) + b"\n")
+            out.write(orjson.dumps(synthetic_record(rng, i)) + b"\n")
 
 
 Run = tuple[float, float, float, str]
