@@ -25,6 +25,9 @@ from autorubric_cli.core.scoring import (
     score_item,
 )
 
+MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET  # looked up once: enum lookups cost
+DECIDED = (MET, UNMET)
+
 
 @dataclass(frozen=True)
 class ScoringRules:
@@ -70,14 +73,14 @@ def is_abstention(vote: Vote, criterion: Criterion) -> bool:
     if vote.error is not None:
         return True
     if criterion.options is None:
-        return vote.verdict not in (CriterionVerdict.MET, CriterionVerdict.UNMET)
+        return vote.verdict not in DECIDED
     return vote.option_index is None or criterion.options[vote.option_index].na
 
 
 def vote_value(vote: Vote, criterion: Criterion) -> float:
     """MET=1 / UNMET=0 for binary, the option's value for multi-choice (non-abstaining votes)."""
     if criterion.options is None:
-        return 1.0 if vote.verdict == CriterionVerdict.MET else 0.0
+        return 1.0 if vote.verdict == MET else 0.0
     assert vote.option_index is not None
     value = criterion.options[vote.option_index].value
     assert value is not None
@@ -160,9 +163,9 @@ def outcome_value(record: CriterionRecord) -> float | None:
     """v_i of an aggregated criterion; None for CANNOT_ASSESS or an NA option."""
     if record.option is not None:
         return None if record.option.na else record.option.value
-    if record.verdict == CriterionVerdict.MET:
+    if record.verdict == MET:
         return 1.0
-    if record.verdict == CriterionVerdict.UNMET:
+    if record.verdict == UNMET:
         return 0.0
     return None
 

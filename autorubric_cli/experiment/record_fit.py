@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord, Vote
+from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord
 from autorubric_cli.core.rubric import Criterion
 
 VOTE_INDEX = "vote option index out of range"
@@ -61,32 +61,27 @@ def misfit(record: ItemRecord, criteria: Sequence[Criterion]) -> str | None:
 
 def _labels_misfit(name: str, allowed: frozenset[str], record: ItemRecord) -> str | None:
     """Recorded ground truth and human ratings use the criterion's labels."""
-    labels: list[str] = []
     truth = record.ground_truth.get(name)
-    if truth is not None:
-        labels.append(truth)
-    for entry in record.human_ratings.get(name, []):
-        labels.extend([entry] if isinstance(entry, str) else entry)
-    if any(label not in allowed for label in labels):
-        return "a recorded label is not one of the criterion's"
-    return None
+    fits = truth is None or truth in allowed
+    for entry in record.human_ratings.get(name, ()):
+        fits = fits and (entry in allowed if isinstance(entry, str) else allowed.issuperset(entry))
+    return None if fits else "a recorded label is not one of the criterion's"
 
 
 def _criterion_misfit(count: int, outcome: CriterionRecord) -> str | None:
     if outcome.option is not None and not 0 <= outcome.option.index < count:
         return "option index out of range"
-    for vote in outcome.votes:
-        if _vote_misfit(vote, count):
+    for vote in outcome.votes:  # once per vote: the checks of _vote_misfit, inlined
+        index = vote.option_index
+        if index is not None and not 0 <= index < count:
+            return VOTE_INDEX
+        if vote.shuffle_order and _out_of_range(vote.shuffle_order, count):
+            return VOTE_INDEX
+        if vote.option_set and _out_of_range(vote.option_set, count):
             return VOTE_INDEX
     return None
 
 
-def _vote_misfit(vote: Vote, count: int) -> bool:
-    """Whether an option index the vote names (answer, shuffle, set) is out of range."""
-    index = vote.option_index
-    if index is not None and not 0 <= index < count:
-        return True
-    for indices in (vote.shuffle_order, vote.option_set):
-        if indices and (min(indices) < 0 or max(indices) >= count):
-            return True
-    return False
+def _out_of_range(indices: list[int], count: int) -> bool:
+    """Whether an option index the vote names (shuffle, set) is out of range."""
+    return min(indices) < 0 or max(indices) >= count

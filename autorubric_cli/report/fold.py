@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from autorubric_cli.core.evaluate import (
     ScoringRules,
     evaluate_votes,
+    is_abstention,
     keep_one,
     outcome_value,
     votes_by_judge,
@@ -28,8 +29,8 @@ from autorubric_cli.core.scoring import score_item
 from autorubric_cli.labels.overlay import LabelOverlay
 from autorubric_cli.metrics import ABSTAIN, MISSING
 from autorubric_cli.report.metrics_section import CriterionLabels
+from autorubric_cli.report.outcome import outcome_label
 
-CA = CriterionVerdict.CANNOT_ASSESS.value
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET  # enum member lookups cost per vote
 
 
@@ -70,19 +71,23 @@ class JudgeTally:
     costs_saved: array = field(default_factory=lambda: array("d"))
     prompt_cache_saved: array = field(default_factory=lambda: array("d"))  # paid votes only
 
-    def add_votes(self, votes: list[Vote]) -> None:
-        for vote in votes:
-            self.votes += 1
-            self.errors += vote.error is not None
+    def add_vote(self, vote: Vote) -> None:
+        self.votes += 1
+        if vote.error is not None:
+            self.errors += 1
+        if vote.attempts != 1:
             self.retries += vote.attempts - 1
-            self.cached += vote.cached
-            usage = self.usage_saved if vote.cached else self.usage
-            for key, count in vote.usage.items():  # add_counts, inlined: once per vote
-                usage[key] = usage.get(key, 0) + count
-            if vote.cost is not None:
-                (self.costs_saved if vote.cached else self.costs).append(vote.cost)
-            if vote.prompt_cache_saved is not None and not vote.cached:
+        if vote.cached:
+            self.cached += 1
+            usage, costs = self.usage_saved, self.costs_saved
+        else:
+            usage, costs = self.usage, self.costs
+            if vote.prompt_cache_saved is not None:
                 self.prompt_cache_saved.append(vote.prompt_cache_saved)
+        for key, count in vote.usage.items():  # add_counts, inlined: once per vote
+            usage[key] = usage.get(key, 0) + count
+        if vote.cost is not None:
+            costs.append(vote.cost)
 
 
 @dataclass
@@ -107,10 +112,12 @@ class ReportFold:
     errored_indices: array = field(default_factory=lambda: array("q"))
     criteria: list[CriterionTally] = field(init=False)
     judges: dict[str, JudgeTally] = field(init=False)
+    _tallies: list[JudgeTally] = field(init=False, repr=False)  # judges' tallies, in order
 
     def __post_init__(self) -> None:
         self.criteria = [CriterionTally(c) for c in self.rules.criteria]
         self.judges = {j: JudgeTally() for j in self.judge_ids}
+        self._tallies = list(self.judges.values())
         self.judge_scores = {j: array("d") for j in self.judge_ids}
         for tally in self.criteria:
             tally.judges = {j: array("b") for j in self.judge_ids}
@@ -161,14 +168,21 @@ class ReportFold:
             tally.met += record.verdict == MET
         if record.agreement is not None:
             tally.agreements.append(record.agreement)
-        tally.truth.append(label_code(criterion, truth.get(criterion.name)))
+        tally.truth.append(label_code(criterion, truth.get(criterion.name)) if truth else MISSING)
         tally.ensemble.append(record_code(record))
-        groups = votes_by_judge(record.votes)
+        votes = record.votes
+        if [v.judge for v in votes] == self.judge_ids:  # one sample per judge, in order
+            for vote, codes, judge in zip(votes, tally.judges.values(), self._tallies, strict=True):
+                codes.append(judge_code(criterion, (vote,), single_kept(vote, criterion)))
+                judge.add_vote(vote)
+            return
+        groups = votes_by_judge(votes)
         method = self.rules.sample_aggregation
-        for judge, codes in tally.judges.items():
-            own = groups.get(judge, [])
+        for judge_id, codes in tally.judges.items():
+            own = groups.get(judge_id, [])
             codes.append(judge_code(criterion, own, keep_one(own, criterion, method)))
-            self.judges[judge].add_votes(own)
+            for vote in own:
+                self.judges[judge_id].add_vote(vote)
 
     def _truth_score(self, record: ItemRecord) -> float:
         """The item's score computed from its ground-truth labels, with the same rules."""
@@ -256,14 +270,6 @@ def option_values(criterion: Criterion) -> list[float | None]:
     return [None if o.na else o.value for o in criterion.options]
 
 
-def outcome_label(record: CriterionRecord) -> str:
-    if record.option is not None:
-        return record.option.label
-    if record.verdict is not None:
-        return record.verdict.value
-    return CA
-
-
 def record_code(record: CriterionRecord) -> int:
     if record.option is not None:
         return ABSTAIN if record.option.na else record.option.index
@@ -291,12 +297,18 @@ def label_value(criterion: Criterion, label: str) -> float | None:
     return None if option.na else option.value
 
 
-def judge_code(criterion: Criterion, own: list[Any], kept: Any) -> int:
+def single_kept(vote: Vote, criterion: Criterion) -> Vote | None:
+    """`keep_one` of a judge's only sample."""
+    return None if is_abstention(vote, criterion) else vote
+
+
+def judge_code(criterion: Criterion, own: Sequence[Vote], kept: Vote | None) -> int:
     """One judge's sample-reduced vote → code; MISSING when every sample errored or none exist."""
     if kept is not None:
         if criterion.options is None:
             return 1 if kept.verdict == MET else 0
-        return int(kept.option_index)
+        assert kept.option_index is not None  # a kept multi-choice vote names its option
+        return kept.option_index
     if not own or all(v.error is not None for v in own):
         return MISSING
     return ABSTAIN

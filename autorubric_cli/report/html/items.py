@@ -17,12 +17,15 @@ from typing import Any
 
 import orjson
 
+from autorubric_cli.core.evaluate import non_na_values, outcome_value
 from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.scoring import criterion_value
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, Manifest, sha256_file
 from autorubric_cli.experiment.store import ReadIssues, iter_records_at, open_records
 from autorubric_cli.loading.dataset import iter_items
+from autorubric_cli.report.outcome import outcome_label
 
 ITEM_CAP = 5_000
 """At most this many items are embedded (the worst first); the rest are in items.jsonl."""
@@ -107,9 +110,6 @@ def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:
 def scored_values(record: ItemRecord, rubric: Rubric) -> list[float | None]:
     """v_i of each criterion as the score used it (SPEC §3, cannot-assess strategy applied);
     None when the criterion was left out of the score."""
-    from autorubric_cli.core.evaluate import non_na_values, outcome_value
-    from autorubric_cli.core.scoring import criterion_value
-
     rules = rubric.grader.cannot_assess
     return [
         criterion_value(c.weight, outcome_value(r), rules, non_na_values(c))
@@ -121,8 +121,6 @@ def criterion_row(
     record: CriterionRecord, judges: dict[str, int], value: float | None
 ) -> list[Any]:
     """[outcome label, agreement, reason, votes, v_i (None when not scored)]."""
-    from autorubric_cli.report.fold import outcome_label  # numpy/scipy: not for the label page
-
     return [
         outcome_label(record),
         record.agreement,

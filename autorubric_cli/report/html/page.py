@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from autorubric_cli import __version__
+from autorubric_cli import __version__, validate
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, write_atomic
@@ -61,15 +61,14 @@ def report_figures(report: Report, experiment: Experiment, fold: ReportFold) -> 
 
 def validate_section(directory: Path) -> ValidateResult | None:
     """`validate`'s result with its default settings, when the experiment has human ratings."""
-    from autorubric_cli.validate.loader import validate_experiment
-    from autorubric_cli.validate.settings import ValidateSettings
-
     if not has_human_ratings(directory / ITEMS) and not (directory / LABELS).is_file():
         return None
     try:
         overlay = experiment_overlay(directory)
-        return validate_experiment(
-            directory, ValidateSettings(), overlay=None if overlay is None else overlay.apply
+        return validate.validate_experiment(
+            directory,
+            validate.ValidateSettings(),
+            overlay=None if overlay is None else overlay.apply,
         )
     except InputError:
         return None
