@@ -1,11 +1,14 @@
 """Benchmark: `autorubric report --format json` on a synthetic experiment.
 
-Default: 100,000 items x 5 criteria x 3 judges (~590 MB items.jsonl). Targets (issue 23): under
-12 s and peak RSS under 300 MB on a quiet machine. Prints wall time (median of --runs runs) and
-peak RSS of the `report` subprocess, and the JSON's sha256 (identical figures, whatever tree).
+Default: 100,000 items x 5 criteria x 3 judges, each record written as the product writes it
+(every field; a ~545 MB items.jsonl). Targets (issue 23): under 12 s wall and 300 MB peak RSS
+here. Prints, as medians of --runs runs, the wall time, the CPU time and the peak RSS of the
+`report` process and its fold workers, each with its ratio to the target, and the JSON's
+sha256 (the same whatever the tree).
 
-`--tree DIR` (repeatable) runs the report with DIR's code (PYTHONPATH=DIR) on the same file,
-the trees taking turns run by run, so a loaded machine slows them alike: compare the ratio.
+`--tree DIR` (repeatable) runs the report with DIR's code on the same file, the trees taking
+turns run by run, so a loaded machine slows them alike: compare the ratio. `--directory DIR`
+keeps the experiment there (and reuses it when it is already there).
 
     python -m bench.report_scale [--items 100000] [--runs 3] [--tree . --tree ../main]
 """
@@ -21,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -98,8 +102,11 @@ def write_manifest(directory: Path, n_items: int, name: str = "bench") -> None:
     )
 
 
-OPTIONS = {"clarity": ["Poor", "Fair", "Good", "NA"], "tone": ["Technical", "Casual", "Marketing"]}
-VALUES = {"clarity": [0.0, 0.5, 1.0, None], "tone": [1.0, 1.0, 0.0]}
+OPTIONS: dict[str, list[str]] = {
+    "clarity": ["Poor", "Fair", "Good", "NA"],
+    "tone": ["Technical", "Casual", "Marketing"],
+}
+VALUES: dict[str, list[float | None]] = {"clarity": [0.0, 0.5, 1.0, None], "tone": [1.0, 1.0, 0.0]}
 
 
 def synthetic_record(rng: random.Random, i: int) -> dict[str, object]:
@@ -151,18 +158,29 @@ def write_experiment(directory: Path, n_items: int) -> None:
             out.write(orjson.dumps(synthetic_record(rng, i)) + b"\n")
 
 
-Run = tuple[float, float, float, str]
+WALL_TARGET_S = 12.0
+RSS_TARGET_MB = 300.0
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float  # seconds
+    cpu: float  # seconds of the report and its fold workers: the steadier figure when shared
+    rss: float  # MB, the largest of the report and its fold workers
+    digest: str  # sha256 of the JSON printed
 
 
 def measure(directory: Path, tree: str | None = None) -> Run:
-    """(wall s, CPU s of the report and its fold workers, peak RSS MB of the largest of them,
-    sha256 of stdout). CPU time is the steadier figure on a shared machine."""
+    """One `report --format json` run, with `tree`'s code when given: PYTHONPATH and the
+    working directory both point at it (`python -m` puts the working directory first)."""
     env = dict(os.environ)
+    cwd = None
     if tree is not None:
-        env["PYTHONPATH"] = str(Path(tree).resolve())
+        cwd = Path(tree).resolve()
+        env["PYTHONPATH"] = str(cwd)
     command = [sys.executable, "-m", "autorubric_cli", "report", str(directory), "--format", "json"]
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE)
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE)
     assert process.stdout is not None
     out = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)  # this run's rusage, its fold workers included
@@ -172,7 +190,35 @@ def measure(directory: Path, tree: str | None = None) -> Run:
     if process.returncode not in (0, 1, 3):
         raise SystemExit(f"report failed with exit code {process.returncode}")
     cpu = usage.ru_utime + usage.ru_stime
-    return elapsed, cpu, usage.ru_maxrss / 1024, hashlib.sha256(out).hexdigest()[:12]
+    return Run(elapsed, cpu, usage.ru_maxrss / 1024, hashlib.sha256(out).hexdigest()[:12])
+
+
+def summary(label: str, runs: list[Run]) -> str:
+    wall = statistics.median(r.wall for r in runs)
+    rss = statistics.median(r.rss for r in runs)
+    return (
+        f"[{label}] report --format json, {len(runs)} runs: "
+        f"wall median {wall:.2f} s (runs {', '.join(f'{r.wall:.2f}' for r in runs)}), "
+        f"{wall / WALL_TARGET_S:.2f} of the {WALL_TARGET_S:.0f} s target; "
+        f"CPU median {statistics.median(r.cpu for r in runs):.2f} s; "
+        f"peak RSS median {rss:.0f} MB (max {max(r.rss for r in runs):.0f}), "
+        f"{rss / RSS_TARGET_MB:.2f} of the {RSS_TARGET_MB:.0f} MB target; "
+        f"json sha256 {', '.join(sorted({r.digest for r in runs}))}"
+    )
+
+
+def prepared(directory: Path, n_items: int) -> None:
+    """The synthetic experiment in `directory`, written unless it is already there."""
+    items = directory / "items.jsonl"
+    if items.exists():
+        print(f"reusing {items} ({items.stat().st_size / 1e6:.0f} MB)")
+        return
+    t0 = time.perf_counter()
+    write_experiment(directory, n_items)
+    print(
+        f"synthetic items.jsonl: {n_items} items, {items.stat().st_size / 1e6:.0f} MB, "
+        f"written in {time.perf_counter() - t0:.1f} s"
+    )
 
 
 def main() -> None:
@@ -180,39 +226,24 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tree", action="append", help="run the report with this tree's code")
+    parser.add_argument("--directory", type=Path, help="keep (or reuse) the experiment here")
     args = parser.parse_args()
     trees: list[str | None] = args.tree or [None]
+    runs: dict[str | None, list[Run]] = {t: [] for t in trees}
     with tempfile.TemporaryDirectory() as tmp:
-        directory = Path(tmp) / "exp"
-        t0 = time.perf_counter()
-        write_experiment(directory, args.items)
-        size = (directory / "items.jsonl").stat().st_size / 1e6
-        print(
-            f"synthetic items.jsonl: {args.items} items, {size:.0f} MB, "
-            f"written in {time.perf_counter() - t0:.1f} s"
-        )
-        runs: dict[str | None, list[Run]] = {t: [] for t in trees}
+        directory = args.directory or Path(tmp) / "exp"
+        prepared(directory, args.items)
         for _ in range(args.runs):
             for tree in trees:
                 runs[tree].append(measure(directory, tree))
-    walls, cpus = {}, {}
     for tree, measured in runs.items():
-        times = [m[0] for m in measured]
-        walls[tree] = statistics.median(times)
-        cpus[tree] = statistics.median(m[1] for m in measured)
-        print(
-            f"[{tree or 'this interpreter'}] report --format json: wall median {walls[tree]:.2f} s "
-            f"(runs: {', '.join(f'{t:.2f}' for t in times)}; target < 12 s), "
-            f"CPU median {cpus[tree]:.2f} s, "
-            f"peak RSS (max over runs) {max(m[2] for m in measured):.0f} MB (target < 300 MB), "
-            f"json sha256 {', '.join(sorted({m[3] for m in measured}))}"
-        )
+        print(summary(tree or "this interpreter", measured))
     first = trees[0]
     for tree in trees[1:]:
-        print(
-            f"ratio {first} / {tree}: wall {walls[first] / walls[tree]:.2f}, "
-            f"CPU {cpus[first] / cpus[tree]:.2f}"
-        )
+        walls = [statistics.median(r.wall for r in runs[t]) for t in (first, tree)]
+        cpus = [statistics.median(r.cpu for r in runs[t]) for t in (first, tree)]
+        ratios = f"wall {walls[0] / walls[1]:.2f}, CPU {cpus[0] / cpus[1]:.2f}"
+        print(f"ratio {first} / {tree}: {ratios}")
 
 
 if __name__ == "__main__":

@@ -159,6 +159,7 @@ def resample_counts(rng: np.random.Generator, n_resamples: int, n_items: int) ->
     draws = rng.integers(0, n_items, size=(n_resamples, n_items))
     draws += np.arange(n_resamples)[:, None] * n_items
     counts = np.bincount(draws.ravel(), minlength=n_resamples * n_items)
+    del draws  # freed before the float copy: two blocks held at once, not three
     return counts.reshape(n_resamples, n_items).astype(np.float64)
 
 

@@ -173,7 +173,8 @@ class ReportFold:
         votes = record.votes
         if [v.judge for v in votes] == self.judge_ids:  # one sample per judge, in order
             for vote, codes, judge in zip(votes, tally.judges.values(), self._tallies, strict=True):
-                codes.append(judge_code(criterion, (vote,), single_kept(vote, criterion)))
+                kept = None if is_abstention(vote, criterion) else vote  # keep_one of one
+                codes.append(judge_code(criterion, (vote,), kept))
                 judge.add_vote(vote)
             return
         groups = votes_by_judge(votes)
@@ -187,7 +188,7 @@ class ReportFold:
     def _truth_score(self, record: ItemRecord) -> float:
         """The item's score computed from its ground-truth labels, with the same rules."""
         truth = record.ground_truth
-        if any(c.name not in truth for c in self.rules.criteria):
+        if len(truth) < len(self.criteria) or any(c.name not in truth for c in self.rules.criteria):
             return np.nan
         weighted = [(c.weight, label_value(c, truth[c.name])) for c in self.rules.criteria]
         penalty = self.rules.penalty(self.rules.words(record.word_counts))
@@ -295,11 +296,6 @@ def label_value(criterion: Criterion, label: str) -> float | None:
         return {"MET": 1.0, "UNMET": 0.0}.get(label)
     option = next(o for o in criterion.options if o.label == label)
     return None if option.na else option.value
-
-
-def single_kept(vote: Vote, criterion: Criterion) -> Vote | None:
-    """`keep_one` of a judge's only sample."""
-    return None if is_abstention(vote, criterion) else vote
 
 
 def judge_code(criterion: Criterion, own: Sequence[Vote], kept: Vote | None) -> int:

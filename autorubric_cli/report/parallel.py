@@ -138,8 +138,10 @@ def fold_parts(
     if len(jobs) <= 1:
         return [fold_lines(job) for job in jobs]
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=len(jobs), mp_context=context) as pool:
-        return list(pool.map(fold_lines, jobs))
+    with ProcessPoolExecutor(max_workers=len(jobs) - 1, mp_context=context) as pool:
+        later = [pool.submit(fold_lines, job) for job in jobs[1:]]  # forked here, before
+        first = fold_lines(jobs[0])  # this process folds the first range meanwhile
+        return [first, *(future.result() for future in later)]
 
 
 def sound(index: LineIndex, parts: list[FoldPart]) -> bool:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -12,17 +13,10 @@ from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.report import parallel
 from autorubric_cli.report.build import build_report
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def load_bench():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "report_scale", ROOT / "bench" / "report_scale.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load_bench() -> ModuleType:
+    """bench/report_scale.py, whose synthetic records the report tests share."""
+    return importlib.import_module("bench.report_scale")
 
 
 def test_parallel_fold_equals_serial_fold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
