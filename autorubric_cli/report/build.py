@@ -26,12 +26,9 @@ from autorubric_cli.report.fold import (
 from autorubric_cli.report.labels_section import human_labels_section
 from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
 from autorubric_cli.report.models import (
-    AgreementSection,
     CriterionSummary,
     ErroredItem,
     GateResult,
-    GroundTruthSection,
-    HumanLabelsSection,
     ItemCounts,
     JudgeSummary,
     Report,
@@ -101,18 +98,16 @@ def build_report_and_fold(
         score=score_summary(defined(np.frombuffer(fold.item_scores)), seed),
         criteria=[criterion_summary(t, fold.recorded) for t in fold.criteria],
         judges=[judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
-        agreement=AgreementSection.model_validate(agreement_section(labels)),
-        ground_truth=None if truth is None else GroundTruthSection.model_validate(truth),
+        agreement=agreement_section(labels),
+        ground_truth=truth,
         human_labels=None
         if overlay is None
-        else HumanLabelsSection.model_validate(
-            human_labels_section(
-                overlay,
-                list(rules.criteria),
-                fold.labels(human_only=True),
-                ca_mode=ca_mode,
-                seed=seed,
-            )
+        else human_labels_section(
+            overlay,
+            list(rules.criteria),
+            fold.labels(human_only=True),
+            ca_mode=ca_mode,
+            seed=seed,
         ),
         usage=fold.usage,
         cost=exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid

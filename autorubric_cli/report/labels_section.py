@@ -14,7 +14,6 @@ agree with one another, and how far the judges agree with the labels.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import numpy as np
 from rich.table import Table
@@ -30,10 +29,18 @@ from autorubric_cli.metrics import (
     rating_counts,
 )
 from autorubric_cli.metrics.agreement import AlphaLevel
-from autorubric_cli.metrics.figures import figures_json
 from autorubric_cli.report.fold import label_code, option_labels, option_values
-from autorubric_cli.report.metrics_section import CriterionLabels, ground_truth_section
-from autorubric_cli.report.models import CriterionMetrics, HumanLabelsSection
+from autorubric_cli.report.metrics_section import (
+    CriterionLabels,
+    figure_value,
+    ground_truth_section,
+)
+from autorubric_cli.report.models import (
+    CriterionMetrics,
+    HumanLabelsSection,
+    InterRater,
+    InterRaterCriterion,
+)
 
 
 def rater_matrix(overlay: LabelOverlay, criterion: Criterion) -> tuple[list[str], np.ndarray]:
@@ -48,7 +55,7 @@ def rater_matrix(overlay: LabelOverlay, criterion: Criterion) -> tuple[list[str]
     return raters, np.array(rows, dtype=np.int64).reshape(len(rows), len(raters))
 
 
-def inter_rater(overlay: LabelOverlay, criterion: Criterion) -> dict[str, Any]:
+def inter_rater(overlay: LabelOverlay, criterion: Criterion) -> InterRaterCriterion:
     raters, codes = rater_matrix(overlay, criterion)
     scale = build_scale(
         criterion.kind, option_labels(criterion), option_values(criterion), "exclude"
@@ -57,21 +64,17 @@ def inter_rater(overlay: LabelOverlay, criterion: Criterion) -> dict[str, Any]:
     counts = rating_counts(ratings, scale.n_options)
     level: AlphaLevel = "ordinal" if criterion.kind == "ordinal" else "nominal"
     undefined: dict[str, str] = {}
-    figures = figures_json(
-        {
-            "krippendorff_alpha": krippendorff_alpha(ratings, scale.n_options, level),
-            "percent_agreement": percent_agreement(counts),
-        },
-        undefined,
+    alpha = krippendorff_alpha(ratings, scale.n_options, level)
+    agreement = percent_agreement(counts)
+    return InterRaterCriterion(
+        name=criterion.name,
+        kind=criterion.kind,
+        n_items=int(np.count_nonzero(counts.sum(axis=1) >= 2)),
+        n_labelled=int(codes.shape[0]),
+        krippendorff_alpha=figure_value(alpha, "krippendorff_alpha", undefined),
+        percent_agreement=figure_value(agreement, "percent_agreement", undefined),
+        undefined=undefined,
     )
-    return {
-        "name": criterion.name,
-        "kind": criterion.kind,
-        "n_items": int(np.count_nonzero(counts.sum(axis=1) >= 2)),
-        "n_labelled": int(codes.shape[0]),
-        **figures,
-        "undefined": undefined,
-    }
 
 
 def human_labels_section(
@@ -81,21 +84,21 @@ def human_labels_section(
     *,
     ca_mode: str,
     seed: int,
-) -> dict[str, Any]:
+) -> HumanLabelsSection:
     blocks = [inter_rater(overlay, c) for c in criteria]
     per_item = Counter(len(by_rater) for by_rater in overlay.raters.values())
     n_items = len(human_only[0].truth) if human_only else 0
     judges = ground_truth_section(
         human_only, np.full(n_items, np.nan), {}, ca_mode=ca_mode, seed=seed
     )
-    return {
-        "raters": sorted({r for by_rater in overlay.raters.values() for r in by_rater}),
-        "items_labelled": len(overlay.raters),
-        "items_by_raters": {str(k): per_item[k] for k in sorted(per_item)},
-        "ground_truth": overlay.source,
-        "inter_rater": {"criteria": [b for b in blocks if b["n_labelled"]]},
-        "judges": judges,
-    }
+    return HumanLabelsSection(
+        raters=sorted({r for by_rater in overlay.raters.values() for r in by_rater}),
+        items_labelled=len(overlay.raters),
+        items_by_raters={str(k): per_item[k] for k in sorted(per_item)},
+        ground_truth=overlay.source,
+        inter_rater=InterRater(criteria=[b for b in blocks if b.n_labelled]),
+        judges=judges,
+    )
 
 
 def _num(value: float | None) -> str:

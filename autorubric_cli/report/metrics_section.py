@@ -1,9 +1,10 @@
 """The report's ``ground_truth`` and ``agreement`` sections (their tables: `render_metrics`).
 
-Builders take integer label codes (see ``autorubric_cli.metrics.codes``) and return plain
-JSON values: floats, ints, None, lists, dicts. A metric with no value is None and its
-reason is under the block's ``"undefined"`` key (``"ci95.<metric>"`` for an interval,
-``"per_option.<label>.<metric>"``, ``"pairwise_cohen_kappa.<a|b>"``).
+Builders take integer label codes (see ``autorubric_cli.metrics.codes``) and return the
+typed blocks of ``report.models`` (their JSON form: ``core.json_model.to_json_dict``). A
+metric with no value is None and its reason is under the block's ``"undefined"`` key
+(``"ci95.<metric>"`` for an interval, ``"per_option.<label>.<metric>"``,
+``"pairwise_cohen_kappa.<a|b>"``).
 
 Ground truth: the ensemble is the top level and each judge is under ``"judges"``. A
 criterion carries ``"labels"`` (class labels, in rubric option order, then the abstain
@@ -19,8 +20,9 @@ nominal for binary and nominal criteria, ordinal (on option ranks) for ordinal o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -50,7 +52,21 @@ from autorubric_cli.metrics import (
 )
 from autorubric_cli.metrics.agreement import AlphaLevel
 from autorubric_cli.metrics.codes import check_ca_mode
-from autorubric_cli.metrics.figures import FloatArray, figures_json, put_figure
+from autorubric_cli.metrics.figures import FloatArray
+from autorubric_cli.report.models import (
+    AgreementSection,
+    BinaryMetrics,
+    CriterionAgreement,
+    CriterionMetrics,
+    GroundTruthSection,
+    Interval,
+    NominalMetrics,
+    OptionFigures,
+    OrdinalMetrics,
+    OverallMetrics,
+    PredictorMetrics,
+    ScoreMetrics,
+)
 
 ENSEMBLE = "ensemble"
 NEEDS_TWO_JUDGES = "needs at least two judges"
@@ -82,19 +98,19 @@ class CriterionLabels:
 
 def _ci_block(
     keys: list[str],
-    block: dict[str, Any],
+    values: Mapping[str, object],
     replicates: dict[StatKey, FloatArray],
     prefix: tuple[str, int],
     undefined: dict[str, str],
-) -> dict[str, Any]:
+) -> dict[str, Interval]:
     """95% intervals of the figures in ``keys`` that have a value and were resampled."""
-    ci: dict[str, Any] = {}
+    ci: dict[str, Interval] = {}
     for key in keys:
         stat_key = (*prefix, key)
         if stat_key not in replicates:
             continue
         interval = percentile_interval(replicates[stat_key])
-        if block.get(key) is None:
+        if values.get(key) is None:
             ci[key] = None
         elif isinstance(interval, Undefined):
             ci[key] = None
@@ -102,6 +118,22 @@ def _ci_block(
         else:
             ci[key] = [interval[0], interval[1]]
     return ci
+
+
+def _values(figures: Mapping[str, Figure], undefined: dict[str, str]) -> dict[str, float | None]:
+    """Figures as JSON values (None where undefined); reasons are added to ``undefined``."""
+    values: dict[str, float | None] = {}
+    for key, figure in figures.items():
+        values[key] = figure_value(figure, key, undefined)
+    return values
+
+
+def figure_value(figure: Figure, key: str, undefined: dict[str, str]) -> float | None:
+    """One figure as a JSON value, recording the reason when it has none."""
+    if isinstance(figure, Undefined):
+        undefined[key] = figure.reason
+        return None
+    return float(figure)
 
 
 def _check_lengths(
@@ -121,7 +153,9 @@ def _has_truth(labels: list[CriterionLabels]) -> bool:
     return any(bool(np.any(np.asarray(c.truth) != MISSING)) for c in labels)
 
 
-def _predictor_ids(labels: list[CriterionLabels], predicted_scores: dict[str, Any]) -> list[str]:
+def _predictor_ids(
+    labels: list[CriterionLabels], predicted_scores: dict[str, np.ndarray]
+) -> list[str]:
     """The ensemble first, then judges in the order first seen."""
     ids: dict[str, None] = {ENSEMBLE: None}
     for criterion in labels:
@@ -157,74 +191,107 @@ def _statistics(
     return stats
 
 
-def _criterion_json(
+METRICS_MODELS: dict[str, type[BinaryMetrics | OrdinalMetrics | NominalMetrics]] = {
+    "binary": BinaryMetrics,
+    "ordinal": OrdinalMetrics,
+    "nominal": NominalMetrics,
+}
+"""The block of each criterion kind: its figures are the ones `compare_labels` computes."""
+
+
+def _criterion_metrics(
     criterion: CriterionLabels,
     comparison: LabelComparison,
-    ci_keys: list[str],
     replicates: dict[StatKey, FloatArray],
     prefix: tuple[str, int],
-) -> dict[str, Any]:
+) -> CriterionMetrics:
     undefined: dict[str, str] = {}
-    block: dict[str, Any] = {"name": criterion.name, "kind": criterion.kind, "n": comparison.n}
-    block.update(figures_json(comparison.figures, undefined))
-    if criterion.kind == "nominal":
-        block["per_option"] = _per_option_json(comparison, undefined)
-    block["labels"] = list(comparison.labels)
-    block["confusion"] = comparison.confusion.tolist()
-    block["ci95"] = _ci_block(ci_keys, block, replicates, prefix, undefined)
-    block["undefined"] = undefined
-    return block
+    figures = _values(comparison.figures, undefined)
+    per_option = _per_option(comparison, undefined) if criterion.kind == "nominal" else None
+    ci95 = _ci_block(list(comparison.figures), figures, replicates, prefix, undefined)
+    return METRICS_MODELS[criterion.kind].model_validate(
+        {
+            "name": criterion.name,
+            "kind": criterion.kind,
+            "n": comparison.n,
+            **figures,
+            **({} if per_option is None else {"per_option": per_option}),
+            "labels": list(comparison.labels),
+            "confusion": comparison.confusion.tolist(),
+            "ci95": ci95,
+            "undefined": undefined,
+        }
+    )
 
 
-def _per_option_json(comparison: LabelComparison, undefined: dict[str, str]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
+def _per_option(comparison: LabelComparison, undefined: dict[str, str]) -> dict[str, OptionFigures]:
+    result: dict[str, OptionFigures] = {}
     support = comparison.confusion.sum(axis=1)
     for row, (label, figures) in enumerate(comparison.per_option.items()):
         reasons: dict[str, str] = {}
-        result[label] = figures_json(figures, reasons) | {"support": int(support[row])}
+        values = _values(figures, reasons)
+        result[label] = OptionFigures(
+            precision=values["precision"],
+            recall=values["recall"],
+            f1=values["f1"],
+            support=int(support[row]),
+        )
         undefined.update({f"per_option.{label}.{k}": v for k, v in reasons.items()})
     return result
 
 
-def _score_json(
+def _score_metrics(
     pred: FloatArray,
     truth: FloatArray,
     replicates: dict[StatKey, FloatArray],
     predictor: str,
-) -> dict[str, Any]:
+) -> ScoreMetrics:
     undefined: dict[str, str] = {}
     n = int(np.count_nonzero(~(np.isnan(pred) | np.isnan(truth))))
-    block: dict[str, Any] = {"n": n} | figures_json(score_figures(pred, truth), undefined)
-    block["ci95"] = _ci_block(["pearson", "rmse"], block, replicates, (predictor, SCORE), undefined)
-    block["undefined"] = undefined
-    return block
+    figures = _values(score_figures(pred, truth), undefined)
+    ci95 = _ci_block(["pearson", "rmse"], figures, replicates, (predictor, SCORE), undefined)
+    return ScoreMetrics(
+        n=n,
+        pearson=figures["pearson"],
+        spearman=figures["spearman"],
+        kendall=figures["kendall"],
+        rmse=figures["rmse"],
+        mae=figures["mae"],
+        bias=figures["bias"],
+        ci95=ci95,
+        undefined=undefined,
+    )
 
 
-def _predictor_json(
+def _predictor_metrics(
     predictor: str,
     labels: list[CriterionLabels],
     scales: list[Scale],
     replicates: dict[StatKey, FloatArray],
     truth_scores: FloatArray,
     predicted_scores: dict[str, np.ndarray],
-) -> dict[str, Any]:
+) -> PredictorMetrics:
     """criteria, score and overall blocks of one predictor."""
     comparisons = [
         compare_labels(c.truth, c.prediction(predictor), s)
         for c, s in zip(labels, scales, strict=True)
     ]
-    criteria = [
-        _criterion_json(c, comp, list(comp.figures), replicates, (predictor, index))
-        for index, (c, comp) in enumerate(zip(labels, comparisons, strict=True))
-    ]
     scores = _predictor_scores(predicted_scores, predictor, truth_scores.size)
     overall_undefined: dict[str, str] = {}
-    overall = figures_json(summarize(comparisons), overall_undefined)
-    return {
-        "criteria": criteria,
-        "score": _score_json(scores, truth_scores, replicates, predictor),
-        "overall": overall | {"undefined": overall_undefined},
-    }
+    overall = _values(summarize(comparisons), overall_undefined)
+    return PredictorMetrics(
+        criteria=[
+            _criterion_metrics(c, comp, replicates, (predictor, index))
+            for index, (c, comp) in enumerate(zip(labels, comparisons, strict=True))
+        ],
+        score=_score_metrics(scores, truth_scores, replicates, predictor),
+        overall=OverallMetrics(
+            micro_accuracy=overall["micro_accuracy"],
+            macro_accuracy=overall["macro_accuracy"],
+            mean_kappa=overall["mean_kappa"],
+            undefined=overall_undefined,
+        ),
+    )
 
 
 def ground_truth_section(
@@ -234,7 +301,7 @@ def ground_truth_section(
     ca_mode: str = "exclude",
     seed: int = 0,
     bootstrap: int = 1000,
-) -> dict[str, Any] | None:
+) -> GroundTruthSection | None:
     """Ensemble and per-judge metrics against ground truth; None when nothing is labelled."""
     check_ca_mode(ca_mode)
     if not _has_truth(labels):
@@ -248,11 +315,17 @@ def ground_truth_section(
         stats = _statistics(labels, scales, predictors, truth, predicted_scores)
         replicates = bootstrap_replicates(stats, truth.size, bootstrap, seed)
     blocks = {
-        p: _predictor_json(p, labels, scales, replicates, truth, predicted_scores)
+        p: _predictor_metrics(p, labels, scales, replicates, truth, predicted_scores)
         for p in predictors
     }
     ensemble = blocks.pop(ENSEMBLE)
-    return {"ca_mode": ca_mode, **ensemble, "judges": blocks}
+    return GroundTruthSection(
+        ca_mode=ca_mode,
+        criteria=ensemble.criteria,
+        score=ensemble.score,
+        overall=ensemble.overall,
+        judges=blocks,
+    )
 
 
 AGREEMENT_KEYS = (
@@ -264,7 +337,9 @@ AGREEMENT_KEYS = (
 )
 
 
-def _agreement_figures(criterion: CriterionLabels) -> tuple[int, dict[str, Figure], Any]:
+def _agreement_figures(
+    criterion: CriterionLabels,
+) -> tuple[int, dict[str, Figure], dict[str, Figure]]:
     """(items with two or more ratings, coefficients, pairwise kappas) of one criterion."""
     scale = criterion.scale()
     ratings = rater_categories(np.asarray(criterion.judge_votes), scale)
@@ -281,33 +356,51 @@ def _agreement_figures(criterion: CriterionLabels) -> tuple[int, dict[str, Figur
     return int(np.count_nonzero(counts.sum(axis=1) >= 2)), figures, pairs
 
 
-def _criterion_agreement(criterion: CriterionLabels) -> dict[str, Any]:
-    undefined: dict[str, str] = {}
-    block: dict[str, Any] = {"name": criterion.name, "kind": criterion.kind}
+def _criterion_agreement(criterion: CriterionLabels) -> CriterionAgreement:
     if len(criterion.judge_ids) < 2:
-        block["n_items"] = 0
-        block["percent_agreement"] = None
-        block["pairwise_cohen_kappa"] = {}
-        block.update(dict.fromkeys(AGREEMENT_KEYS[1:]))
-        undefined.update(dict.fromkeys(AGREEMENT_KEYS, NEEDS_TWO_JUDGES))
-        undefined["pairwise_cohen_kappa"] = NEEDS_TWO_JUDGES
-        return block | {"undefined": undefined}
+        reasons = dict.fromkeys(AGREEMENT_KEYS, NEEDS_TWO_JUDGES)
+        return CriterionAgreement(
+            name=criterion.name,
+            kind=criterion.kind,
+            n_items=0,
+            percent_agreement=None,
+            pairwise_cohen_kappa={},
+            fleiss_kappa=None,
+            scotts_pi=None,
+            gwet_ac1=None,
+            krippendorff_alpha=None,
+            undefined=reasons | {"pairwise_cohen_kappa": NEEDS_TWO_JUDGES},
+        )
     n_items, figures, pairs = _agreement_figures(criterion)
-    block["n_items"] = n_items
-    put_figure(block, "percent_agreement", figures.pop("percent_agreement"), undefined)
+    undefined: dict[str, str] = {}
+
+    def value(key: str) -> float | None:
+        return figure_value(figures[key], key, undefined)
+
+    percent = value("percent_agreement")  # its reason first, then the pairs', then the rest
     pair_reasons: dict[str, str] = {}
-    block["pairwise_cohen_kappa"] = figures_json(pairs, pair_reasons)
+    kappas = _values(pairs, pair_reasons)
     undefined.update({f"pairwise_cohen_kappa.{k}": v for k, v in pair_reasons.items()})
-    block.update(figures_json(figures, undefined))
-    return block | {"undefined": undefined}
+    return CriterionAgreement(
+        name=criterion.name,
+        kind=criterion.kind,
+        n_items=n_items,
+        percent_agreement=percent,
+        pairwise_cohen_kappa=kappas,
+        fleiss_kappa=value("fleiss_kappa"),
+        scotts_pi=value("scotts_pi"),
+        gwet_ac1=value("gwet_ac1"),
+        krippendorff_alpha=value("krippendorff_alpha"),
+        undefined=undefined,
+    )
 
 
-def agreement_section(labels: list[CriterionLabels]) -> dict[str, Any]:
+def agreement_section(labels: list[CriterionLabels]) -> AgreementSection:
     """Inter-judge agreement per criterion, and the mean percent agreement."""
     criteria = [_criterion_agreement(criterion) for criterion in labels]
-    shares = [c["percent_agreement"] for c in criteria if c["percent_agreement"] is not None]
-    section: dict[str, Any] = {"mean_agreement": float(np.mean(shares)) if shares else None}
-    section["criteria"] = criteria
-    if not shares:
-        section["undefined"] = {"mean_agreement": "no criterion has a percent agreement"}
-    return section
+    shares = [c.percent_agreement for c in criteria if c.percent_agreement is not None]
+    return AgreementSection(
+        mean_agreement=float(np.mean(shares)) if shares else None,
+        criteria=criteria,
+        undefined=None if shares else {"mean_agreement": "no criterion has a percent agreement"},
+    )

@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 from rich.console import Console
 
+from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.metrics import ABSTAIN, MISSING
-from autorubric_cli.report.metrics_section import (
-    CriterionLabels,
-    agreement_section,
-    ground_truth_section,
-)
+from autorubric_cli.report import metrics_section
+from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.models import AgreementSection, GroundTruthSection
 from autorubric_cli.report.render_agreement import agreement_table
 from autorubric_cli.report.render_metrics import ground_truth_tables
 
 A, M = ABSTAIN, MISSING
+
+
+def ground_truth_section(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
+    """The section's JSON form (the builder returns the typed block)."""
+    section = metrics_section.ground_truth_section(*args, **kwargs)
+    return None if section is None else to_json_dict(section)
+
+
+def agreement_section(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    return to_json_dict(metrics_section.agreement_section(*args, **kwargs))
+
+
 BINARY_KEYS = {"accuracy", "precision", "recall", "f1", "cohen_kappa", "mcc", "fpr", "fnr"}
 ORDINAL_KEYS = {
     "accuracy",
