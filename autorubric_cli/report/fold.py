@@ -235,23 +235,24 @@ class ReportFold:
                     kind=criterion.kind,
                     option_labels=option_labels(criterion),
                     option_values=option_values(criterion),
-                    truth=np.frombuffer(truth, dtype=np.int8).astype(int),
+                    truth=codes(truth),
                     predictions={
-                        "ensemble": np.frombuffer(tally.ensemble, dtype=np.int8).astype(int),
-                        **{
-                            j: np.frombuffer(a, dtype=np.int8).astype(int)
-                            for j, a in tally.judges.items()
-                        },
+                        "ensemble": codes(tally.ensemble),
+                        **{j: codes(a) for j, a in tally.judges.items()},
                     },
-                    judge_votes=np.column_stack(
-                        [np.frombuffer(a, dtype=np.int8).astype(int) for a in tally.judges.values()]
-                    )
+                    judge_votes=np.column_stack([codes(a) for a in tally.judges.values()])
                     if tally.judges
-                    else np.empty((len(tally.truth), 0), dtype=int),
+                    else np.empty((len(tally.truth), 0), dtype=np.int8),
                     judge_ids=list(tally.judges),
                 )
             )
         return out
+
+
+def codes(values: array) -> np.ndarray:
+    """Label codes as a read-only int8 view (the metrics widen them to int64 where they
+    compute: `metrics.codes.to_classes`), not a copy eight times their size."""
+    return np.frombuffer(values, dtype=np.int8)
 
 
 def _int64(value: int) -> int:
