@@ -37,11 +37,13 @@ def judge_rows(report: Report) -> list[tuple[JudgeSummary, int]]:
     return rows
 
 
-def report_figures(report: Report, experiment: Experiment, fold: ReportFold) -> dict[str, Any]:
+def report_figures(
+    report: Report, experiment: Experiment, fold: ReportFold
+) -> dict[str, plots.Spec]:
     """name -> plot spec, for every plot that has data."""
     rubric = experiment.rubric
     scores = np.frombuffer(fold.item_scores)
-    figures: dict[str, Any] = {
+    figures: dict[str, plots.Spec | None] = {
         "score": plots.score_histogram(scores, rubric.grader.normalize, report.score),
         "met_rates": plots.met_rates(report.criteria),
         "agreement": plots.agreement_heatmap(report.agreement, [j.id for j in report.judges]),

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from markupsafe import Markup, escape
 
@@ -50,10 +51,17 @@ def check_sentence(check: GateCheckResult | RegressionCheck) -> str:
     return f"{metric} = {_n(value)} " + " and ".join(parts)
 
 
-def gate_headline(gate: GateResult | CompareGate | None) -> dict[str, Any]:
-    """{state: passed | failed | none, title, checks: [(passed, sentence)]}, failed checks first."""
+@dataclass(frozen=True)
+class Headline:
+    state: Literal["passed", "failed", "none"]
+    title: str
+    checks: list[tuple[bool, str]]  # (passed, the check in words), failed checks first
+
+
+def gate_headline(gate: GateResult | CompareGate | None) -> Headline:
+    """The verdict the page opens with."""
     if gate is None:
-        return {"state": "none", "title": "No gate", "checks": []}
+        return Headline("none", "No gate", [])
     checks: list[GateCheckResult | RegressionCheck] = sorted(gate.checks, key=lambda c: c.passed)
     failed = sum(1 for c in checks if not c.passed)
     if gate.passed:
@@ -61,7 +69,7 @@ def gate_headline(gate: GateResult | CompareGate | None) -> dict[str, Any]:
     else:
         title = f"Gate FAILED: {failed} of {len(checks)} checks failed"
     rows = [(c.passed, check_sentence(c)) for c in checks]
-    return {"state": "passed" if gate.passed else "failed", "title": title, "checks": rows}
+    return Headline("passed" if gate.passed else "failed", title, rows)
 
 
 def compare_sentence(score: ScoreComparison) -> str:
