@@ -122,10 +122,7 @@ def _ci_block(
 
 def _values(figures: Mapping[str, Figure], undefined: dict[str, str]) -> dict[str, float | None]:
     """Figures as JSON values (None where undefined); reasons are added to ``undefined``."""
-    values: dict[str, float | None] = {}
-    for key, figure in figures.items():
-        values[key] = figure_value(figure, key, undefined)
-    return values
+    return {key: figure_value(figure, key, undefined) for key, figure in figures.items()}
 
 
 def figure_value(figure: Figure, key: str, undefined: dict[str, str]) -> float | None:
@@ -191,12 +188,12 @@ def _statistics(
     return stats
 
 
+# The block of each criterion kind: its figures are the ones `compare_labels` computes.
 METRICS_MODELS: dict[str, type[BinaryMetrics | OrdinalMetrics | NominalMetrics]] = {
     "binary": BinaryMetrics,
     "ordinal": OrdinalMetrics,
     "nominal": NominalMetrics,
 }
-"""The block of each criterion kind: its figures are the ones `compare_labels` computes."""
 
 
 def _criterion_metrics(
@@ -226,16 +223,11 @@ def _criterion_metrics(
 
 def _per_option(comparison: LabelComparison, undefined: dict[str, str]) -> dict[str, OptionFigures]:
     result: dict[str, OptionFigures] = {}
-    support = comparison.confusion.sum(axis=1)
-    for row, (label, figures) in enumerate(comparison.per_option.items()):
+    supports = comparison.confusion.sum(axis=1).tolist()
+    for support, (label, figures) in zip(supports, comparison.per_option.items(), strict=True):
         reasons: dict[str, str] = {}
-        values = _values(figures, reasons)
-        result[label] = OptionFigures(
-            precision=values["precision"],
-            recall=values["recall"],
-            f1=values["f1"],
-            support=int(support[row]),
-        )
+        p, r, f1 = (figure_value(figures[k], k, reasons) for k in ("precision", "recall", "f1"))
+        result[label] = OptionFigures(precision=p, recall=r, f1=f1, support=support)
         undefined.update({f"per_option.{label}.{k}": v for k, v in reasons.items()})
     return result
 
