@@ -19,6 +19,9 @@ from autorubric_cli.errors import InputError, StorageError, writing
 from autorubric_cli.experiment.record_fit import RecordFit
 
 FSYNC_INTERVAL_S = 1.0
+READ_BUFFER = 1 << 20
+"""Bytes read at a time: a record is a few kB, and line by line through the default 8 kB
+buffer, reading a 545 MB file cost 0.45 s of CPU; through 1 MB, 0.11 s."""
 
 
 class RecordWriter:
@@ -122,7 +125,7 @@ def record_head(raw: bytes) -> dict[str, Any] | None:
 def open_records(path: Path) -> BinaryIO:
     """items.jsonl for reading; a directory or an unreadable file is an InputError."""
     try:
-        return path.open("rb")
+        return path.open("rb", buffering=READ_BUFFER)
     except IsADirectoryError:
         raise InputError("items.jsonl is a directory, not a file", path=str(path)) from None
     except OSError as exc:
