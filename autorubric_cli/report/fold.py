@@ -235,12 +235,12 @@ class ReportFold:
                     kind=criterion.kind,
                     option_labels=option_labels(criterion),
                     option_values=option_values(criterion),
-                    truth=codes(truth),
+                    truth=code_view(truth),
                     predictions={
-                        "ensemble": codes(tally.ensemble),
-                        **{j: codes(a) for j, a in tally.judges.items()},
+                        "ensemble": code_view(tally.ensemble),
+                        **{j: code_view(a) for j, a in tally.judges.items()},
                     },
-                    judge_votes=np.column_stack([codes(a) for a in tally.judges.values()])
+                    judge_votes=np.column_stack([code_view(a) for a in tally.judges.values()])
                     if tally.judges
                     else np.empty((len(tally.truth), 0), dtype=np.int8),
                     judge_ids=list(tally.judges),
@@ -249,7 +249,7 @@ class ReportFold:
         return out
 
 
-def codes(values: array) -> np.ndarray:
+def code_view(values: array) -> np.ndarray:
     """Label codes as a read-only int8 view (the metrics widen them to int64 where they
     compute: `metrics.codes.to_classes`), not a copy eight times their size."""
     return np.frombuffer(values, dtype=np.int8)

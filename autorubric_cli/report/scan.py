@@ -2,16 +2,17 @@
 
 The newest line of an id wins (SPEC §5), where a line counts once it parses as a JSON object
 with an `id` and a `status` (`experiment.store.latest_lines`): a torn line does not hide an
-older complete one. Parsing every line for that, and then again to fold it, was half the
-report's time on a large experiment.
+older complete one. Parsing every line for that, and then again to fold it, cost a second
+parse of the whole file (2 s of CPU at 100,000 items).
 
 So the scan reads the id of a line the way the product writes it (`{"id":"...",` first, with
 no escape inside) from its first bytes, and fully parses only the other lines. The fold workers
 parse each line once anyway: they check that a line whose id the scan read this way really is
-a complete record with that id (`CHECK`). If one is not, the line is a torn or unreadable one,
-which changes nothing when it is not its id's newest or its id is on no other line; otherwise
-the workers' answer is not today's, and the fold starts over from an exact scan that parses
-every line (`index_lines(fast=False)`).
+a complete record with that id (`CHECK`). One that is not complete is a torn line, which
+changes nothing unless it was its id's newest line and the id is on another line too (an
+older line should then have won); that, or a parsed id that differs from the one read, makes
+the fold start over from a scan that parses every line (`index_lines(fast=False)`), the exact
+reading (docs/design/reports.md).
 """
 
 from __future__ import annotations
