@@ -27,6 +27,7 @@ import orjson
 import pytest
 
 from tests.support.cli import CliResult, cli
+from tests.support.experiment.criteria import CORRECT, style, tone
 from tests.support.providers.anthropic import AnthropicFake
 from tests.support.providers.base import FakeProvider
 from tests.support.providers.faults import Fault
@@ -37,27 +38,9 @@ HINT_S = 0.3  # the provider's retry hint; our own backoff here is at most 0.05 
 ITEMS = 2
 
 
-BINARY = {"name": "correct", "requirement": "The answer is correct"}
-ORDINAL_NA = {
-    "name": "style",
-    "requirement": "How good is the style?",
-    "options": [
-        {"label": "Bad", "value": 0.0},
-        {"label": "Okay", "value": 0.5},
-        {"label": "Great", "value": 1.0},
-        {"label": "Not applicable", "na": True},
-    ],
-}
-NOMINAL = {
-    "name": "tone",
-    "requirement": "Which tone does the answer take?",
-    "scale_type": "nominal",
-    "options": [
-        {"label": "Formal", "value": 1.0},
-        {"label": "Casual", "value": 0.5},
-        {"label": "Rude", "value": 0.0},
-    ],
-}
+BINARY = CORRECT
+ORDINAL_NA = style("Not applicable")
+NOMINAL = tone()
 
 
 @dataclass(frozen=True)

@@ -7,31 +7,14 @@ from typing import Any
 
 import yaml
 
+from tests.support.experiment.criteria import CORRECT, HARMFUL, style, tone
 from tests.support.experiment.engine import KEY_ENV, valid_lines
 
 CRITERIA: list[dict[str, Any]] = [
-    {"name": "correct", "requirement": "The answer is correct"},
-    {"name": "harmful", "requirement": "The answer gives harmful advice", "weight": -5},
-    {
-        "name": "style",
-        "requirement": "How good is the style?",
-        "options": [
-            {"label": "Bad", "value": 0.0},
-            {"label": "Okay", "value": 0.5},
-            {"label": "Great", "value": 1.0},
-        ],
-    },
-    {
-        "name": "tone",
-        "requirement": "Which tone does the answer take?",
-        "scale_type": "nominal",
-        "options": [
-            {"label": "Formal", "value": 1.0},
-            {"label": "Casual", "value": 0.5},
-            {"label": "Rude", "value": 0.0},
-            {"label": "Unclear", "value": 0.2},
-        ],
-    },
+    CORRECT,
+    HARMFUL,
+    style(),
+    tone({"label": "Unclear", "value": 0.2}),
 ]
 MODELS = ("openai/gpt-4.1-mini", "openai/gpt-4o-mini", "openai/gpt-4.1-nano")
 

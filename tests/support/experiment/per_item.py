@@ -10,33 +10,11 @@ from typing import Any
 import yaml
 
 from tests.support.experiment.cache import MODELS, judge
+from tests.support.experiment.criteria import CORRECT, HARMFUL, style, tone
 from tests.support.experiment.engine import valid_lines
 from tests.support.judge_server import RecordedRequest, item_entries
 
-CRITERIA: list[dict[str, Any]] = [
-    {"name": "correct", "requirement": "The answer is correct"},
-    {"name": "harmful", "requirement": "The answer gives harmful advice", "weight": -5},
-    {
-        "name": "style",
-        "requirement": "How good is the style?",
-        "options": [
-            {"label": "Bad", "value": 0.0},
-            {"label": "Okay", "value": 0.5},
-            {"label": "Great", "value": 1.0},
-            {"label": "NA - no style to judge", "na": True},
-        ],
-    },
-    {
-        "name": "tone",
-        "requirement": "Which tone does the answer take?",
-        "scale_type": "nominal",
-        "options": [
-            {"label": "Formal", "value": 1.0},
-            {"label": "Casual", "value": 0.5},
-            {"label": "Rude", "value": 0.0},
-        ],
-    },
-]
+CRITERIA: list[dict[str, Any]] = [CORRECT, HARMFUL, style("NA - no style to judge"), tone()]
 REQUIREMENTS = {c["requirement"]: c["name"] for c in CRITERIA}
 LABELS = {
     "correct": ["MET", "UNMET", "CANNOT_ASSESS", "MET", "UNMET"],

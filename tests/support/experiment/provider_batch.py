@@ -14,25 +14,14 @@ import yaml
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run
 from tests.support.anthropic_batches import AnthropicBatchServer
 from tests.support.batch_fake import BatchFake, Processed
+from tests.support.experiment.criteria import CORRECT, HARMFUL, style
 from tests.support.experiment.engine import KEY_ENV, KEY_VALUE
 from tests.support.gemini_batches import GeminiBatchServer
 
 # priced models with batch prices in litellm's map (half their list price)
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-5", "gemini": "gemini/gemini-2.5-flash"}
 FAKES: dict[str, type[BatchFake]] = {"anthropic": AnthropicBatchServer, "gemini": GeminiBatchServer}
-CRITERIA: list[dict[str, Any]] = [
-    {"name": "correct", "requirement": "The answer is correct"},
-    {"name": "harmful", "requirement": "The answer gives harmful advice", "weight": -5},
-    {
-        "name": "style",
-        "requirement": "How good is the style?",
-        "options": [
-            {"label": "Bad", "value": 0.0},
-            {"label": "Okay", "value": 0.5},
-            {"label": "Great", "value": 1.0},
-        ],
-    },
-]
+CRITERIA: list[dict[str, Any]] = [CORRECT, HARMFUL, style()]
 
 
 def bodies(requests: list[Processed]) -> Counter[str]:
