@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autorubric_cli import grading, judges
-from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.rubric import Rubric
+from autorubric_cli import judges
 from autorubric_cli.errors import BudgetStop, RunInterrupted, RunStopped, StorageError
 from autorubric_cli.experiment.flags import with_session_flags
 from autorubric_cli.experiment.lifecycle import RunRecorder, recorded, resumable
@@ -23,6 +21,7 @@ from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.options import GRACE_S
 from autorubric_cli.experiment.options import RunOptions as RunOptions  # re-exported
 from autorubric_cli.experiment.preflight import in_use_message, preflight
+from autorubric_cli.experiment.runner import RunOutcome
 from autorubric_cli.experiment.store import ReadIssues
 
 
@@ -42,7 +41,10 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
         recorder = RunRecorder.new(plan)
         recorder.start()
         with resumable(directory):
-            _grade(recorder, rubric, grader, set(), {}, dataset_path, options.grace_s)
+            outcome = grade_pending(
+                recorder, rubric, grader, set(), {}, dataset_path, options.grace_s
+            )
+            _raise_stop(directory, outcome)
     return directory
 
 
@@ -74,22 +76,14 @@ def resume_run(
         grader = make_grader(rubric, manifest.seed, base_dir, cache_dir, directory)
         with stopping_workers(grader):
             recorder.start()
-            _grade(recorder, rubric, grader, done, priors, Path(manifest.dataset.path), grace_s)
+            dataset = Path(manifest.dataset.path)
+            outcome = grade_pending(recorder, rubric, grader, done, priors, dataset, grace_s)
+            _raise_stop(directory, outcome)
         return issues.warnings(directory / ITEMS)
 
 
-def _grade(
-    recorder: RunRecorder,
-    rubric: Rubric,
-    grader: grading.CriterionGrader,
-    done: set[str],
-    priors: dict[str, ItemRecord],
-    dataset: Path,
-    grace_s: float,
-) -> None:
-    """Grade, then raise what stopped the loop (the manifest already says it)."""
-    outcome = grade_pending(recorder, rubric, grader, done, priors, dataset, grace_s)
-    directory = recorder.directory
+def _raise_stop(directory: Path, outcome: RunOutcome) -> None:
+    """Raise what stopped the loop (the manifest already says it)."""
     if isinstance(outcome.fatal, StorageError | BudgetStop):
         raise outcome.fatal
     if outcome.fatal is not None:
