@@ -12,14 +12,10 @@ from pathlib import Path
 import pytest
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.failures import JudgeFailure, classify
 from autorubric_cli.judges.policy.providers import preflight, provider_name, sent_temperature
-from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.prompts import reask_messages
-from autorubric_cli.judges.stats import CallStats
-from autorubric_cli.judges.transports.simulated import SimulatedTransport
 from tests.support.cli import cli
 
 
@@ -228,25 +224,6 @@ def test_a_slot_keeps_the_epoch_it_was_granted_in() -> None:
     epoch, after_first, after_second = asyncio.run(scenario())
     assert epoch == 0
     assert after_second == after_first
-
-
-@pytest.mark.parametrize(("category", "shrinks"), [("overloaded", True), ("server", False)])
-def test_an_overload_lowers_the_judges_concurrency_like_a_429(category: str, shrinks: bool) -> None:
-    async def scenario() -> tuple[int, int]:
-        judge = Judge(
-            JudgeSpec(model="openai/x", max_concurrency=16),
-            SimulatedTransport(JudgeSpec(model="simulated/x")),
-            max_attempts=1,
-            policy=RetryPolicy(),
-            stats=CallStats(),
-            global_slots=asyncio.Semaphore(16),
-        )
-        before = judge.slots.current
-        judge._call_failed(JudgeFailure(category, "x", retryable=True), judge.slots.epoch)
-        return before, judge.slots.current
-
-    before, after = asyncio.run(scenario())
-    assert (after < before) == shrinks
 
 
 @pytest.mark.parametrize(
