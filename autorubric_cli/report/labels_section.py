@@ -112,34 +112,61 @@ def _with_ci(block: CriterionMetrics, key: str) -> str:
     return text if not ci else f"{text} [{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
-def human_labels_tables(section: HumanLabelsSection) -> list[Table]:
-    """Raters per item, inter-rater agreement, and the judges' accuracy against the labels."""
+HUMAN_LABELS = "Human labels"
+RATER_COLUMNS = ("criterion", "items (2+ raters)", "Kripp. α (raters)", "agreement")
+JUDGES_VS_LABELS = "Judges against the human labels: accuracy [95% CI]"
+
+
+def raters_summary(section: HumanLabelsSection) -> str:
+    """Who labelled, how many items have how many raters, and the ground truth chosen."""
     counts = ", ".join(f"{n} rater(s): {k} items" for n, k in section.items_by_raters.items())
-    raters = Table(
-        title=f"Human labels: {len(section.raters)} raters ({', '.join(section.raters)}); "
-        f"{counts}; ground truth: {section.ground_truth}"
-    )
-    for column in ("criterion", "items (2+ raters)", "Kripp. α (raters)", "agreement"):
-        raters.add_column(column)
-    for rated in section.inter_rater.criteria:
-        raters.add_row(
+    raters = f"{len(section.raters)} raters ({', '.join(section.raters)})"
+    return f"{raters}; {counts}; ground truth: {section.ground_truth}"
+
+
+def rater_rows(section: HumanLabelsSection) -> list[list[str]]:
+    """One row of `RATER_COLUMNS` per labelled criterion."""
+    return [
+        [
             rated.name,
             str(rated.n_items),
             _num(rated.krippendorff_alpha),
             _num(rated.percent_agreement),
-        )
-    tables = [raters]
+        ]
+        for rated in section.inter_rater.criteria
+    ]
+
+
+def judges_vs_labels(section: HumanLabelsSection) -> tuple[list[str], list[list[str]]] | None:
+    """(header, rows): each criterion with ground truth, the accuracy [95% CI] of the ensemble
+    and of every judge against the labels; None without such figures."""
     judges = section.judges
-    if judges is not None:
-        table = Table(title="Judges against the human labels: accuracy [95% CI]")
-        predictors = {"ensemble": judges.ensemble(), **judges.judges}
-        table.add_column("criterion")
-        for name in predictors:
-            table.add_column(name)
-        for index, block in enumerate(judges.criteria):
-            if not block.n:
-                continue
-            cells = [_with_ci(p.criteria[index], "accuracy") for p in predictors.values()]
-            table.add_row(block.name, *cells)
+    if judges is None:
+        return None
+    predictors = {"ensemble": judges.ensemble(), **judges.judges}
+    rows = [
+        [block.name, *(_with_ci(p.criteria[index], "accuracy") for p in predictors.values())]
+        for index, block in enumerate(judges.criteria)
+        if block.n
+    ]
+    return ["criterion", *predictors], rows
+
+
+def human_labels_tables(section: HumanLabelsSection) -> list[Table]:
+    """Raters per item, inter-rater agreement, and the judges' accuracy against the labels."""
+    raters = Table(title=f"{HUMAN_LABELS}: {raters_summary(section)}")
+    for column in RATER_COLUMNS:
+        raters.add_column(column)
+    for row in rater_rows(section):
+        raters.add_row(*row)
+    tables = [raters]
+    versus = judges_vs_labels(section)
+    if versus is not None:
+        header, rows = versus
+        table = Table(title=JUDGES_VS_LABELS)
+        for column in header:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*row)
         tables.append(table)
     return tables

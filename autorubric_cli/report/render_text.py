@@ -9,7 +9,15 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.report.models import ErroredItem, GateResult, Report
+from autorubric_cli.report.labels_section import (
+    HUMAN_LABELS,
+    JUDGES_VS_LABELS,
+    RATER_COLUMNS,
+    judges_vs_labels,
+    rater_rows,
+    raters_summary,
+)
+from autorubric_cli.report.models import ErroredItem, GateResult, HumanLabelsSection, Report
 from autorubric_cli.report.render_table import cost_line, fmt, score_cells
 
 
@@ -63,6 +71,8 @@ def render_markdown(report: Report) -> str:
         ],
     )
     lines += ["", cost_line(report)]
+    if report.human_labels is not None:
+        lines += _md_human_labels(report.human_labels)
     gate = report.gate
     if gate is not None:
         lines += ["", f"### Gate: {'PASSED' if gate.passed else 'FAILED'}", ""]
@@ -71,6 +81,16 @@ def render_markdown(report: Report) -> str:
             [[c.metric, fmt(c.min), fmt(c.max), fmt(c.value), c.passed] for c in gate.checks],
         )
     return "\n".join(lines) + "\n"
+
+
+def _md_human_labels(section: HumanLabelsSection) -> list[str]:
+    """The table output's human-labels tables, their titles as headings."""
+    lines = ["", f"### {HUMAN_LABELS}", "", raters_summary(section), ""]
+    lines += _md_table(list(RATER_COLUMNS), rater_rows(section))
+    versus = judges_vs_labels(section)
+    if versus is not None:
+        lines += ["", f"### {JUDGES_VS_LABELS}", "", *_md_table(*versus)]
+    return lines
 
 
 def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[str]) -> str:
