@@ -30,6 +30,7 @@ from autorubric_cli.metrics import (
 )
 from autorubric_cli.metrics.agreement import AlphaLevel
 from autorubric_cli.report.fold import label_code, option_labels, option_values
+from autorubric_cli.report.formats import number
 from autorubric_cli.report.metrics_section import (
     CriterionLabels,
     figure_value,
@@ -101,14 +102,10 @@ def human_labels_section(
     )
 
 
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def _with_ci(block: CriterionMetrics, key: str) -> str:
     """The figure (a field of the block's kind) with its interval."""
     ci = block.ci95.get(key)
-    text = _num(getattr(block, key, None))
+    text = number(getattr(block, key, None))
     return text if not ci else f"{text} [{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
@@ -130,8 +127,8 @@ def rater_rows(section: HumanLabelsSection) -> list[list[str]]:
         [
             rated.name,
             str(rated.n_items),
-            _num(rated.krippendorff_alpha),
-            _num(rated.percent_agreement),
+            number(rated.krippendorff_alpha),
+            number(rated.percent_agreement),
         ]
         for rated in section.inter_rater.criteria
     ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 
+from autorubric_cli.report.formats import number
 from autorubric_cli.report.models import AgreementSection, CriterionAgreement
 
 HEADERS = ("items", "agreeing pairs", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
@@ -14,10 +15,6 @@ AGREEING_PAIRS = (
     "agreeing pairs: the share of pairs of judges that gave an item the same answer, mean "
     "over items"
 )
-
-
-def number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def coefficients(c: CriterionAgreement) -> list[float | None]:

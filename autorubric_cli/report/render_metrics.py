@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 
+from autorubric_cli.report.formats import number
 from autorubric_cli.report.metrics_section import ENSEMBLE
 from autorubric_cli.report.models import CriterionMetrics, GroundTruthSection, ScoreMetrics
 
@@ -21,10 +22,6 @@ CRITERION_COLUMNS = (
 )
 
 
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
 def has_figure(block: CriterionMetrics | ScoreMetrics, key: str) -> bool:
     """Whether the block's kind has this figure (its model declares the field)."""
     return key in type(block).model_fields
@@ -34,7 +31,7 @@ def _cell(block: CriterionMetrics | ScoreMetrics, key: str) -> str:
     """The figure with its interval; "n/a" when undefined, "-" when not applicable."""
     if not has_figure(block, key):
         return NOT_APPLICABLE
-    text = _number(getattr(block, key))
+    text = number(getattr(block, key))
     interval = block.ci95.get(key)
     return f"{text} [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else text
 
@@ -42,11 +39,11 @@ def _cell(block: CriterionMetrics | ScoreMetrics, key: str) -> str:
 def _overall_caption(section: GroundTruthSection) -> str:
     overall, score = section.overall, section.score
     return (
-        f"micro acc {_number(overall.micro_accuracy)} · "
-        f"macro acc {_number(overall.macro_accuracy)} · "
-        f"mean kappa {_number(overall.mean_kappa)} · "
+        f"micro acc {number(overall.micro_accuracy)} · "
+        f"macro acc {number(overall.macro_accuracy)} · "
+        f"mean kappa {number(overall.mean_kappa)} · "
         f"score r {_cell(score, 'pearson')}, RMSE {_cell(score, 'rmse')}, "
-        f"bias {_number(score.bias)} (n={score.n})"
+        f"bias {number(score.bias)} (n={score.n})"
     )
 
 
@@ -85,12 +82,12 @@ def _judges_table(section: GroundTruthSection) -> Table:
         overall, score = block.overall, block.score
         table.add_row(
             judge,
-            _number(overall.micro_accuracy),
-            _number(overall.macro_accuracy),
-            _number(overall.mean_kappa),
+            number(overall.micro_accuracy),
+            number(overall.macro_accuracy),
+            number(overall.mean_kappa),
             _cell(score, "pearson"),
             _cell(score, "rmse"),
-            _number(score.bias),
+            number(score.bias),
             str(score.n),
         )
     return table

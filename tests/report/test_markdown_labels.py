@@ -92,7 +92,7 @@ def section(markdown: str, heading: str) -> tuple[list[str], list[list[str]]]:
 
 
 def figure(cell: str) -> float | None:
-    return None if cell == "-" else float(cell)
+    return None if cell == "n/a" else float(cell)
 
 
 def with_ci(cell: str) -> tuple[float, float, float]:
