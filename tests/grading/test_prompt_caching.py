@@ -26,9 +26,10 @@ from autorubric_cli.judges.replies import shared_response_format
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.report.build import build_report
 from tests.support import BINARY, MULTI_CHOICE, TEST_KEY_ENV, make_item, make_rubric
-from tests.support.anthropic_cache_fake import AnthropicCacheServer
 from tests.support.judge_server import JudgeServer
-from tests.support.prompt_cache import OpenAIPromptCache
+from tests.support.prompt_cache import AnthropicPromptCache, GeminiPromptCache, OpenAIPromptCache
+from tests.support.providers.anthropic import AnthropicFake
+from tests.support.providers.gemini import GeminiFake
 
 LONG = " ".join(f"w{i}" for i in range(1500))  # 1,500 fake tokens, ~7,000 characters
 CRITERIA = [
@@ -118,8 +119,8 @@ def openai_caching() -> Iterator[JudgeServer]:
 
 
 @pytest.fixture
-def anthropic_caching() -> Iterator[AnthropicCacheServer]:
-    with AnthropicCacheServer(latency=0.05) as server:
+def anthropic_caching() -> Iterator[AnthropicFake]:
+    with AnthropicFake(latency=0.05, prompt_cache=AnthropicPromptCache()) as server:
         yield server
 
 
@@ -132,10 +133,10 @@ def openai_judge(server: JudgeServer, **spec: Any) -> dict[str, Any]:
     }
 
 
-def anthropic_judge(server: AnthropicCacheServer, **spec: Any) -> dict[str, Any]:
+def anthropic_judge(server: AnthropicFake, **spec: Any) -> dict[str, Any]:
     return {
         "model": "anthropic/claude-sonnet-4-5",
-        "api_base": server.anthropic_base,
+        "api_base": server.api_base,
         "api_key_env": TEST_KEY_ENV,
         **spec,
     }
@@ -195,7 +196,7 @@ async def test_first_call_of_each_item_goes_alone_and_the_others_read_the_cache(
 
 
 async def test_anthropic_gets_breakpoints_and_records_writes_then_reads(
-    anthropic_caching: AnthropicCacheServer, judge_api_key: str
+    anthropic_caching: AnthropicFake, judge_api_key: str
 ) -> None:
     [record] = await grade_items(anthropic_judge(anthropic_caching), [make_item(output=LONG)])
     requests = sorted(anthropic_caching.requests, key=lambda r: r.received_at)
@@ -219,7 +220,7 @@ async def test_anthropic_gets_breakpoints_and_records_writes_then_reads(
 
 
 async def test_one_hour_ttl_is_sent_when_set(
-    anthropic_caching: AnthropicCacheServer, judge_api_key: str
+    anthropic_caching: AnthropicFake, judge_api_key: str
 ) -> None:
     await grade_items(anthropic_judge(anthropic_caching, cache_ttl="1h"), [make_item(output=LONG)])
     mark = {"type": "ephemeral", "ttl": "1h"}
@@ -228,7 +229,7 @@ async def test_one_hour_ttl_is_sent_when_set(
 
 @pytest.mark.parametrize(("output", "caching"), [("A short answer.", "auto"), (LONG, "off")])
 async def test_nothing_is_marked_or_staged_below_the_minimum_or_when_off(
-    anthropic_caching: AnthropicCacheServer, judge_api_key: str, output: str, caching: str
+    anthropic_caching: AnthropicFake, judge_api_key: str, output: str, caching: str
 ) -> None:
     judge = anthropic_judge(anthropic_caching, prompt_caching=caching)
     [record] = await grade_items(judge, [make_item(output=output)])
@@ -245,7 +246,7 @@ def full_price(model: str, usage: dict[str, int]) -> float:
 
 
 async def test_each_vote_records_what_the_prompt_cache_saved(
-    anthropic_caching: AnthropicCacheServer, judge_api_key: str
+    anthropic_caching: AnthropicFake, judge_api_key: str
 ) -> None:
     [record] = await grade_items(anthropic_judge(anthropic_caching), [make_item(output=LONG)])
     for vote in votes_of(record):
@@ -286,9 +287,6 @@ def test_the_report_sums_what_the_prompt_cache_saved_per_judge(
 def test_gemini_implicit_caching_is_recorded_and_priced(tmp_path: Path, judge_api_key: str) -> None:
     """Gemini 2.5 caches implicitly: nothing is marked, the first call of an item goes alone,
     and the later calls read its prefix (`cachedContentTokenCount`), recorded and priced."""
-    from tests.support.prompt_cache import GeminiPromptCache
-    from tests.support.providers.gemini import GeminiFake
-
     with GeminiFake(prompt_cache=GeminiPromptCache()) as fake:
         judge = {
             "model": "gemini/gemini-2.5-flash",

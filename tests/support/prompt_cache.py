@@ -136,6 +136,10 @@ class AnthropicPromptCache:
                 marks.append((len(prompt), TTL_S[mark.get("ttl", "5m")]))
         return digest(body.get("model"), schema), prompt, marks
 
+    def prompt_tokens(self, body: dict[str, Any]) -> int:
+        """The tokens of every text block, as the cache counts them (what the call is billed)."""
+        return len(self.breakpoints(body)[1])
+
     def lookup(self, body: dict[str, Any]) -> CacheBill:
         head, prompt, marks = self.breakpoints(body)
         minimum = anthropic_minimum(str(body.get("model")))

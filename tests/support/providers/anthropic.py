@@ -10,8 +10,15 @@ display}` with `output_config.effort` (litellm translates a budget into that).
 
 Replies: a `thinking` block first when thinking is on (blank for adaptive thinking unless
 `display: summarized`, as the real API does), then a `text` block (native) or a
-`tool_use` block (tool fallback); usage with `cache_creation_input_tokens` and
-`cache_read_input_tokens` (0 here; `usage_for` is the one place a caching emulation overrides).
+`tool_use` block (tool fallback); usage with `input_tokens` (the prompt less what the cache
+read and wrote), `output_tokens` (the answer, plus the thinking when thinking is on),
+`cache_creation_input_tokens` and `cache_read_input_tokens`.
+
+Prompt caching (`AnthropicFake(prompt_cache=AnthropicPromptCache())`, tests/support/
+prompt_cache.py): a request reads the prefix, ending at a `cache_control` block, that earlier
+answered requests wrote (looked up on arrival, so calls sent together all miss) and writes its
+own once answered; the prompt is then counted by the cache's tokenizer. Without one, the cache
+fields are 0. Each request's `Seen` notes its `usage` and `answered_at`.
 
 Refusals, each the real API's answer (400 `invalid_request_error` unless said otherwise):
 - thinking (enabled or adaptive) with a temperature other than 1: "`temperature` may only be
@@ -28,12 +35,14 @@ Faults (faults.py): 429 `rate_limit_error` with a `retry-after` header, 529 `ove
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from aiohttp import web
 
+from tests.support.prompt_cache import AnthropicPromptCache, CacheBill
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, reply_text
+from tests.support.providers.faults import Fault, is_error, reply_text
 from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
@@ -126,23 +135,42 @@ def refusal(body: dict[str, Any], headers: dict[str, str]) -> web.Response | Non
 class AnthropicFake(FakeProvider):
     name = "anthropic"
 
+    def __init__(self, *, prompt_cache: AnthropicPromptCache | None = None, **options: Any):
+        super().__init__(**options)
+        self.prompt_cache = prompt_cache
+
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self.messages)
 
-    def usage_for(self, body: dict[str, Any], prompt_tokens: int, output_tokens: int) -> dict:
-        """Usage of one reply; a prompt-caching emulation overrides this (cache tokens 0 here)."""
+    def arrived(self, seen: Seen, fault: Fault | None) -> None:
+        """A request the API will answer reads the cache as it was when the request arrived."""
+        taken = not is_error(fault) and refusal(seen.body, seen.headers) is None
+        if self.prompt_cache is not None and taken:
+            seen.bill = self.prompt_cache.lookup(seen.body)
+
+    def usage_for(self, seen: Seen, messages: list[dict[str, str]], output_tokens: int) -> dict:
+        """Usage of one reply: the prompt split into uncached, written and read tokens."""
+        bill = seen.bill or CacheBill()
+        if self.prompt_cache is None:
+            prompt = tokens(*(m["content"] for m in messages))
+        else:
+            prompt = self.prompt_cache.prompt_tokens(seen.body)
         return {
-            "input_tokens": prompt_tokens,
+            "input_tokens": prompt - bill.read - bill.written,
             "output_tokens": output_tokens,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": bill.written,
+            "cache_read_input_tokens": bill.read,
         }
 
     async def messages(self, request: web.Request) -> web.Response:
         seen, fault, early = await self.admitted(request, refusal)
         if early is not None:
             return early
-        return web.json_response(self.reply(seen.body, fault))
+        reply = self.reply(seen, fault)
+        if self.prompt_cache is not None:
+            self.prompt_cache.store(seen.body)  # visible only once this call has been answered
+        seen.usage, seen.answered_at = dict(reply["usage"]), time.monotonic()
+        return web.json_response(reply)
 
     def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:
         status, kind, message = ERRORS[fault.kind]
@@ -150,7 +178,8 @@ class AnthropicFake(FakeProvider):
         headers = {"retry-after": f"{fault.retry_after:g}"} if fault.kind == "rate_limit" else None
         return error(status, kind, message, headers)
 
-    def reply(self, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
+    def reply(self, seen: Seen, fault: Fault | None) -> dict[str, Any]:
+        body = seen.body
         messages = as_messages(body)
         schema = schema_of(body)
         text = self.replied(reply_text(fault, self.answer(messages, schema)))
@@ -168,7 +197,7 @@ class AnthropicFake(FakeProvider):
             )
         else:
             content.append({"type": "text", "text": text})
-        prompt = tokens(*(m["content"] for m in messages))
+        thought = self.reasoning if content[0]["type"] == "thinking" else ""
         return {
             "id": "msg_01",
             "type": "message",
@@ -177,7 +206,7 @@ class AnthropicFake(FakeProvider):
             "content": content,
             "stop_reason": "tool_use" if content[-1]["type"] == "tool_use" else "end_turn",
             "stop_sequence": None,
-            "usage": self.usage_for(body, prompt, tokens(text, self.reasoning)),
+            "usage": self.usage_for(seen, messages, tokens(text, thought)),
         }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.loopback import LoopbackSite
+from tests.support.prompt_cache import CacheBill
 from tests.support.providers.faults import Fault, FaultKind, FaultScript, is_error
 from tests.support.providers.wire import answer_for
 
@@ -36,6 +37,13 @@ class Seen:
     fault: str | None = None
     status: int = 200
     at: float = field(default_factory=time.monotonic)  # arrival, for the order of events
+    bill: CacheBill | None = None  # what the fake's prompt cache held on arrival, if it has one
+    usage: dict[str, Any] | None = None  # the usage of a 200 reply (fakes that note it)
+    answered_at: float | None = None  # when that reply was sent (fakes that note it)
+
+    @property
+    def received_at(self) -> float:
+        return self.at
 
 
 class FakeProvider:
@@ -112,6 +120,10 @@ class FakeProvider:
     def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:
         raise NotImplementedError  # each provider's error body
 
+    def arrived(self, seen: Seen, fault: Fault | None) -> None:
+        """Called as a request arrives, before the fake's latency (a prompt cache looks up
+        what it held then: calls sent together all miss); nothing by default."""
+
     async def receive(self, request: web.Request) -> tuple[Seen, Fault | None]:
         """Record the request and take the next scripted fault (after the fake's latency)."""
         body = await request.json() if request.can_read_body else {}
@@ -125,6 +137,7 @@ class FakeProvider:
         )
         with self._lock:
             self.seen.append(seen)
+        self.arrived(seen, fault)
         if self.latency > 0:
             await asyncio.sleep(self.latency)
         return seen, fault
