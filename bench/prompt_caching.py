@@ -2,7 +2,7 @@
 
 Default: 200 items x 8 criteria (6 binary, 2 ordinal) x ~2,000-token submissions, one judge,
 against the caching fakes (tests/support/prompt_cache.py: OpenAI's automatic prefix caching in
-the OpenAI loopback server, Anthropic's breakpoints in a minimal Anthropic Messages fake), with
+the OpenAI loopback server, Anthropic's breakpoints in the Anthropic Messages provider fake), with
 litellm's real prices for `anthropic/claude-sonnet-4-5` and `openai/gpt-4.1-mini`. The fakes
 count tokens with litellm's tokenizer for the model (as the dry run does). For each model it
 runs `prompt_caching: auto` and `off` (same concurrency, no call cache) and prints:
@@ -35,16 +35,16 @@ from typing import Any
 
 os.environ["LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS"] = "true"  # no fetch at the first call
 
-import tests.support.anthropic_cache_fake as anthropic_fake  # noqa: E402
 import tests.support.judge_server as judge_server  # noqa: E402
 import tests.support.judge_server.chat as judge_server_chat  # noqa: E402
+import tests.support.providers.wire as provider_wire  # noqa: E402
 from autorubric_cli.errors import BudgetStop, InputError  # noqa: E402
 from autorubric_cli.experiment.dry_run import EXPLANATION_WORDS, dry_run_start  # noqa: E402
 from autorubric_cli.experiment.session import RunOptions, resume_run, start_run  # noqa: E402
 from autorubric_cli.judges.replies import REPLY_FIELDS  # noqa: E402
 from autorubric_cli.judges.transports.litellm import load_litellm  # noqa: E402
-from tests.support.anthropic_cache_fake import AnthropicCacheServer  # noqa: E402
 from tests.support.prompt_cache import AnthropicPromptCache, OpenAIPromptCache  # noqa: E402
+from tests.support.providers.anthropic import AnthropicFake  # noqa: E402
 
 KEY_ENV = "AUTORUBRIC_BENCH_KEY"
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-5", "openai": "openai/gpt-4.1-mini"}
@@ -128,25 +128,21 @@ def verdicts(directory: Path) -> dict[tuple[str, str], Any]:
     }
 
 
-def verbose(answer: Any) -> Any:
-    """The fakes' answers with an explanation of `EXPLANATION_WORDS` words, the length the
-    dry run assumes (a judge's one or two sentences), and every field of the shared schema (a
+def verbose(answer: str) -> str:
+    """A fake's answer with an explanation of `EXPLANATION_WORDS` words, the length the dry
+    run assumes (a judge's one or two sentences), and every field of the shared schema (a
     strict structured output has them all: the unasked ones null); the verdict is unchanged."""
-
-    def wordy(body: dict[str, Any]) -> str:
-        reply = json.loads(answer(body))
-        reply["explanation"] = " ".join(["because"] * EXPLANATION_WORDS)
-        for name in REPLY_FIELDS:
-            reply.setdefault(name, None)
-        return json.dumps(reply)
-
-    return wordy
+    reply = json.loads(answer)
+    reply["explanation"] = " ".join(["because"] * EXPLANATION_WORDS)
+    for name in REPLY_FIELDS:
+        reply.setdefault(name, None)
+    return json.dumps(reply)
 
 
 def fresh_cache(server: Any, provider: str, model: str) -> None:
     """Every run starts with an empty provider cache (no run reads another's entries)."""
     if provider == "anthropic":
-        server.anthropic_cache = AnthropicPromptCache(tokenize=tokenizer(model))
+        server.prompt_cache = AnthropicPromptCache(tokenize=tokenizer(model))
     else:
         server.prompt_cache = OpenAIPromptCache(tokenizer(model))
 
@@ -156,14 +152,16 @@ def server_for(provider: str, model: str, latency: float) -> Iterator[Any]:
     tokenize = tokenizer(model)
     count = lambda text: max(1, len(tokenize(text)))  # noqa: E731
     judge_server_chat.word_tokens = count  # the fakes bill tokens as litellm counts them
-    anthropic_fake.word_tokens = count
+    provider_wire.word_tokens = count
+    server: Any
     if provider == "anthropic":
-        server = AnthropicCacheServer(AnthropicPromptCache(tokenize=tokenize), latency=latency)
+        cache = AnthropicPromptCache(tokenize=tokenize)
+        server = AnthropicFake(latency=latency, prompt_cache=cache)
+        server.answer = lambda messages, schema: verbose(provider_wire.answer_for(messages, schema))
     else:
-        server = AnthropicCacheServer(latency=latency, prompt_cache=OpenAIPromptCache(tokenize))
-    server.answer = verbose(judge_server.default_answer)
+        server = judge_server.JudgeServer(latency=latency, prompt_cache=OpenAIPromptCache(tokenize))
+        server.answer = lambda body: verbose(judge_server.default_answer(body))
     with server:
-        server.api_base_for_judge = server.url if provider == "anthropic" else server.api_base
         yield server
 
 
@@ -179,7 +177,7 @@ def run_once(
     """(experiment directory, wall seconds, billed USD) of one run."""
     model = MODELS[args.provider]
     rubric = work / f"{name}.yaml"
-    rubric.write_text(rubric_text(model, server.api_base_for_judge, caching, args.concurrency))
+    rubric.write_text(rubric_text(model, server.api_base, caching, args.concurrency))
     out = work / name
     server.reset()
     fresh_cache(server, args.provider, model)

@@ -69,11 +69,11 @@ def texts(blocks: Any) -> list[str]:
 
 
 def as_messages(body: dict[str, Any]) -> list[dict[str, str]]:
-    """System and turns as OpenAI-style messages (what judge_server answers from)."""
-    system = "\n".join(texts(body.get("system")))
-    turns = [
-        {"role": m["role"], "content": "\n".join(texts(m["content"]))} for m in body["messages"]
-    ]
+    """System and turns as OpenAI-style messages (what judge_server answers from); a turn's
+    text blocks read as one text, as the model reads them, so the same prompt split at a
+    `cache_control` breakpoint gets the same answer."""
+    system = "".join(texts(body.get("system")))
+    turns = [{"role": m["role"], "content": "".join(texts(m["content"]))} for m in body["messages"]]
     return ([{"role": "system", "content": system}] if system else []) + turns
 
 
