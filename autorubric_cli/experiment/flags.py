@@ -18,23 +18,17 @@ from autorubric_cli.experiment.options import RunOptions
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
     """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
-    update: dict[str, Any] = {}
+    update = _session_update(options.concurrency, options.no_cache, options.max_cost)
     if options.judges:
         update["judges"] = [JudgeSpec(model=m) for m in options.judges]
-    if options.concurrency is not None:
-        update["concurrency"] = options.concurrency
     if options.no_shuffle:
         update["shuffle_options"] = False
     if options.seed is not None:
         update["seed"] = options.seed
-    if options.no_cache:
-        update["cache"] = False
     if options.llm_calls is not None:
         update["llm_calls"] = options.llm_calls
     if options.batch:
         update["batch"] = True
-    if options.max_cost is not None:
-        update["max_cost"] = options.max_cost
     config = rubric.grader.model_copy(update=update)
     return LLMConfig.model_validate(config.model_dump())
 
@@ -48,17 +42,24 @@ def with_session_flags(
 ) -> Rubric:
     """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch,
     --max-cost (without it, the cap the run was started with, from the manifest)."""
+    grader = rubric.grader.model_copy(update=_session_update(concurrency, no_cache, max_cost))
+    if no_batch:
+        grader = without_batches(grader)
+    return rubric.model_copy(update={"grader": grader})
+
+
+def _session_update(
+    concurrency: int | None, no_cache: bool, max_cost: float | None
+) -> dict[str, Any]:
+    """The flags `run` and `resume` both take: a session may change them."""
     update: dict[str, Any] = {}
-    if max_cost is not None:
-        update["max_cost"] = max_cost
     if concurrency is not None:
         update["concurrency"] = concurrency
     if no_cache:
         update["cache"] = False
-    grader = rubric.grader.model_copy(update=update)
-    if no_batch:
-        grader = without_batches(grader)
-    return rubric.model_copy(update={"grader": grader})
+    if max_cost is not None:
+        update["max_cost"] = max_cost
+    return update
 
 
 def without_batches(config: LLMConfig) -> LLMConfig:

@@ -209,6 +209,9 @@ async def test_closing_the_pool_ends_every_worker(
     spec = spec_for(judge_server.api_base)
     pool = WorkerPool([spec], 10.0, 2)
     pool.start()
+    # both up: a worker still importing litellm has no call to finish and is stopped at once,
+    # by design (aclose), which on a loaded machine would otherwise be this test's second one
+    await until(lambda: all(w.ready for w in pool.workers))
     await asyncio.gather(*(pool.call(spec, asking(i), FORMAT) for i in range(4)))
     await pool.aclose()
     assert [w.process.returncode for w in pool.workers] == [0, 0]  # exited on end of file
@@ -273,3 +276,16 @@ async def test_auto_takes_calls_back_when_its_worker_dies_and_starts_another(
         assert pool.exits == 1 and len(pool.workers) == 2 and pool.workers[1].ready
     finally:
         await pool.aclose()
+
+
+async def test_closing_stops_a_worker_still_importing_at_once(
+    judge_server: JudgeServer, judge_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker that has not reported (still importing litellm) has no call to finish: closing
+    # kills it rather than wait CLOSE_WAIT_S for an import that would only end in an exit.
+    monkeypatch.setattr(workers_module, "CLOSE_WAIT_S", HANG_GUARD_S)
+    pool = WorkerPool([spec_for(judge_server.api_base)], 10.0, 2)
+    pool.start()
+    assert not any(w.ready for w in pool.workers)  # closed before either reported
+    await pool.aclose()
+    assert [w.process.returncode for w in pool.workers] == [-9, -9]
