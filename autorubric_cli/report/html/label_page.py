@@ -54,7 +54,7 @@ def render_label_html(
         capped=len(ids) < len(plan.ranked),
         budget_hit=hit,
         css=asset("label.css"),
-        page_js=asset("label.js"),
+        page_js=asset("dom.js") + asset("label.js"),
         plots=None,
         version=__version__,
     )

@@ -125,7 +125,7 @@ def render_report_html(
         bokeh_js=bokeh_script(),
         css=asset("report.css"),
         plots_js=asset("plots.js"),
-        page_js=asset("report.js"),
+        page_js=asset("dom.js") + asset("report.js"),
         agreement_keys=AGREEMENT_KEYS,
         criterion_columns=CRITERION_COLUMNS,
         has_figure=has_figure,

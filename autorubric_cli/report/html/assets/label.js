@@ -13,16 +13,7 @@
   var history = [];
 
   function $(id) { return document.getElementById(id); }
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") node.textContent = attrs[k];
-      else if (k === "cls") node.className = attrs[k];
-      else node.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
-    return node;
-  }
+  var el = autorubricEl;
   function now() { return new Date().toISOString().replace(/\.\d{3}Z$/, "Z"); }
   function status(text) { $("status").textContent = text || ""; }
 

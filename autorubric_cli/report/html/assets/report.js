@@ -7,16 +7,7 @@
   var dataEl = document.getElementById("item-data");
   var state = { items: [], view: [], page: 0, sort: "n", dir: 1, open: {} };
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") node.textContent = attrs[k];
-      else if (k === "cls") node.className = attrs[k];
-      else node.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
-    return node;
-  }
+  var el = autorubricEl;
   function num(v, d) { return v === null || v === undefined ? "n/a" : Number(v).toFixed(d === undefined ? 3 : d); }
   function isAbstain(ci, label) {
     var c = meta.criteria[ci];
