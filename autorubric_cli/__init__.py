@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     )
     from autorubric_cli.experiment.session import JudgeRunStopped
     from autorubric_cli.grading.grader import CriterionGrader
+    from autorubric_cli.report.models import Report
+    from autorubric_cli.report.models_compare import CompareResult
 
 __version__ = "0.1.0"
 
@@ -76,6 +78,8 @@ _PUBLIC = {
     "open_experiment": "autorubric_cli.api",
     "load_rubric": "autorubric_cli.api",
     "load_dataset": "autorubric_cli.api",
+    "Report": "autorubric_cli.report.models",
+    "CompareResult": "autorubric_cli.report.models_compare",
 }
 
 __all__ = [
@@ -83,6 +87,7 @@ __all__ = [
     "JudgeError",
     "RunStopped",
     "CannotAssessConfig",
+    "CompareResult",
     "Experiment",
     "InputError",
     "Item",
@@ -107,6 +112,7 @@ __all__ = [
     "JudgeSpec",
     "LLMConfig",
     "LengthPenalty",
+    "Report",
     "Rubric",
     "__version__",
 ]

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from autorubric_cli import experiment, report
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.loading.dataset import iter_items
@@ -33,6 +31,8 @@ if TYPE_CHECKING:
     from autorubric_cli.core.rubric import Rubric
     from autorubric_cli.experiment.manifest import Manifest
     from autorubric_cli.experiment.opened import Experiment as OpenedExperiment
+    from autorubric_cli.report.models import Report
+    from autorubric_cli.report.models_compare import CompareResult
 
 PathLike = str | Path
 
@@ -60,12 +60,14 @@ class Experiment:
     def status(self) -> str:
         return self.manifest.status
 
-    def report(self, *, fail_under: float | None = None) -> dict[str, Any]:
-        """The report (SPEC §6) as `report --format json` prints it; writes nothing."""
+    def report(self, *, fail_under: float | None = None) -> Report:
+        """The typed report; `.to_json()` is what `report --format json` prints. Writes
+        nothing."""
         extra: list[GateCheck] = []
         if fail_under is not None:
             extra.append(GateCheck(metric="score.mean", min=fail_under))
-        return report.build_report(self._opened(), extra_checks=extra)
+        built, _ = report.build_report_and_fold(self._opened(), extra_checks=extra)
+        return built
 
     def items(self) -> Iterator[ItemRecord]:
         """The item records, the newest line per id (SPEC §5), in the order they finished."""
@@ -81,13 +83,14 @@ class Experiment:
         max_drop: float | None = None,
         fail_on_regression: bool = False,
         alpha: float = 0.05,
-    ) -> dict[str, Any]:
-        """This experiment (NEW) against `baseline` (BASE): the SPEC §12 comparison."""
+    ) -> CompareResult:
+        """This experiment (NEW) against `baseline` (BASE), typed; `.to_json()` is what
+        `compare --format json` prints."""
         base = baseline.path if isinstance(baseline, Experiment) else Path(baseline)
         options = report.CompareOptions(
             max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha
         )
-        return report.compare_experiments(base, self.path, options)
+        return report.compare_result(base, self.path, options)
 
 
 def open_experiment(path: PathLike) -> Experiment:
@@ -178,8 +181,7 @@ async def aresume(path: PathLike, **options: Any) -> Experiment:
 def _finished(directory: Path) -> Experiment:
     """`report.json` rewritten at the end of a run (SPEC §5), as the CLI does."""
     finished = Experiment(directory)
-    text = orjson.dumps(finished.report(), option=orjson.OPT_INDENT_2)
-    experiment.write_atomic(directory / experiment.REPORT, text)
+    experiment.write_atomic(directory / experiment.REPORT, finished.report().to_json().encode())
     return finished
 
 

@@ -27,6 +27,14 @@ class Block(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object `--format json` prints, as Python values."""
+        return to_json_dict(self)
+
+    def to_json(self) -> str:
+        """The JSON text `--format json` prints (2-space indent)."""
+        return to_json(self).decode()
+
 
 def to_json_dict(model: BaseModel) -> dict[str, Any]:
     """The model as the JSON object the CLI prints."""

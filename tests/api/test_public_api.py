@@ -26,8 +26,11 @@ def test_run_resume_report_compare_through_public_names(tmp_path: Path) -> None:
     first = ar.run(RUBRIC, DATASET, out=tmp_path / "a", limit=12)
     assert isinstance(first, ar.Experiment)
     assert first.status == "completed"
-    report = first.report()
-    assert report["items"]["completed"] == 12
+    typed = first.report()
+    assert isinstance(typed, ar.Report)
+    assert typed.items.completed == 12
+    report = typed.to_dict()
+    assert json.loads(typed.to_json()) == report
     # the API writes report.json as the CLI does, equal to what report() returns
     assert json.loads((tmp_path / "a" / "report.json").read_text()) == report
 
@@ -39,10 +42,12 @@ def test_run_resume_report_compare_through_public_names(tmp_path: Path) -> None:
     assert len(records) == 12
     assert set(lost) <= {r.id for r in records}
     assert all(isinstance(r, ar.ItemRecord) for r in records)
-    assert resumed.report()["score"] == report["score"]
+    assert resumed.report().score == typed.score
 
     other = ar.run(RUBRIC, DATASET, out=tmp_path / "b", limit=12, seed=7)
-    comparison = other.compare(first, max_drop=1.0)
+    compared = other.compare(first, max_drop=1.0)
+    assert isinstance(compared, ar.CompareResult)
+    comparison = compared.to_dict()
     assert comparison["items"]["paired"] == 12
     assert comparison["base"]["path"] == str(tmp_path / "a")
     assert comparison["gate"]["passed"] is True
@@ -51,7 +56,7 @@ def test_run_resume_report_compare_through_public_names(tmp_path: Path) -> None:
 
 def test_report_fail_under_adds_the_gate_check(tmp_path: Path) -> None:
     experiment = ar.run(RUBRIC, DATASET, out=tmp_path / "e", limit=5)
-    gate = experiment.report(fail_under=1.01)["gate"]
+    gate = experiment.report(fail_under=1.01).to_dict()["gate"]
     assert gate["passed"] is False
     added = [c for c in gate["checks"] if c["metric"] == "score.mean" and c.get("min") == 1.01]
     assert len(added) == 1 and added[0]["passed"] is False
