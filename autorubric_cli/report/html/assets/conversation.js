@@ -1,0 +1,104 @@
+// A conversation submission (chat-format messages) drawn as turns, for the report and the
+// labelling page (inlined after dom.js). Every string goes in through textContent.
+var autorubricConversation = (function () {
+  "use strict";
+  var el = autorubricEl;
+  var PARTS = { image_url: "image", input_image: "image", image: "image", input_audio: "audio",
+    audio: "audio", file: "file", input_file: "file" };
+  var TEXT_PARTS = { text: true, input_text: true, output_text: true };
+
+  function str(v) { return typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v, null, 2); }
+  function partText(part) {
+    if (typeof part === "string") return part;
+    if (!part || typeof part !== "object") return "";
+    if (TEXT_PARTS[part.type]) return str(part.text);
+    return "[" + (PARTS[part.type] || part.type || "part") + "]";
+  }
+  // The text of a content: a string, null, or a list of parts (non-text parts as [image] ...).
+  function contentText(content) {
+    if (Array.isArray(content)) return content.map(partText).join("\n");
+    return str(content);
+  }
+  function calls(m) { return Array.isArray(m.tool_calls) ? m.tool_calls : []; }
+  function callName(call) { return str((call.function || {}).name || call.name) || "(unnamed)"; }
+  // Arguments as given; JSON (a string holding it, or an object) shown indented, or on one line.
+  function argumentsText(call, indent) {
+    var args = (call.function || {}).arguments;
+    if (args === undefined) args = call.arguments;
+    if (typeof args === "string") {
+      try { args = JSON.parse(args); } catch (e) { return args; }
+    }
+    return args === undefined ? "" : JSON.stringify(args, null, indent);
+  }
+  function oneLine(text, max) {
+    var flat = text.replace(/\s+/g, " ").trim();
+    return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
+  }
+  function thinkingOf(m) { return str(m.reasoning !== undefined && m.reasoning !== null ? m.reasoning : m.thinking); }
+
+  // The messages of a submission when it is a conversation, else null.
+  function messagesOf(sub) {
+    if (Array.isArray(sub)) return sub;
+    if (sub && typeof sub === "object" && Array.isArray(sub.messages)) return sub.messages;
+    return null;
+  }
+  function counts(messages) {
+    return { turns: messages.length, calls: messages.reduce(function (n, m) { return n + calls(m || {}).length; }, 0) };
+  }
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function summary(messages) {
+    var c = counts(messages);
+    return plural(c.turns, "turn") + " · " + plural(c.calls, "tool call");
+  }
+  // Every text of the conversation in one string, for search.
+  function searchText(messages) {
+    return messages.map(function (m) {
+      m = m || {};
+      return [contentText(m.content), thinkingOf(m)].concat(calls(m).map(function (c) {
+        return callName(c) + " " + argumentsText(c, 0);
+      })).join("\n");
+    }).join("\n");
+  }
+
+  function callBox(call) {
+    var id = call.id ? " (" + call.id + ")" : "";
+    return el("details", { cls: "tool-call", "data-call-id": str(call.id) }, [
+      el("summary", {}, [el("span", { cls: "tool-name", text: "tool call · " + callName(call) }),
+        el("span", { cls: "tool-args-line", text: oneLine(argumentsText(call, 0), 90) + id })]),
+      el("pre", { cls: "tool-args", text: argumentsText(call, 2) })]);
+  }
+  function answered(m, byId) {
+    var id = str(m.tool_call_id);
+    var call = byId[id];
+    if (call) return "result of " + callName(call) + " (" + id + ")";
+    if (m.name) return "result of " + str(m.name) + (id ? " (" + id + ")" : "");
+    return id ? "result of call " + id + " (no such call above)" : "tool result";
+  }
+  function turn(m, i, byId) {
+    m = m || {};
+    var role = str(m.role) || "?";
+    var shown = role === "developer" ? "system" : role;
+    var head = [el("span", { cls: "turn-n", text: String(i + 1) }), el("span", { cls: "role", text: shown })];
+    if (role !== shown) head.push(el("span", { cls: "turn-note", text: "(developer)" }));
+    if (role === "tool") head.push(el("span", { cls: "turn-note answers", text: answered(m, byId) }));
+    var box = el("div", { cls: "turn role-" + shown, "data-turn": String(i + 1), "data-role": shown }, [el("div", { cls: "turn-head" }, head)]);
+    var thinking = thinkingOf(m);
+    if (thinking) {
+      box.appendChild(el("details", { cls: "thinking" }, [
+        el("summary", { text: "thinking (" + plural(thinking.trim().split(/\s+/).length, "word") + ")" }),
+        el("pre", { text: thinking })]));
+    }
+    var text = contentText(m.content);
+    if (text || !calls(m).length) {
+      box.appendChild(el("pre", { cls: role === "tool" ? "turn-text tool-result" : "turn-text", text: text || "(no content)" }));
+    }
+    calls(m).forEach(function (c) { byId[str(c.id)] = c; box.appendChild(callBox(c)); });
+    return box;
+  }
+  // The conversation as a list of turns, numbered, with their roles.
+  function render(messages) {
+    var byId = {};
+    return el("div", { cls: "conversation" }, messages.map(function (m, i) { return turn(m, i, byId); }));
+  }
+  return { messagesOf: messagesOf, counts: counts, summary: summary, searchText: searchText, render: render };
+})();
