@@ -1,0 +1,189 @@
+"""Conversation submissions on the HTML report and the labelling page, in a real headless
+Chromium (Debian's `chromium`): turns with their roles, tool calls and thinking folded, tool
+results with the call they answer, markup shown as text, turn and tool-call counts in the rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from html_support import cli, parse
+from playwright.sync_api import Browser, Locator, Page
+
+from autorubric_cli.report.html.items import decode_payload
+from tests.support.browser import headless_chromium
+from tests.support.conversations import (
+    AGENT_ID,
+    XSS_IMG,
+    XSS_SCRIPT,
+    agent_run,
+    reasoning_turns,
+    support_chat,
+    write_conversations,
+)
+
+AGENT_ROLES = ["system", "user", "assistant", "tool", "assistant", "tool", "tool", "assistant"]
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("conversations")
+    rubric, data = write_conversations(tmp)
+    out = tmp / "exp"
+    result = cli("run", rubric, data, "--out", out, "--no-cache")
+    assert result.exit_code == 0, result.output
+    labelled = cli("label", out)
+    assert labelled.exit_code == 0, labelled.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(experiment: Path) -> Iterator[Browser]:
+    with headless_chromium() as browser:
+        yield browser
+
+
+class Watched:
+    """A page with its console errors and dialogs recorded."""
+
+    def __init__(self, browser: Browser, url: str, ready: str) -> None:
+        self.page: Page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.goto(url)
+        self.page.wait_for_selector(ready, timeout=30_000)
+
+
+@pytest.fixture
+def report(browser: Browser, experiment: Path) -> Iterator[Watched]:
+    watched = Watched(browser, (experiment / "report.html").as_uri(), "body[data-items-ready]")
+    yield watched
+    watched.page.close()
+
+
+@pytest.fixture
+def label(browser: Browser, experiment: Path) -> Iterator[Watched]:
+    watched = Watched(browser, (experiment / "label.html").as_uri(), "body[data-ready]")
+    yield watched
+    watched.page.close()
+
+
+def test_the_pages_carry_the_conversation_as_given(experiment: Path) -> None:
+    rows = {r["id"]: r for r in parse(experiment / "report.html").items()}
+    assert rows[AGENT_ID]["conv"] == agent_run()["submission"]["messages"]
+    assert rows["reasoning-1"]["conv"] == reasoning_turns()["submission"]
+    assert "sub" not in rows[AGENT_ID] and "conv" not in rows["plain-1"]
+    assert rows["plain-1"]["sub"].startswith("A plain answer")
+    page = (experiment / "label.html").read_text()
+    payload = page.split('id="label-data">', 1)[1].split("<", 1)[0]
+    labels = {r["id"]: r for r in decode_payload(payload.strip())}
+    assert labels["chat-2"]["conv"] == support_chat(2)["submission"]
+    assert labels["plain-1"]["sub"].startswith("A plain answer")
+
+
+def turns(box: Locator) -> list[str]:
+    return [str(t.get_attribute("data-role")) for t in box.locator(".turn").all()]
+
+
+def check_agent_run(box: Locator) -> None:
+    """The agent run drawn as turns: roles in order, calls folded, results with their call,
+    the tool result's markup as text and no element made from it."""
+    assert turns(box) == AGENT_ROLES
+    heads = box.locator(".turn-head").all_inner_texts()
+    assert heads[0].split() == ["1", "SYSTEM", "(developer)"]
+    assert "result of get_order (c1)" in heads[3] and "result of refund_shipping (c3)" in heads[6]
+    assert "[image]" in box.locator(".turn").nth(1).inner_text()
+    calls = box.locator("details.tool-call")
+    assert calls.count() == 3
+    assert all(not c.evaluate("d => d.open") for c in calls.all())
+    names = calls.locator("summary .tool-name").all_inner_texts()
+    assert names == [
+        "tool call · get_order",
+        "tool call · create_replacement",
+        "tool call · refund_shipping",
+    ]
+    calls.nth(2).locator("summary").click()
+    assert json.loads(calls.nth(2).locator("pre.tool-args").inner_text()) == {
+        "order": 1182,
+        "amount": 4.99,
+    }
+    thinking = box.locator(".turn").nth(2).locator("details.thinking")
+    assert not thinking.evaluate("d => d.open")
+    thinking.locator("summary").click()
+    assert thinking.locator("pre").inner_text() == "look the order up first"
+    result = box.locator("pre.tool-result").first.inner_text()
+    assert XSS_SCRIPT in result and XSS_IMG in result
+    assert box.locator("script, img").count() == 0
+
+
+def test_the_report_draws_a_conversation_as_turns(report: Watched) -> None:
+    page = report.page
+    page.click(f"tr.item-row[data-id={AGENT_ID}]")
+    detail = page.locator(f"tr.detail-row[data-detail-for={AGENT_ID}]")
+    assert "Conversation · 8 turns · 3 tool calls" in detail.locator("h4").all_inner_texts()
+    check_agent_run(detail.locator(".conversation"))
+    page.wait_for_timeout(200)
+    assert report.dialogs == [] and report.errors == []
+
+
+def test_the_item_rows_count_turns_and_tool_calls(report: Watched) -> None:
+    page = report.page
+    counts = {
+        str(r.get_attribute("data-id")): r.locator("td.turns").inner_text()
+        for r in page.locator("tr.item-row").all()
+    }
+    assert counts == {
+        "chat-1": "5 turns · 0 tool calls",
+        "chat-2": "5 turns · 0 tool calls",
+        "chat-3": "5 turns · 0 tool calls",
+        AGENT_ID: "8 turns · 3 tool calls",
+        "reasoning-1": "4 turns · 0 tool calls",
+        "plain-1": "",
+    }
+    page.click("th[data-col=turns]")
+    ids = [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()]
+    assert ids[0] == "reasoning-1" and ids[-2:] == [AGENT_ID, "plain-1"]
+    page.fill("#search", "refund_shipping")  # a tool name is searched too
+    assert [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()] == [AGENT_ID]
+
+
+def test_thinking_of_both_spellings_is_folded_and_plain_text_stays_a_block(
+    report: Watched,
+) -> None:
+    page = report.page
+    page.click("tr.item-row[data-id=reasoning-1]")
+    box = page.locator("tr.detail-row[data-detail-for=reasoning-1] .conversation")
+    assert turns(box) == ["user", "assistant", "user", "assistant"]
+    folded = box.locator("details.thinking")
+    assert folded.count() == 2
+    for d in folded.all():
+        d.locator("summary").click()
+    assert folded.locator("pre").all_inner_texts() == [
+        "1182 is even, so it is divisible by 2.",
+        "5+9+1 = 15, divisible by 3: 591 = 3 x 197.",
+    ]
+    page.click("tr.item-row[data-id=plain-1]")
+    plain = page.locator("tr.detail-row[data-detail-for=plain-1]")
+    assert plain.locator(".conversation").count() == 0
+    assert plain.locator("pre.submission").inner_text().startswith("A plain answer")
+
+
+def test_the_labelling_page_draws_a_conversation_as_turns(label: Watched) -> None:
+    page = label.page
+    page.evaluate(f"window.autorubricLabel.openId({json.dumps(AGENT_ID)})")
+    assert page.locator("#submission").is_hidden()
+    assert page.inner_text("#submission-counts") == "8 turns · 3 tool calls"
+    check_agent_run(page.locator("#conversation-box"))
+    assert page.locator("#item script, #item img").count() == 0
+    page.evaluate("window.autorubricLabel.openId('plain-1')")
+    assert page.locator("#conversation-box").is_hidden()
+    assert page.inner_text("#submission").startswith("A plain answer")
+    assert page.inner_text("#submission-counts") == ""
+    page.wait_for_timeout(200)
+    assert label.dialogs == [] and label.errors == []
