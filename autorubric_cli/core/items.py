@@ -6,6 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from autorubric_cli.core.conversation import Message
+from autorubric_cli.core.conversation_rules import parse_conversation
+
 HumanRating = str | list[str]
 ITEM_FIELDS = (
     "id",
@@ -19,8 +22,12 @@ ITEM_FIELDS = (
 
 
 class Submission(BaseModel):
-    output: str
+    """A string (`output`), `{thinking, output}`, or a conversation (`messages`, kept as
+    given; docs/reference/dataset-files.md). A conversation leaves `output` empty."""
+
+    output: str = ""
     thinking: str | None = None
+    messages: list[Message] | None = None
 
 
 class Item(BaseModel):
@@ -40,5 +47,10 @@ class Item(BaseModel):
     @field_validator("submission", mode="before")
     @classmethod
     def _plain_text(cls, value: Any) -> Any:
-        """A plain string is the submission's output (SPEC §2)."""
-        return {"output": value} if isinstance(value, str) else value
+        """A plain string is the submission's output; a list of messages or
+        `{"messages": [...]}` is a conversation, checked by the same rules as a file's."""
+        if isinstance(value, str):
+            return {"output": value}
+        if isinstance(value, list) or (isinstance(value, dict) and "messages" in value):
+            return {"messages": parse_conversation(value)}
+        return value

@@ -20,6 +20,7 @@ from autorubric_cli.errors import unknown_name_message
 
 CriterionKind = Literal["binary", "ordinal", "nominal"]
 Elicitation = Literal["forced_choice", "response_set", "both"]
+Scope = Literal["conversation", "final_turn"]
 AUTO_NA_LABEL = "Cannot assess"
 
 
@@ -48,6 +49,8 @@ class Criterion(Strict):
     aggregation: str | None = None
     options: list[CriterionOption] | None = None
     elicitation: Elicitation = "forced_choice"
+    # what a judge grades of a conversation: all of it, or its last assistant message
+    scope: Scope = "conversation"
 
     @field_validator("weight")
     @classmethod
@@ -144,6 +147,10 @@ class Rubric(Strict):
             ):
                 options.append(CriterionOption(label=AUTO_NA_LABEL, na=True))
         return self
+
+    def grades_final_turn(self) -> bool:
+        """Some criterion grades a conversation's last assistant message only."""
+        return any(c.scope == "final_turn" for c in self.criteria)
 
     def criterion(self, name: str) -> Criterion:
         for criterion in self.criteria:

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autorubric_cli.core.config import CannotAssessConfig, CannotAssessStrategy, LengthPenalty
+from autorubric_cli.core.conversation import assistant_word_counts
+from autorubric_cli.core.items import Submission
 from autorubric_cli.core.numeric import EPS
 
 
@@ -98,6 +100,14 @@ def score_item(
 def word_counts(thinking: str | None, output: str) -> dict[str, int]:
     """Whitespace-separated word counts of the two parts of a submission."""
     return {"output": len(output.split()), "thinking": len((thinking or "").split())}
+
+
+def submission_word_counts(submission: Submission) -> dict[str, int]:
+    """The words of a submission the length penalty reads: of a conversation, assistant
+    content is output and assistant reasoning thinking; nothing else counts."""
+    if submission.messages is not None:
+        return assistant_word_counts(submission.messages)
+    return word_counts(submission.thinking, submission.output)
 
 
 def counted_words(counts: dict[str, int], apply_to: str) -> int:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from autorubric_cli import judges
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.scoring import word_counts
+from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import StorageError
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.store import FSYNC_INTERVAL_S, RecordWriter
@@ -87,7 +87,7 @@ def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
         update={
             "id": item.id,
             "index": item.index,
-            "word_counts": word_counts(item.submission.thinking, item.submission.output),
+            "word_counts": submission_word_counts(item.submission),
             "ground_truth": item.ground_truth,
             "human_ratings": item.human_ratings,
         }

@@ -19,7 +19,7 @@ from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.core.scoring import word_counts
+from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.item_examples import item_examples
@@ -161,7 +161,7 @@ class CriterionGrader:
 
     def word_count(self, item: Item) -> int:
         """The words of the submission the length penalty sees (0 with no penalty)."""
-        return self.rules.words(word_counts(item.submission.thinking, item.submission.output))
+        return self.rules.words(submission_word_counts(item.submission))
 
     async def criterion_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Vote]]:
         """Per criterion, per judge, per sample (one call per vote, `llm_calls: per_criterion`).

@@ -21,6 +21,7 @@ from autorubric_cli.judges.prompts import (
     system_prompt,
 )
 from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.transcript import scope_instruction
 
 
 def shown_order(
@@ -64,6 +65,7 @@ class RequestBuilder:
             shown_options=shown,
             examples=self.examples.get(criterion.name, ()),
             elicitation=criterion.elicitation,
+            scope_note=scope_instruction(item.submission.messages, criterion.scope),
         )
         return system_prompt(multi_choice, override), prefix, suffix
 

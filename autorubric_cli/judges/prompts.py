@@ -22,29 +22,14 @@ elicitation.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autorubric_cli.core.items import Submission
 from autorubric_cli.core.rubric import CriterionOption, Elicitation
 from autorubric_cli.judges.replies import ASKED_FIELDS
-
-TAGS = (
-    "guidelines",
-    "query",
-    "reference_submission",
-    "examples",
-    "example",
-    "submission",
-    "thinking",
-    "output",
-    "answer",
-    "explanation",
-    "criterion",
-    "options",
-)
-TAG_LOOKALIKE = re.compile(r"<(\s*/?\s*(?:" + "|".join(TAGS) + r")\b)", re.IGNORECASE)
+from autorubric_cli.judges.tags import block, neutralise
+from autorubric_cli.judges.transcript import transcript_block
 
 SYSTEM_PROMPT = """\
 You are an expert grader. You judge a submission against one criterion of a rubric.
@@ -88,15 +73,6 @@ class PromptExample:
     reason: str | None = None
 
 
-def neutralise(text: str) -> str:
-    """Make text unable to open or close one of the prompt's tags."""
-    return TAG_LOOKALIKE.sub(r"&lt;\1", text)
-
-
-def block(tag: str, text: str) -> str:
-    return f"<{tag}>\n{neutralise(text.strip())}\n</{tag}>"
-
-
 def shown_label(label: str) -> str:
     """An option's label on one line, as shown (and as the simulated judge reads it)."""
     return neutralise(" ".join(label.split()))
@@ -108,6 +84,9 @@ def options_block(shown: Sequence[CriterionOption]) -> str:
 
 
 def submission_block(submission: Submission) -> str:
+    """The submission's block; a conversation is shown as its transcript."""
+    if submission.messages is not None:
+        return transcript_block(submission.messages)
     parts = []
     if submission.thinking is not None:
         parts.append(block("thinking", submission.thinking))
@@ -196,11 +175,15 @@ def criterion_suffix(
     shown_options: Sequence[CriterionOption] | None = None,
     examples: Sequence[PromptExample] = (),
     elicitation: Elicitation = "forced_choice",
+    scope_note: str | None = None,
 ) -> str:
-    """What differs per criterion: the criterion, its examples, its options, the question.
+    """What differs per criterion: the criterion, what of a conversation it grades (`scope`),
+    its examples, its options, the question.
 
     Few-shot examples are chosen per criterion (`grading.few_shot`), so they belong here."""
     sections = [block("criterion", requirement)]
+    if scope_note:
+        sections.append(scope_note)
     if examples:
         sections.append(examples_block(examples))
     if shown_options is not None:
@@ -223,6 +206,7 @@ def user_message(
     shown_options: Sequence[CriterionOption] | None = None,
     examples: Sequence[PromptExample] = (),
     elicitation: Elicitation = "forced_choice",
+    scope_note: str | None = None,
 ) -> str:
     prefix = shared_prefix(
         submission=submission,
@@ -235,6 +219,7 @@ def user_message(
         shown_options=shown_options,
         examples=examples,
         elicitation=elicitation,
+        scope_note=scope_note,
     )
     return prefix + PREFIX_SEPARATOR + suffix
 

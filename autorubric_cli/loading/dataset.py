@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autorubric_cli.core.items import ITEM_FIELDS, HumanRating, Item, Submission
+from autorubric_cli.core.items import ITEM_FIELDS, HumanRating, Item
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError
@@ -16,6 +16,7 @@ from autorubric_cli.loading.fields import apply_fields
 from autorubric_cli.loading.readers import MAX_LINE_BYTES as MAX_LINE_BYTES
 from autorubric_cli.loading.readers import iter_json_lines as iter_json_lines
 from autorubric_cli.loading.readers import iter_records
+from autorubric_cli.loading.submission import parse_submission
 from autorubric_cli.loading.where import Where
 
 ITEM_KEYS = set(ITEM_FIELDS)
@@ -75,7 +76,7 @@ def parse_item(obj: Any, where: Where, rubric: Rubric, index: int) -> Item:
         id=_parse_id(obj.get("id", where.line), where),
         index=index,
         line=where.line,
-        submission=_parse_submission(obj.get("submission"), where),
+        submission=parse_submission(obj.get("submission"), where, rubric.grades_final_turn()),
         query=_optional_str(obj, "query", where),
         reference_submission=_optional_str(obj, "reference_submission", where),
         ground_truth=_parse_ground_truth(obj.get("ground_truth"), where, rubric),
@@ -98,24 +99,6 @@ def _optional_str(obj: dict[str, Any], key: str, where: Where) -> str | None:
     if value is not None and not isinstance(value, str):
         raise where.error(f"`{key}` must be a string", key=key)
     return value
-
-
-def _parse_submission(value: Any, where: Where) -> Submission:
-    if isinstance(value, str):
-        return Submission(output=value)
-    if isinstance(value, dict):
-        extra = sorted(set(value) - {"thinking", "output"})
-        if extra:
-            raise where.error(f"unknown key {extra[0]!r}", key=f"submission.{extra[0]}")
-        output, thinking = value.get("output"), value.get("thinking")
-        if not isinstance(output, str):
-            raise where.error("`submission.output` must be a string", key="submission.output")
-        if thinking is not None and not isinstance(thinking, str):
-            raise where.error("`submission.thinking` must be a string", key="submission.thinking")
-        return Submission(output=output, thinking=thinking)
-    if value is None:
-        raise where.error("missing required key 'submission'", key="submission")
-    raise where.error("`submission` must be a string or {thinking, output}", key="submission")
 
 
 def canonical_label(criterion: Criterion, label: Any, where: Where, key: str) -> str:

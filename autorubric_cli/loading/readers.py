@@ -187,7 +187,7 @@ def _iter_csv(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[Where, A
             return
         columns = _header(header[1], source)
         for line, row in rows:
-            where = Where(source, line)
+            where = Where(source, line, text_cells=True)
             if len(row) > len(columns):
                 raise where.error(f"row has {len(row)} fields; the header has {len(columns)}")
             if any(cell for cell in row):
@@ -296,7 +296,7 @@ def _iter_parquet(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[Wher
                 ) from None
             for record in records:
                 row += 1
-                where = Where(source, row)
+                where = Where(source, row, text_cells=True)
                 out: dict[str, Any] = {}
                 for name, value in record.items():
                     if value is not None:

@@ -48,7 +48,7 @@ BAD_DATASETS: list[tuple[str, bytes, int, str]] = [
     ("missing-submission", OK + b'\n\n{"id": "q"}\n', 4, "submission"),
     ("submission-null", b'{"submission": null}\n', 1, "submission"),
     ("submission-int", b'{"submission": 5}\n', 1, "submission"),
-    ("submission-list", b'{"submission": ["a"]}\n', 1, "submission"),
+    ("submission-list", b'{"submission": ["a"]}\n', 1, "submission[0]"),
     ("submission-no-output", b'{"submission": {"thinking": "t"}}\n', 1, "submission.output"),
     (
         "submission-thinking-int",

@@ -16,13 +16,15 @@ from playwright.sync_api import Browser, Locator, Page
 from autorubric_cli.report.html.items import decode_payload
 from tests.support.browser import headless_chromium
 from tests.support.conversations import (
-    AGENT_ID,
+    AGENT_RUN,
+    PLAIN_ID,
+    SUPPORT_CHAT_DEVELOPER,
+    XSS_ID,
     XSS_IMG,
     XSS_SCRIPT,
-    agent_run,
-    reasoning_turns,
-    support_chat,
-    write_conversations,
+    agent_run_with_markup,
+    view_rows,
+    write_dataset,
 )
 
 AGENT_ROLES = ["system", "user", "assistant", "tool", "assistant", "tool", "tool", "assistant"]
@@ -31,7 +33,7 @@ AGENT_ROLES = ["system", "user", "assistant", "tool", "assistant", "tool", "tool
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("conversations")
-    rubric, data = write_conversations(tmp)
+    rubric, data = write_dataset(tmp, view_rows())
     out = tmp / "exp"
     result = cli("run", rubric, data, "--out", out, "--no-cache")
     assert result.exit_code == 0, result.output
@@ -76,15 +78,16 @@ def label(browser: Browser, experiment: Path) -> Iterator[Watched]:
 
 def test_the_pages_carry_the_conversation_as_given(experiment: Path) -> None:
     rows = {r["id"]: r for r in parse(experiment / "report.html").items()}
-    assert rows[AGENT_ID]["conv"] == agent_run()["submission"]["messages"]
-    assert rows["reasoning-1"]["conv"] == reasoning_turns()["submission"]
-    assert "sub" not in rows[AGENT_ID] and "conv" not in rows["plain-1"]
-    assert rows["plain-1"]["sub"].startswith("A plain answer")
+    assert rows["agent-1"]["conv"] == AGENT_RUN
+    assert rows[XSS_ID]["conv"] == agent_run_with_markup()
+    assert rows["support-2"]["conv"] == SUPPORT_CHAT_DEVELOPER  # given as {"messages": [...]}
+    assert "sub" not in rows["agent-1"] and "conv" not in rows[PLAIN_ID]
+    assert rows[PLAIN_ID]["sub"].startswith("A plain answer")
     page = (experiment / "label.html").read_text()
     payload = page.split('id="label-data">', 1)[1].split("<", 1)[0]
     labels = {r["id"]: r for r in decode_payload(payload.strip())}
-    assert labels["chat-2"]["conv"] == support_chat(2)["submission"]
-    assert labels["plain-1"]["sub"].startswith("A plain answer")
+    assert labels["support-2"]["conv"] == SUPPORT_CHAT_DEVELOPER
+    assert labels[PLAIN_ID]["sub"].startswith("A plain answer")
 
 
 def turns(box: Locator) -> list[str]:
@@ -96,27 +99,24 @@ def check_agent_run(box: Locator) -> None:
     the tool result's markup as text and no element made from it."""
     assert turns(box) == AGENT_ROLES
     heads = box.locator(".turn-head").all_inner_texts()
-    assert heads[0].split() == ["1", "SYSTEM", "(developer)"]
-    assert "result of get_order (c1)" in heads[3] and "result of refund_shipping (c3)" in heads[6]
-    assert "[image]" in box.locator(".turn").nth(1).inner_text()
+    assert heads[0].split() == ["1", "SYSTEM"]
+    assert "result of search_flights (call_search)" in heads[3]
+    assert "result of send_email (call_mail)" in heads[6]
     calls = box.locator("details.tool-call")
     assert calls.count() == 3
     assert all(not c.evaluate("d => d.open") for c in calls.all())
     names = calls.locator("summary .tool-name").all_inner_texts()
     assert names == [
-        "tool call · get_order",
-        "tool call · create_replacement",
-        "tool call · refund_shipping",
+        "tool call · search_flights",
+        "tool call · book_flight",
+        "tool call · send_email",
     ]
-    calls.nth(2).locator("summary").click()
+    line = calls.nth(0).locator("summary .tool-args-line").inner_text()
+    assert line == '{"from":"OSL","to":"FCO","date":"2026-05-03"} (call_search)'
+    calls.nth(2).locator("summary").click()  # arguments given as an object
     assert json.loads(calls.nth(2).locator("pre.tool-args").inner_text()) == {
-        "order": 1182,
-        "amount": 4.99,
+        "subject": "Your booking"
     }
-    thinking = box.locator(".turn").nth(2).locator("details.thinking")
-    assert not thinking.evaluate("d => d.open")
-    thinking.locator("summary").click()
-    assert thinking.locator("pre").inner_text() == "look the order up first"
     result = box.locator("pre.tool-result").first.inner_text()
     assert XSS_SCRIPT in result and XSS_IMG in result
     assert box.locator("script, img").count() == 0
@@ -124,8 +124,8 @@ def check_agent_run(box: Locator) -> None:
 
 def test_the_report_draws_a_conversation_as_turns(report: Watched) -> None:
     page = report.page
-    page.click(f"tr.item-row[data-id={AGENT_ID}]")
-    detail = page.locator(f"tr.detail-row[data-detail-for={AGENT_ID}]")
+    page.click(f"tr.item-row[data-id={XSS_ID}]")
+    detail = page.locator(f"tr.detail-row[data-detail-for={XSS_ID}]")
     assert "Conversation · 8 turns · 3 tool calls" in detail.locator("h4").all_inner_texts()
     check_agent_run(detail.locator(".conversation"))
     page.wait_for_timeout(200)
@@ -139,49 +139,57 @@ def test_the_item_rows_count_turns_and_tool_calls(report: Watched) -> None:
         for r in page.locator("tr.item-row").all()
     }
     assert counts == {
-        "chat-1": "5 turns · 0 tool calls",
-        "chat-2": "5 turns · 0 tool calls",
-        "chat-3": "5 turns · 0 tool calls",
-        AGENT_ID: "8 turns · 3 tool calls",
+        "support-1": "5 turns · 0 tool calls",
+        "support-2": "5 turns · 0 tool calls",
+        "agent-1": "8 turns · 3 tool calls",
         "reasoning-1": "4 turns · 0 tool calls",
-        "plain-1": "",
+        XSS_ID: "8 turns · 3 tool calls",
+        PLAIN_ID: "",
     }
     page.click("th[data-col=turns]")
     ids = [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()]
-    assert ids[0] == "reasoning-1" and ids[-2:] == [AGENT_ID, "plain-1"]
-    page.fill("#search", "refund_shipping")  # a tool name is searched too
-    assert [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()] == [AGENT_ID]
+    assert ids[0] == "reasoning-1" and ids[-3:] == ["agent-1", XSS_ID, PLAIN_ID]
+    page.fill("#search", "send_email")  # a tool name is searched too
+    found = [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()]
+    assert found == ["agent-1", XSS_ID]
 
 
-def test_thinking_of_both_spellings_is_folded_and_plain_text_stays_a_block(
+def test_thinking_is_folded_media_and_developer_are_marked_plain_text_is_a_block(
     report: Watched,
 ) -> None:
     page = report.page
+    page.click("tr.item-row[data-id=support-1]")
+    chat = page.locator("tr.detail-row[data-detail-for=support-1] .turn")
+    assert chat.nth(3).locator("pre").inner_text() == "Yes, here is a photo.\n[image]"
+    page.click("tr.item-row[data-id=support-2]")
+    head = page.locator("tr.detail-row[data-detail-for=support-2] .turn-head").first
+    assert head.inner_text().split() == ["1", "SYSTEM", "(developer)"]
     page.click("tr.item-row[data-id=reasoning-1]")
     box = page.locator("tr.detail-row[data-detail-for=reasoning-1] .conversation")
     assert turns(box) == ["user", "assistant", "user", "assistant"]
     folded = box.locator("details.thinking")
     assert folded.count() == 2
+    assert not any(d.evaluate("d => d.open") for d in folded.all())
     for d in folded.all():
         d.locator("summary").click()
     assert folded.locator("pre").all_inner_texts() == [
-        "1182 is even, so it is divisible by 2.",
-        "5+9+1 = 15, divisible by 3: 591 = 3 x 197.",
+        "221 = 13 * 17, so it is not prime.",  # `reasoning`
+        "Check primes up to 14: 2 3 5 7 11 13 do not divide 223.",  # `thinking`
     ]
-    page.click("tr.item-row[data-id=plain-1]")
-    plain = page.locator("tr.detail-row[data-detail-for=plain-1]")
+    page.click(f"tr.item-row[data-id={PLAIN_ID}]")
+    plain = page.locator(f"tr.detail-row[data-detail-for={PLAIN_ID}]")
     assert plain.locator(".conversation").count() == 0
     assert plain.locator("pre.submission").inner_text().startswith("A plain answer")
 
 
 def test_the_labelling_page_draws_a_conversation_as_turns(label: Watched) -> None:
     page = label.page
-    page.evaluate(f"window.autorubricLabel.openId({json.dumps(AGENT_ID)})")
+    page.evaluate(f"window.autorubricLabel.openId({json.dumps(XSS_ID)})")
     assert page.locator("#submission").is_hidden()
     assert page.inner_text("#submission-counts") == "8 turns · 3 tool calls"
     check_agent_run(page.locator("#conversation-box"))
     assert page.locator("#item script, #item img").count() == 0
-    page.evaluate("window.autorubricLabel.openId('plain-1')")
+    page.evaluate(f"window.autorubricLabel.openId({json.dumps(PLAIN_ID)})")
     assert page.locator("#conversation-box").is_hidden()
     assert page.inner_text("#submission").startswith("A plain answer")
     assert page.inner_text("#submission-counts") == ""

@@ -1,6 +1,7 @@
-"""A small hand-written conversation dataset (support chats, an agent run with several tool
-calls, a reasoning model's turns) and a rubric for it, for the tests that run conversations
-through the real CLI."""
+"""A hand-written conversation dataset: support chats, an agent run with several tool calls, a
+reasoning model's turns. Shared by the conversation tests, the fuzz seeds and the prompt-caching
+bench, so each reads the same transcripts.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +9,138 @@ import json
 from pathlib import Path
 from typing import Any
 
+SUPPORT_CHAT: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a refund agent for Acme. Be brief and kind."},
+    {"role": "user", "content": "My order 1182 arrived broken."},
+    {"role": "assistant", "content": "I am sorry to hear that. Was it the blue kettle?"},
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Yes, here is a photo."},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        ],
+    },
+    {"role": "assistant", "content": "Thank you. I have issued a replacement; it ships today."},
+]
+
+SUPPORT_CHAT_DEVELOPER: list[dict[str, Any]] = [
+    {"role": "developer", "content": "Answer in French only."},
+    {"role": "user", "content": "Where is my parcel?", "name": "claire"},
+    {"role": "assistant", "content": "Votre colis arrive demain."},
+    {"role": "user", "content": "Merci !"},
+    {"role": "assistant", "content": "Avec plaisir."},
+]
+
+AGENT_RUN: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a travel agent with tools."},
+    {"role": "user", "content": "Book the cheapest flight from Oslo to Rome on 3 May."},
+    {
+        "role": "assistant",
+        "content": "Searching flights.",
+        "tool_calls": [
+            {
+                "id": "call_search",
+                "type": "function",
+                "function": {
+                    "name": "search_flights",
+                    "arguments": json.dumps({"from": "OSL", "to": "FCO", "date": "2026-05-03"}),
+                },
+            }
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "call_search",
+        "content": json.dumps([{"flight": "SK4711", "eur": 129}, {"flight": "FR201", "eur": 89}]),
+    },
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_book",
+                "type": "function",
+                "function": {"name": "book_flight", "arguments": '{"flight": "FR201"}'},
+            },
+            {
+                "id": "call_mail",
+                "type": "function",
+                "function": {"name": "send_email", "arguments": {"subject": "Your booking"}},
+            },
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_book", "content": '{"booking": "PNR-77"}'},
+    {"role": "tool", "tool_call_id": "call_mail", "content": "sent"},
+    {"role": "assistant", "content": "Booked FR201 for 89 EUR, reference PNR-77; details emailed."},
+]
+
+REASONING_TURNS: list[dict[str, Any]] = [
+    {"role": "user", "content": "Is 221 prime?"},
+    {
+        "role": "assistant",
+        "reasoning": "221 = 13 * 17, so it is not prime.",
+        "content": "No: 221 is 13 times 17.",
+    },
+    {"role": "user", "content": "And 223?"},
+    {
+        "role": "assistant",
+        "thinking": "Check primes up to 14: 2 3 5 7 11 13 do not divide 223.",
+        "content": "Yes, 223 is prime.",
+    },
+]
+
+CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
+    "support-1": SUPPORT_CHAT,
+    "support-2": SUPPORT_CHAT_DEVELOPER,
+    "agent-1": AGENT_RUN,
+    "reasoning-1": REASONING_TURNS,
+}
+
+
+def rows() -> list[dict[str, Any]]:
+    """The dataset's records: the list form, and one `{"messages": ...}` object."""
+    out = []
+    for position, (item_id, messages) in enumerate(CONVERSATIONS.items()):
+        submission: Any = {"messages": messages} if position == 1 else messages
+        out.append({"id": item_id, "submission": submission, "query": "Grade the assistant."})
+    return out
+
+
+def jsonl_text() -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows())
+
+
+def message_texts(messages: list[dict[str, Any]]) -> list[str]:
+    """Every text a judge must see, in order: each message's text, reasoning and tool-call
+    names (the parts a transcript keeps)."""
+    found = []
+    for message in messages:
+        for key in ("reasoning", "thinking"):
+            if message.get(key):
+                found.append(message[key])
+        content = message.get("content")
+        if isinstance(content, str):
+            found.append(content)
+        elif isinstance(content, list):
+            found.extend(p["text"] for p in content if p.get("type") == "text")
+        for call in message.get("tool_calls") or ():
+            found.append(call["function"]["name"])
+    return found
+
+
+# --- the pages' view of conversations: a rubric, one agent run whose tool result holds markup,
+# and one plain-text item beside the conversations ------------------------------------------
+
 XSS_SCRIPT = "<script>alert(1)</script>"
 XSS_IMG = "<img src=x onerror=alert(1)>"
-AGENT_ID = "agent-refund"
+XSS_ID = "agent-xss"
+PLAIN_ID = "plain-1"
 
 RUBRIC = """\
 name: support-conversations
 criteria:
   - name: resolved
-    requirement: "The assistant resolves the customer's problem by the end of the conversation"
+    requirement: "The assistant resolves the user's problem by the end of the conversation"
     weight: 10
   - name: polite
     requirement: "Every assistant turn is polite"
@@ -36,104 +160,26 @@ grader:
 """
 
 
-def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(arguments)},
-    }
+def agent_run_with_markup() -> list[dict[str, Any]]:
+    """The agent run, its first tool result holding a script tag and an onerror attribute."""
+    messages = json.loads(json.dumps(AGENT_RUN))
+    messages[3]["content"] = json.dumps({"flight": "FR201", "note": f"{XSS_SCRIPT} {XSS_IMG}"})
+    return messages
 
 
-def support_chat(number: int) -> dict[str, Any]:
-    return {
-        "id": f"chat-{number}",
-        "query": "Help with a late parcel",
-        "submission": [
-            {"role": "system", "content": "You are a friendly support agent."},
-            {"role": "user", "content": f"Where is my parcel {number}? It is a week late."},
-            {"role": "assistant", "content": "Sorry for the wait. Let me check that for you."},
-            {"role": "user", "content": "Thanks."},
-            {"role": "assistant", "content": f"Parcel {number} arrives tomorrow before noon."},
-        ],
-        "ground_truth": {"resolved": "MET", "polite": "MET"},
-    }
+def view_rows() -> list[dict[str, Any]]:
+    """`rows()`, the agent run with markup, and a plain-text item."""
+    return [
+        *rows(),
+        {"id": XSS_ID, "submission": agent_run_with_markup()},
+        {"id": PLAIN_ID, "submission": "A plain answer: the parcel arrives tomorrow."},
+    ]
 
 
-def agent_run() -> dict[str, Any]:
-    """An agent with three tool calls (two in one turn); one tool result holds markup."""
-    return {
-        "id": AGENT_ID,
-        "submission": {
-            "messages": [
-                {"role": "developer", "content": "You are a refund agent. Use the tools."},
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "text", "text": "My order 1182 arrived broken, photo attached."},
-                        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}},
-                    ],
-                },
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "reasoning": "look the order up first",
-                    "tool_calls": [call("c1", "get_order", {"id": 1182})],
-                },
-                {
-                    "role": "tool",
-                    "tool_call_id": "c1",
-                    "content": f'{{"status": "delivered", "note": "{XSS_SCRIPT} {XSS_IMG}"}}',
-                },
-                {
-                    "role": "assistant",
-                    "content": "I will issue a replacement and a refund of the shipping.",
-                    "tool_calls": [
-                        call("c2", "create_replacement", {"order": 1182}),
-                        call("c3", "refund_shipping", {"order": 1182, "amount": 4.99}),
-                    ],
-                },
-                {"role": "tool", "tool_call_id": "c2", "content": "replacement R-77 created"},
-                {"role": "tool", "tool_call_id": "c3", "content": "refunded 4.99"},
-                {"role": "assistant", "content": "Done: replacement R-77 ships today."},
-            ]
-        },
-        "ground_truth": {"resolved": "MET"},
-    }
-
-
-def reasoning_turns() -> dict[str, Any]:
-    return {
-        "id": "reasoning-1",
-        "query": "Is 1182 a prime number?",
-        "submission": [
-            {"role": "user", "content": "Is 1182 a prime number?"},
-            {
-                "role": "assistant",
-                "thinking": "1182 is even, so it is divisible by 2.",
-                "content": "No: 1182 is even (1182 = 2 x 591).",
-            },
-            {"role": "user", "content": "And 591?"},
-            {
-                "role": "assistant",
-                "reasoning": "5+9+1 = 15, divisible by 3: 591 = 3 x 197.",
-                "content": "591 = 3 x 197, so it is not prime either.",
-            },
-        ],
-    }
-
-
-def conversation_rows(chats: int = 3) -> list[dict[str, Any]]:
-    """`chats` support chats, the agent run, the reasoning turns and one plain-text item."""
-    rows = [support_chat(n) for n in range(1, chats + 1)]
-    rows += [agent_run(), reasoning_turns()]
-    rows.append({"id": "plain-1", "submission": "A plain answer: the parcel arrives tomorrow."})
-    return rows
-
-
-def write_conversations(directory: Path, chats: int = 3) -> tuple[Path, Path]:
-    """(rubric, dataset) written under `directory`."""
+def write_dataset(directory: Path, records: list[dict[str, Any]]) -> tuple[Path, Path]:
+    """(rubric, dataset) written under `directory`: RUBRIC and the records as JSONL."""
     rubric = directory / "conversations.yaml"
     rubric.write_text(RUBRIC)
     data = directory / "conversations.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in conversation_rows(chats)))
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
     return rubric, data

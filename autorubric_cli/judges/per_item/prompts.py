@@ -27,6 +27,7 @@ from autorubric_cli.judges.prompts import (
     response_set_instruction,
     submission_block,
 )
+from autorubric_cli.judges.transcript import scope_instruction
 
 ITEM_SYSTEM_PROMPT = """\
 You are an expert grader. You grade one submission against several criteria of a rubric at \
@@ -84,13 +85,19 @@ def answer_fields(asked: AskedCriterion) -> str:
 
 
 def criterion_section(
-    position: int, total: int, asked: AskedCriterion, shown: Sequence[CriterionOption] | None
+    position: int,
+    total: int,
+    asked: AskedCriterion,
+    shown: Sequence[CriterionOption] | None,
+    scope_note: str | None = None,
 ) -> str:
     header = (
         f"Criterion {position} of {total}, named {quoted(asked.name)}: "
         f"answer {answer_fields(asked)}"
     )
     parts = [header, block("criterion", asked.criterion.requirement)]
+    if scope_note:
+        parts.append(scope_note)
     if shown is not None:
         parts.append(options_block(shown))
     return "\n".join(parts)
@@ -140,7 +147,10 @@ def item_user_message(
     total = len(asked)
     sections.append(f"Grade the submission against each of these {total} criteria.")
     for position, criterion in enumerate(asked, start=1):
-        sections.append(criterion_section(position, total, criterion, shown_options(criterion)))
+        note = scope_instruction(submission.messages, criterion.criterion.scope)
+        sections.append(
+            criterion_section(position, total, criterion, shown_options(criterion), note)
+        )
     sections.append(
         f"Reply with the JSON object only: {total} entries, one per criterion, in the order above."
     )

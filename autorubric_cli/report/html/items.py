@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.evaluate import non_na_values, outcome_value
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
@@ -68,22 +69,13 @@ def cut_texts(value: Any) -> Any:
     return value
 
 
-def conversation_messages(submission: Any) -> list[Any] | None:
-    """The messages of a conversation submission (a list of messages, or an object holding
-    them under `messages`: docs/reference/dataset.md); None for a text submission."""
-    if isinstance(submission, dict):
-        submission = submission.get("messages")
-    return submission if isinstance(submission, list) else None
-
-
 def text_fields(item: Item) -> dict[str, Any]:
-    """What a page shows of an item: `q` (query), and `conv` (the conversation's messages as
+    """What a page shows of an item: `q` (query), and `conv` (a conversation's messages as
     given) or `sub` and `th` (the text and its thinking); long texts cut."""
     fields: dict[str, Any] = {"q": cut(item.query)}
     sub = item.submission
-    messages = conversation_messages(sub.model_dump(mode="json"))
-    if messages is not None:
-        fields["conv"] = cut_texts(messages)
+    if sub.messages is not None:
+        fields["conv"] = cut_texts(as_given(sub.messages))
     else:
         fields["sub"], fields["th"] = cut(sub.output), cut(sub.thinking)
     return fields

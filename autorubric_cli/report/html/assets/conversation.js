@@ -4,20 +4,22 @@ var autorubricConversation = (function () {
   "use strict";
   var el = autorubricEl;
   var PARTS = { image_url: "image", input_image: "image", image: "image", input_audio: "audio",
-    audio: "audio", file: "file", input_file: "file" };
-  var TEXT_PARTS = { text: true, input_text: true, output_text: true };
+    audio: "audio", video: "video", video_url: "video", file: "file", input_file: "file", document: "file" };
+  var TEXT_PARTS = { text: "text", input_text: "text", output_text: "text", refusal: "refusal" };
 
   function str(v) { return typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v, null, 2); }
   function partText(part) {
     if (typeof part === "string") return part;
     if (!part || typeof part !== "object") return "";
-    if (TEXT_PARTS[part.type]) return str(part.text);
+    if (TEXT_PARTS[part.type]) return str(part[TEXT_PARTS[part.type]]);
     return "[" + (PARTS[part.type] || part.type || "part") + "]";
   }
-  // The text of a content: a string, null, or a list of parts (non-text parts as [image] ...).
-  function contentText(content) {
-    if (Array.isArray(content)) return content.map(partText).join("\n");
-    return str(content);
+  // The text of a message: its content (a string, or parts: non-text parts as [image] ...), or
+  // the refusal of an assistant that gave no content.
+  function contentText(m) {
+    if (Array.isArray(m.content)) return m.content.map(partText).join("\n");
+    if ((m.content === null || m.content === undefined) && typeof m.refusal === "string") return m.refusal;
+    return str(m.content);
   }
   function calls(m) { return Array.isArray(m.tool_calls) ? m.tool_calls : []; }
   function callName(call) { return str((call.function || {}).name || call.name) || "(unnamed)"; }
@@ -34,7 +36,10 @@ var autorubricConversation = (function () {
     var flat = text.replace(/\s+/g, " ").trim();
     return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
   }
-  function thinkingOf(m) { return str(m.reasoning !== undefined && m.reasoning !== null ? m.reasoning : m.thinking); }
+  function thinkingOf(m) {
+    var found = [m.reasoning, m.thinking, m.reasoning_content].filter(function (t) { return t !== null && t !== undefined; });
+    return found.length ? str(found[0]) : "";
+  }
 
   // The messages of a submission when it is a conversation, else null.
   function messagesOf(sub) {
@@ -54,7 +59,7 @@ var autorubricConversation = (function () {
   function searchText(messages) {
     return messages.map(function (m) {
       m = m || {};
-      return [contentText(m.content), thinkingOf(m)].concat(calls(m).map(function (c) {
+      return [contentText(m), thinkingOf(m)].concat(calls(m).map(function (c) {
         return callName(c) + " " + argumentsText(c, 0);
       })).join("\n");
     }).join("\n");
@@ -88,7 +93,7 @@ var autorubricConversation = (function () {
         el("summary", { text: "thinking (" + plural(thinking.trim().split(/\s+/).length, "word") + ")" }),
         el("pre", { text: thinking })]));
     }
-    var text = contentText(m.content);
+    var text = contentText(m);
     if (text || !calls(m).length) {
       box.appendChild(el("pre", { cls: role === "tool" ? "turn-text tool-result" : "turn-text", text: text || "(no content)" }));
     }
