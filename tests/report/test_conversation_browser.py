@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from html_support import cli, parse
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, Locator
 
 from autorubric_cli.report.html.items import decode_payload
-from tests.support.browser import headless_chromium
+from tests.support.browser import Watched, headless_chromium
 from tests.support.conversations import (
     AGENT_RUN,
     PLAIN_ID,
@@ -46,20 +46,6 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def browser(experiment: Path) -> Iterator[Browser]:
     with headless_chromium() as browser:
         yield browser
-
-
-class Watched:
-    """A page with its console errors and dialogs recorded."""
-
-    def __init__(self, browser: Browser, url: str, ready: str) -> None:
-        self.page: Page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.page.goto(url)
-        self.page.wait_for_selector(ready, timeout=30_000)
 
 
 @pytest.fixture
