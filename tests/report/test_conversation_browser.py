@@ -17,7 +17,9 @@ from autorubric_cli.report.html.items import decode_payload
 from tests.support.browser import Watched, headless_chromium
 from tests.support.conversations import (
     AGENT_RUN,
+    LONG_RESULT,
     PLAIN_ID,
+    REFUSAL_ID,
     SUPPORT_CHAT_DEVELOPER,
     XSS_ID,
     XSS_IMG,
@@ -103,6 +105,12 @@ def check_agent_run(box: Locator) -> None:
     assert json.loads(calls.nth(2).locator("pre.tool-args").inner_text()) == {
         "subject": "Your booking"
     }
+    folded = box.locator(".turn").nth(6).locator("details.tool-output")  # the 40-line log
+    assert not folded.evaluate("d => d.open")
+    assert folded.locator("summary").inner_text().startswith("output · 40 lines · ")
+    folded.locator("summary").click()
+    assert folded.locator("pre.tool-result").inner_text() == LONG_RESULT
+    assert box.locator("details.tool-output").count() == 1  # short results are shown
     result = box.locator("pre.tool-result").first.inner_text()
     assert XSS_SCRIPT in result and XSS_IMG in result
     assert box.locator("script, img").count() == 0
@@ -130,11 +138,12 @@ def test_the_item_rows_count_turns_and_tool_calls(report: Watched) -> None:
         "agent-1": "8 turns · 3 tool calls",
         "reasoning-1": "4 turns · 0 tool calls",
         XSS_ID: "8 turns · 3 tool calls",
+        REFUSAL_ID: "2 turns · 0 tool calls",
         PLAIN_ID: "",
     }
     page.click("th[data-col=turns]")
     ids = [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()]
-    assert ids[0] == "reasoning-1" and ids[-3:] == ["agent-1", XSS_ID, PLAIN_ID]
+    assert ids[0] == REFUSAL_ID and ids[-3:] == ["agent-1", XSS_ID, PLAIN_ID]
     page.fill("#search", "send_email")  # a tool name is searched too
     found = [r.get_attribute("data-id") for r in page.locator("tr.item-row").all()]
     assert found == ["agent-1", XSS_ID]
@@ -147,6 +156,15 @@ def test_thinking_is_folded_media_and_developer_are_marked_plain_text_is_a_block
     page.click("tr.item-row[data-id=support-1]")
     chat = page.locator("tr.detail-row[data-detail-for=support-1] .turn")
     assert chat.nth(3).locator("pre").inner_text() == "Yes, here is a photo.\n[image]"
+    page.click(f"tr.item-row[data-id={REFUSAL_ID}]")
+    refusal = page.locator(f"tr.detail-row[data-detail-for={REFUSAL_ID}] .turn")
+    assert refusal.nth(0).locator("pre").inner_text().endswith("\n[audio]\n[file]")
+    assert refusal.nth(1).locator(".turn-head").inner_text().split() == [
+        "2",
+        "ASSISTANT",
+        "(refusal)",
+    ]
+    assert refusal.nth(1).locator("pre").inner_text() == "I cannot push to main."
     page.click("tr.item-row[data-id=support-2]")
     head = page.locator("tr.detail-row[data-detail-for=support-2] .turn-head").first
     assert head.inner_text().split() == ["1", "SYSTEM", "(developer)"]

@@ -160,18 +160,38 @@ grader:
 """
 
 
+LONG_RESULT = "\n".join(f"smtp: line {n} of the mail server's log" for n in range(1, 41))
+
+
 def agent_run_with_markup() -> list[dict[str, Any]]:
-    """The agent run, its first tool result holding a script tag and an onerror attribute."""
+    """The agent run, its first tool result holding a script tag and an onerror attribute, its
+    last one a 40-line log."""
     messages = json.loads(json.dumps(AGENT_RUN))
     messages[3]["content"] = json.dumps({"flight": "FR201", "note": f"{XSS_SCRIPT} {XSS_IMG}"})
+    messages[6]["content"] = LONG_RESULT
     return messages
 
 
+REFUSAL_ID = "refusal-1"
+REFUSAL: list[dict[str, Any]] = [
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Push my recording and the contract to main."},
+            {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+            {"type": "file", "file": {"file_id": "file-1"}},
+        ],
+    },
+    {"role": "assistant", "content": None, "refusal": "I cannot push to main."},
+]
+
+
 def view_rows() -> list[dict[str, Any]]:
-    """`rows()`, the agent run with markup, and a plain-text item."""
+    """`rows()`, the agent run with markup, a refusal, and a plain-text item."""
     return [
         *rows(),
         {"id": XSS_ID, "submission": agent_run_with_markup()},
+        {"id": REFUSAL_ID, "submission": REFUSAL},
         {"id": PLAIN_ID, "submission": "A plain answer: the parcel arrives tomorrow."},
     ]
 

@@ -5,6 +5,7 @@ var autorubricConversation = (function () {
   var el = autorubricEl;
   var PARTS = { image_url: "image", input_image: "image", image: "image", input_audio: "audio",
     audio: "audio", video: "video", video_url: "video", file: "file", input_file: "file", document: "file" };
+  var LONG_LINES = 12, LONG_CHARS = 1200;  // a longer tool result is folded
   var TEXT_PARTS = { text: "text", input_text: "text", output_text: "text", refusal: "refusal" };
 
   function str(v) { return typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v, null, 2); }
@@ -16,10 +17,10 @@ var autorubricConversation = (function () {
   }
   // The text of a message: its content (a string, or parts: non-text parts as [image] ...), or
   // the refusal of an assistant that gave no content.
+  function isRefusal(m) { return (m.content === null || m.content === undefined) && typeof m.refusal === "string"; }
   function contentText(m) {
     if (Array.isArray(m.content)) return m.content.map(partText).join("\n");
-    if ((m.content === null || m.content === undefined) && typeof m.refusal === "string") return m.refusal;
-    return str(m.content);
+    return isRefusal(m) ? m.refusal : str(m.content);
   }
   function calls(m) { return Array.isArray(m.tool_calls) ? m.tool_calls : []; }
   function callName(call) { return str((call.function || {}).name || call.name) || "(unnamed)"; }
@@ -50,7 +51,7 @@ var autorubricConversation = (function () {
   function counts(messages) {
     return { turns: messages.length, calls: messages.reduce(function (n, m) { return n + calls(m || {}).length; }, 0) };
   }
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function plural(n, word) { return String(n).replace(/\B(?=(\d{3})+$)/g, ",") + " " + word + (n === 1 ? "" : "s"); }
   function summary(messages) {
     var c = counts(messages);
     return plural(c.turns, "turn") + " · " + plural(c.calls, "tool call");
@@ -79,6 +80,15 @@ var autorubricConversation = (function () {
     if (m.name) return "result of " + str(m.name) + (id ? " (" + id + ")" : "");
     return id ? "result of call " + id + " (no such call above)" : "tool result";
   }
+  // A tool result: shown when short, folded to its size and first line when long.
+  function toolResult(text) {
+    var pre = el("pre", { cls: "turn-text tool-result", text: text || "(no content)" });
+    var lines = text.split("\n").length;
+    if (lines <= LONG_LINES && text.length <= LONG_CHARS) return pre;
+    return el("details", { cls: "tool-output" }, [
+      el("summary", {}, [el("span", { cls: "tool-size", text: "output · " + plural(lines, "line") + " · " + plural(text.length, "character") }),
+        el("span", { cls: "tool-args-line", text: oneLine(text.split("\n")[0], 80) })]), pre]);
+  }
   function turn(m, i, byId) {
     m = m || {};
     var role = str(m.role) || "?";
@@ -86,6 +96,7 @@ var autorubricConversation = (function () {
     var head = [el("span", { cls: "turn-n", text: String(i + 1) }), el("span", { cls: "role", text: shown })];
     if (role !== shown) head.push(el("span", { cls: "turn-note", text: "(developer)" }));
     if (role === "tool") head.push(el("span", { cls: "turn-note answers", text: answered(m, byId) }));
+    if (isRefusal(m)) head.push(el("span", { cls: "turn-note", text: "(refusal)" }));
     var box = el("div", { cls: "turn role-" + shown, "data-turn": String(i + 1), "data-role": shown }, [el("div", { cls: "turn-head" }, head)]);
     var thinking = thinkingOf(m);
     if (thinking) {
@@ -94,9 +105,8 @@ var autorubricConversation = (function () {
         el("pre", { text: thinking })]));
     }
     var text = contentText(m);
-    if (text || !calls(m).length) {
-      box.appendChild(el("pre", { cls: role === "tool" ? "turn-text tool-result" : "turn-text", text: text || "(no content)" }));
-    }
+    if (role === "tool") box.appendChild(toolResult(text));
+    else if (text || !calls(m).length) box.appendChild(el("pre", { cls: "turn-text", text: text || "(no content)" }));
     calls(m).forEach(function (c) { byId[str(c.id)] = c; box.appendChild(callBox(c)); });
     return box;
   }
