@@ -79,13 +79,15 @@ def part_text(part: dict[str, Any]) -> str:
     return MEDIA_PARTS.get(str(kind), f"[{kind}]")
 
 
-def message_text(message: Message) -> str | None:
+def message_text(message: Message, markers: bool = True) -> str | None:
     """The text of a message's content (parts joined by a line break); None when it has none.
 
-    An assistant message with null content and a `refusal` string shows the refusal."""
+    `markers`: media parts shown as `[image]` etc. (else left out, as when counting words). An
+    assistant message with null content and a `refusal` string shows the refusal."""
     content = message.content
     if isinstance(content, list):
-        return "\n".join(part_text(p) for p in content)
+        shown = (part_text(p) for p in content if markers or p.get("type") in TEXT_PARTS)
+        return "\n".join(shown)
     if content is None:
         refusal = (message.model_extra or {}).get("refusal")
         return refusal if isinstance(refusal, str) else None
@@ -135,6 +137,6 @@ def assistant_word_counts(messages: Sequence[Message]) -> dict[str, int]:
     for message in messages:
         if message.role != "assistant":
             continue
-        output += len((message_text(message) or "").split())
+        output += len((message_text(message, markers=False) or "").split())
         thinking += len((reasoning_text(message) or "").split())
     return {"output": output, "thinking": thinking}

@@ -321,8 +321,8 @@ def _plain(value: Any, where: Where) -> Any:
             return value.decode("utf-8")
         except UnicodeDecodeError:
             raise where.error("binary column value is not UTF-8 text") from None
-    if isinstance(value, str | int | float | bool):
-        return value
+    if value is None or isinstance(value, str | int | float | bool):
+        return value  # a struct's absent field is None: it stays null, never the text "None"
     return str(value)
 
 

@@ -111,8 +111,8 @@ def jsonl_text() -> str:
 
 
 def message_texts(messages: list[dict[str, Any]]) -> list[str]:
-    """Every text a judge must see, in order: each message's text, reasoning and tool-call
-    names (the parts a transcript keeps)."""
+    """Every text a judge must see, in order: each message's reasoning, text, and tool calls
+    (name and arguments)."""
     found = []
     for message in messages:
         for key in ("reasoning", "thinking"):
@@ -124,7 +124,10 @@ def message_texts(messages: list[dict[str, Any]]) -> list[str]:
         elif isinstance(content, list):
             found.extend(p["text"] for p in content if p.get("type") == "text")
         for call in message.get("tool_calls") or ():
-            found.append(call["function"]["name"])
+            arguments = call["function"].get("arguments")
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, separators=(",", ":"))
+            found += [f'<tool_call id="{call["id"]}" name="{call["function"]["name"]}">', arguments]
     return found
 
 

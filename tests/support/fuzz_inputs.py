@@ -9,6 +9,7 @@ duplicate keys, empty containers).
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import json
@@ -21,6 +22,8 @@ from typing import Any
 
 from autorubric_cli.core.config import FewShotConfig
 from autorubric_cli.errors import InputError
+from tests.support.conversations import REASONING_TURNS, SUPPORT_CHAT_DEVELOPER
+from tests.support.conversations import rows as conversation_rows
 
 RUBRIC = """name: fuzz
 criteria:
@@ -135,6 +138,42 @@ def rubric_dataset_bytes() -> bytes:
         ],
     }
     return json.dumps(data, indent=2).encode()
+
+
+def conversation_jsonl_bytes() -> bytes:
+    return jsonl_bytes(conversation_rows())
+
+
+def conversation_csv_bytes(rows: list[dict[str, Any]] | None = None) -> bytes:
+    """A CSV whose submission cells hold JSON conversations."""
+    sink = io.StringIO()
+    writer = csv.writer(sink)
+    writer.writerow(["id", "submission", "query"])
+    for row in rows if rows is not None else conversation_rows():
+        writer.writerow([row.get("id", ""), dump_cell(row.get("submission")), "q?"])
+    return sink.getvalue().encode("utf-8", "surrogatepass")
+
+
+def dump_cell(value: Any) -> str:
+    try:
+        return json.dumps(value, allow_nan=True)
+    except (RecursionError, ValueError):
+        return "[" * 100
+
+
+def conversation_parquet_bytes() -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(
+        [
+            {"id": "r", "submission": REASONING_TURNS},
+            {"id": "s", "submission": SUPPORT_CHAT_DEVELOPER},
+        ]
+    )
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
 
 
 # --- mutations ---------------------------------------------------------------------------------
@@ -272,6 +311,26 @@ def mutate_gzip(data: bytes, rng: random.Random) -> bytes:
     return mutate_bytes(data, rng)
 
 
+def mutated_conversations(rng: random.Random) -> list[dict[str, Any]]:
+    """The conversation rows with one row's conversation structurally mutated."""
+    rows = conversation_rows()
+    i = rng.randrange(len(rows))
+    rows[i] = {**rows[i], "submission": mutate_value(rows[i]["submission"], rng)}
+    return rows
+
+
+def mutate_conversation_jsonl(data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.5:
+        return mutate_dataset(data, rng)
+    return b"".join(dump_json(r, rng) + b"\n" for r in mutated_conversations(rng))
+
+
+def mutate_conversation_csv(data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.5:
+        return mutate_bytes(data, rng)
+    return conversation_csv_bytes(mutated_conversations(rng))
+
+
 # --- targets -----------------------------------------------------------------------------------
 
 
@@ -315,6 +374,32 @@ def load_dataset_file(ws: Workspace, name: str, data: bytes) -> None:
     path.write_bytes(data)
     for _ in iter_items(path, ws.rubric):
         pass
+
+
+FINAL_TURN_RUBRIC = "criteria:\n  - {name: last, requirement: r, scope: final_turn}\n"
+
+
+def load_conversation_file(ws: Workspace, name: str, data: bytes) -> None:
+    """Read the file under a `final_turn` rubric and build each item's judge prompt and word
+    counts, as a run would."""
+    from autorubric_cli.core.scoring import submission_word_counts
+    from autorubric_cli.judges.prompts import submission_block
+    from autorubric_cli.judges.transcript import scope_instruction
+    from autorubric_cli.loading.dataset import iter_items
+    from autorubric_cli.loading.rubric_loader import parse_rubric
+
+    path = ws.root / name
+    path.write_bytes(data)
+    for item in iter_items(path, parse_rubric(FINAL_TURN_RUBRIC, "final.yaml")):
+        submission_block(item.submission)
+        scope_instruction(item.submission.messages, "final_turn")
+        submission_word_counts(item.submission)
+
+
+def conversation_target(
+    file_name: str, seed: Callable[[], bytes], mutate: Callable[..., bytes]
+) -> Target:
+    return (lambda ws, d: load_conversation_file(ws, file_name, d), lambda ws: seed(), mutate)
 
 
 def target_rubric(ws: Workspace, data: bytes) -> None:
@@ -391,6 +476,15 @@ TARGETS: dict[str, Target] = {
         "d.jsonl.gz", lambda: gzip.compress(jsonl_bytes()), mutate_gzip
     ),
     "data.parquet": dataset_target("d.parquet", parquet_bytes, mutate_bytes),
+    "conversation.jsonl": conversation_target(
+        "c.jsonl", conversation_jsonl_bytes, mutate_conversation_jsonl
+    ),
+    "conversation.csv": conversation_target(
+        "c.csv", conversation_csv_bytes, mutate_conversation_csv
+    ),
+    "conversation.parquet": conversation_target(
+        "c.parquet", conversation_parquet_bytes, mutate_bytes
+    ),
     "human.jsonl": (target_human, lambda ws: jsonl_bytes(), mutate_dataset),
     "few_shot.jsonl": (target_few_shot, lambda ws: jsonl_bytes(), mutate_dataset),
     "items.jsonl": (target_items, lambda ws: seed_file(ws, "items.jsonl"), mutate_dataset),
