@@ -18,9 +18,10 @@ import krippendorff
 import numpy as np
 import pytest
 from label_support import XSS, XSS_ID, cli, graded_demo, read_jsonl
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
+from tests.support.browser import Watched as WatchedPage
 from tests.support.browser import headless_chromium
 
 BINARY = ("energy_density", "cycle_life", "thermal_safety", "wrong_claim")
@@ -43,24 +44,11 @@ def browser(experiment: Path) -> Iterator[Browser]:
         yield browser
 
 
-class Watched:
-    """A page with its console errors, dialogs and requests recorded."""
+class Watched(WatchedPage):
+    """The labelling page, watched (console errors, dialogs, requests)."""
 
     def __init__(self, context: BrowserContext, url: str) -> None:
-        self.page: Page = context.new_page()
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-        self.requests: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.page.on("request", lambda r: self.requests.append(r.url))
-        self.url = url
-        self.load()
-
-    def load(self) -> None:
-        self.page.goto(self.url)
-        self.page.wait_for_selector("body[data-ready]", timeout=30_000)
+        super().__init__(context, url, "body[data-ready]")
 
     def item(self) -> str:
         return str(self.page.get_attribute("body", "data-item"))

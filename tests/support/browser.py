@@ -7,7 +7,7 @@ import contextlib
 import shutil
 from collections.abc import Iterator
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 
 @contextlib.contextmanager
@@ -18,3 +18,25 @@ def headless_chromium() -> Iterator[Browser]:
         browser = p.chromium.launch(executable_path=executable, headless=True)
         yield browser
         browser.close()
+
+
+class Watched:
+    """A page opened at `url` with its console errors, dialogs (dismissed) and requests
+    recorded; `load` (re)opens it and waits for the `ready` selector."""
+
+    def __init__(self, opener: Browser | BrowserContext, url: str, ready: str) -> None:
+        self.page: Page = opener.new_page()
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.url = url
+        self.ready = ready
+        self.load()
+
+    def load(self) -> None:
+        self.page.goto(self.url)
+        self.page.wait_for_selector(self.ready, timeout=30_000)

@@ -6,6 +6,7 @@ bench, so each reads the same transcripts.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 SUPPORT_CHAT: list[dict[str, Any]] = [
@@ -128,3 +129,80 @@ def message_texts(messages: list[dict[str, Any]]) -> list[str]:
                 arguments = json.dumps(arguments, separators=(",", ":"))
             found += [f'<tool_call id="{call["id"]}" name="{call["function"]["name"]}">', arguments]
     return found
+
+
+# --- the pages' view of conversations: a rubric, one agent run whose tool result holds markup,
+# and one plain-text item beside the conversations ------------------------------------------
+
+XSS_SCRIPT = "<script>alert(1)</script>"
+XSS_IMG = "<img src=x onerror=alert(1)>"
+XSS_ID = "agent-xss"
+PLAIN_ID = "plain-1"
+
+RUBRIC = """\
+name: support-conversations
+criteria:
+  - name: resolved
+    requirement: "The assistant resolves the user's problem by the end of the conversation"
+    weight: 10
+  - name: polite
+    requirement: "Every assistant turn is polite"
+    weight: 4
+  - name: turns
+    requirement: "Is the number of exchange turns appropriate?"
+    weight: 6
+    scale_type: ordinal
+    options:
+      - {label: "Too many", value: 0.0}
+      - {label: "About right", value: 1.0}
+grader:
+  judges:
+    - {model: simulated/careful, id: careful, params: {accuracy: 0.9, seed: 1}}
+    - {model: simulated/hasty, id: hasty, params: {accuracy: 0.7, seed: 2}}
+  seed: 7
+"""
+
+
+LONG_RESULT = "\n".join(f"smtp: line {n} of the mail server's log" for n in range(1, 41))
+
+
+def agent_run_with_markup() -> list[dict[str, Any]]:
+    """The agent run, its first tool result holding a script tag and an onerror attribute, its
+    last one a 40-line log."""
+    messages = json.loads(json.dumps(AGENT_RUN))
+    messages[3]["content"] = json.dumps({"flight": "FR201", "note": f"{XSS_SCRIPT} {XSS_IMG}"})
+    messages[6]["content"] = LONG_RESULT
+    return messages
+
+
+REFUSAL_ID = "refusal-1"
+REFUSAL: list[dict[str, Any]] = [
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Push my recording and the contract to main."},
+            {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+            {"type": "file", "file": {"file_id": "file-1"}},
+        ],
+    },
+    {"role": "assistant", "content": None, "refusal": "I cannot push to main."},
+]
+
+
+def view_rows() -> list[dict[str, Any]]:
+    """`rows()`, the agent run with markup, a refusal, and a plain-text item."""
+    return [
+        *rows(),
+        {"id": XSS_ID, "submission": agent_run_with_markup()},
+        {"id": REFUSAL_ID, "submission": REFUSAL},
+        {"id": PLAIN_ID, "submission": "A plain answer: the parcel arrives tomorrow."},
+    ]
+
+
+def write_dataset(directory: Path, records: list[dict[str, Any]]) -> tuple[Path, Path]:
+    """(rubric, dataset) written under `directory`: RUBRIC and the records as JSONL."""
+    rubric = directory / "conversations.yaml"
+    rubric.write_text(RUBRIC)
+    data = directory / "conversations.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return rubric, data

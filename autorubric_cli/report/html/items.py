@@ -17,7 +17,9 @@ from typing import Any
 
 import orjson
 
+from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.evaluate import non_na_values, outcome_value
+from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.scoring import criterion_value
@@ -54,6 +56,29 @@ def cut(text: str | None) -> str | None:
     if text is None or len(text) <= TEXT_CAP:
         return text
     return text[:TEXT_CAP] + f" … [cut: {len(text) - TEXT_CAP:,} more characters]"
+
+
+def cut_texts(value: Any) -> Any:
+    """A JSON value with every string in it cut as `cut` does."""
+    if isinstance(value, str):
+        return cut(value)
+    if isinstance(value, list):
+        return [cut_texts(v) for v in value]
+    if isinstance(value, dict):
+        return {k: cut_texts(v) for k, v in value.items()}
+    return value
+
+
+def text_fields(item: Item) -> dict[str, Any]:
+    """What a page shows of an item: `q` (query), and `conv` (a conversation's messages as
+    given) or `sub` and `th` (the text and its thinking); long texts cut."""
+    fields: dict[str, Any] = {"q": cut(item.query)}
+    sub = item.submission
+    if sub.messages is not None:
+        fields["conv"] = cut_texts(as_given(sub.messages))
+    else:
+        fields["sub"], fields["th"] = cut(sub.output), cut(sub.thinking)
+    return fields
 
 
 def worst_first_key(status: str, score: float | None, index: int) -> tuple[int, float, int]:
@@ -148,16 +173,14 @@ def item_row(
         "gt": record.ground_truth,
         "cost": record.cost,
     }
-    text = texts.get(record.id)
-    if text is not None:
-        row["q"], row["sub"], row["th"] = text
+    row.update(texts.get(record.id, {}))
     return row
 
 
 def dataset_texts(
     manifest: Manifest, rubric: Rubric, ids: set[str]
 ) -> tuple[dict[str, Any], str | None]:
-    """id -> (query, submission, thinking) from the experiment's dataset, when it is unchanged.
+    """id -> the item's `text_fields` from the experiment's dataset, when it is unchanged.
 
     Item records do not hold the submissions; when the dataset is gone or changed the page
     says so instead of showing the wrong text.
@@ -171,8 +194,7 @@ def dataset_texts(
         texts = {}
         for item in iter_items(path, rubric, manifest.dataset_fields):
             if item.id in ids:
-                sub = item.submission
-                texts[item.id] = (cut(item.query), cut(sub.output), cut(sub.thinking))
+                texts[item.id] = text_fields(item)
     except (InputError, OSError) as exc:
         return {}, f"submissions are not shown: the dataset cannot be read ({exc})"
     return texts, None

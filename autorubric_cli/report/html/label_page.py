@@ -27,12 +27,9 @@ LABEL_BYTE_BUDGET = 6_000_000
 def label_rows(plan: LabelPlan, texts: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for item in plan.ranked:
-        query, submission, thinking = texts.get(item.id, (None, None, None))
-        row = {"id": item.id, "why": item.why, "r": item.raters, "sub": submission}
-        if query is not None:
-            row["q"] = query
-        if thinking is not None:
-            row["th"] = thinking
+        fields = texts.get(item.id, {})
+        row = {"id": item.id, "why": item.why, "r": item.raters, "sub": fields.get("sub")}
+        row.update({k: v for k, v in fields.items() if k != "sub" and v is not None})
         rows.append(row)
     return rows
 
@@ -53,8 +50,8 @@ def render_label_html(
         payload=payload,
         capped=len(ids) < len(plan.ranked),
         budget_hit=hit,
-        css=asset("label.css"),
-        page_js=asset("dom.js") + asset("label.js"),
+        css=asset("label.css") + asset("conversation.css"),
+        page_js=asset("dom.js") + asset("conversation.js") + asset("label.js"),
         plots=None,
         version=__version__,
     )

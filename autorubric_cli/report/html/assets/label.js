@@ -161,6 +161,16 @@
     var boxes = document.querySelectorAll(".criterion");
     for (var i = 0; i < boxes.length; i++) boxes[i].classList.toggle("active", i === active);
   }
+  // A conversation as turns (roles, tool calls and thinking folded); a text as one block.
+  function drawSubmission(item) {
+    var box = $("conversation-box");
+    box.textContent = "";
+    box.hidden = !item.conv;
+    $("submission").hidden = !!item.conv;
+    $("submission-counts").textContent = item.conv ? autorubricConversation.summary(item.conv) : "";
+    if (item.conv) box.appendChild(autorubricConversation.render(item.conv));
+    else $("submission").textContent = item.sub === null || item.sub === undefined ? "(no submission text)" : item.sub;
+  }
   function draw() {
     var item = items[pos];
     if (!item) return;
@@ -174,7 +184,7 @@
     $("thinking-box").hidden = !item.th;
     $("thinking-box").open = false;
     $("thinking").textContent = item.th || "";
-    $("submission").textContent = item.sub === null || item.sub === undefined ? "(no submission text)" : item.sub;
+    drawSubmission(item);
     var panel = $("criteria");
     panel.textContent = "";
     criteria.forEach(function (c, ci) { panel.appendChild(criterionBox(c, ci, e)); });

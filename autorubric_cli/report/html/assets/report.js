@@ -5,9 +5,10 @@
   var PAGE_SIZE = 50;
   var meta = JSON.parse(document.getElementById("item-meta").textContent);
   var dataEl = document.getElementById("item-data");
-  var state = { items: [], view: [], page: 0, sort: "n", dir: 1, open: {} };
+  var state = { items: [], view: [], page: 0, sort: "n", dir: 1, open: {}, conv: false };
 
   var el = autorubricEl;
+  var conv = autorubricConversation;
   function num(v, d) { return v === null || v === undefined ? "n/a" : Number(v).toFixed(d === undefined ? 3 : d); }
   function isAbstain(ci, label) {
     var c = meta.criteria[ci];
@@ -50,10 +51,11 @@
   function header() {
     var head = document.getElementById("item-head");
     var cols = [["n", "#"], ["id", "id"], ["sc", "score"], ["st", "status"]];
+    if (state.conv) cols.push(["turns", "turns · tool calls"]);
     meta.criteria.forEach(function (c, i) { cols.push(["c" + i, c.name]); });
     cols.push(["err", "error"]);
     cols.forEach(function (col) {
-      var sortable = col[0] === "n" || col[0] === "id" || col[0] === "sc";
+      var sortable = ["n", "id", "sc", "turns"].indexOf(col[0]) >= 0;
       var th = el("th", { text: col[1], "data-col": col[0] });
       if (sortable) {
         th.className = "sortable";
@@ -97,7 +99,7 @@
     if (status === "gt" && !disagrees(item, ci)) return false;
     if (ci !== "" && verdict !== "" && item.c[Number(ci)][0] !== verdict) return false;
     if (!q) return true;
-    return [item.id, item.q, item.sub, item.err].some(function (t) {
+    return [item.id, item.q, item.sub, item.convText, item.err].some(function (t) {
       return t && String(t).toLowerCase().indexOf(q) >= 0;
     });
   }
@@ -134,7 +136,8 @@
     box.appendChild(el("p", { cls: "facts item-facts", text: facts }));
     if (item.err) box.appendChild(el("p", { cls: "fail", text: "error: " + item.err }));
     if (item.q) box.appendChild(el("div", {}, [el("h4", { text: "Query" }), el("pre", { text: item.q })]));
-    if (item.sub !== undefined) box.appendChild(el("div", {}, [el("h4", { text: "Submission" }), el("pre", { cls: "submission", text: item.sub })]));
+    if (item.conv) box.appendChild(el("div", {}, [el("h4", { text: "Conversation · " + conv.summary(item.conv) }), conv.render(item.conv)]));
+    else if (item.sub !== undefined) box.appendChild(el("div", {}, [el("h4", { text: "Submission" }), el("pre", { cls: "submission", text: item.sub })]));
     if (item.th) box.appendChild(el("details", {}, [el("summary", { text: "Thinking" }), el("pre", { text: item.th })]));
     var table = el("table", { cls: "votes" });
     table.appendChild(el("thead", {}, [el("tr", {}, ["criterion / judge", "sample", "outcome", "truth", "weight × value", "agreement", "shown option order", "reason", "error"].map(function (h) { return el("th", { text: h }); }))]));
@@ -163,6 +166,7 @@
   function row(item) {
     var cells = [el("td", { text: String(item.n + 1) }), el("td", { cls: "id", text: item.id }),
       el("td", { text: num(item.sc) }), el("td", { cls: item.st === "error" ? "fail" : "", text: item.st })];
+    if (state.conv) cells.push(el("td", { cls: "turns", text: item.conv ? conv.summary(item.conv) : "" }));
     var off = 0;
     item.c.forEach(function (c, ci) {
       var truth = disagreement(item, ci);
@@ -187,7 +191,7 @@
     state.page = Math.min(Math.max(state.page, 0), pages - 1);
     var body = document.getElementById("item-rows");
     body.textContent = "";
-    var span = meta.criteria.length + 5;
+    var span = meta.criteria.length + (state.conv ? 6 : 5);
     state.view.slice(state.page * PAGE_SIZE, (state.page + 1) * PAGE_SIZE).forEach(function (item) {
       body.appendChild(row(item));
       if (state.open[item.id]) {
@@ -201,13 +205,21 @@
     document.getElementById("next").disabled = state.page >= pages - 1;
   }
 
-  header();
   filters();
   decode().then(function (items) {
+    items.forEach(function (it) {
+      if (!it.conv) return;
+      var c = conv.counts(it.conv);
+      it.turns = c.turns;
+      it.convText = conv.searchText(it.conv);
+      state.conv = true;
+    });
+    header();
     state.items = items;
     refresh();
     document.body.setAttribute("data-items-ready", String(items.length));
   }).catch(function (err) {
+    if (!document.getElementById("item-head").children.length) header();
     document.getElementById("count").textContent = "the items could not be read: " + err;
     throw err;
   });
