@@ -31,7 +31,9 @@ from autorubric_cli.cli.options import (
     LLMCallsOpt,
     MaxCost,
     MaxDrop,
+    MlflowOpt,
     NoCache,
+    OtelOpt,
     ShardOpt,
 )
 from autorubric_cli.errors import EXIT_OK
@@ -113,6 +115,8 @@ def run(
     shard: ShardOpt = None,
     batch: BatchOpt = False,
     max_cost: MaxCost = None,
+    otel: OtelOpt = False,
+    mlflow: MlflowOpt = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -138,8 +142,12 @@ def run(
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
-        directory = experiment.start_run(rubric, dataset, options)
-        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        with cli.run_exports(otel, mlflow):  # a missing extra: an input error, before all
+            directory = experiment.start_run(rubric, dataset, options)
+        code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        if mlflow:
+            cli.run_mlflow_export(directory)
+        return code
 
     guarded(body)
 
@@ -171,6 +179,8 @@ def resume(
         typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
     ] = False,
     max_cost: MaxCost = None,
+    otel: OtelOpt = False,
+    mlflow: MlflowOpt = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
@@ -182,17 +192,21 @@ def resume(
 
     def resume_body() -> int:
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
-        warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
-            directory,
-            retry_errors=retry_errors,
-            concurrency=concurrency,
-            no_cache=no_cache,
-            cache_dir=cache_dir,
-            no_batch=no_batch,
-            max_cost=max_cost,
-        )
+        with cli.run_exports(otel, mlflow):
+            warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
+                directory,
+                retry_errors=retry_errors,
+                concurrency=concurrency,
+                no_cache=no_cache,
+                cache_dir=cache_dir,
+                no_batch=no_batch,
+                max_cost=max_cost,
+            )
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
-        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        if mlflow:
+            cli.run_mlflow_export(directory)
+        return code
 
     guarded(body)
