@@ -14,8 +14,6 @@ from mlflow.tracking import MlflowClient
 
 from tests.support.cli import cli
 
-# MLflow's own SQLAlchemy use, not ours
-pytestmark = pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy")
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "rubrics" / "demo.yaml"
 DATA = ROOT / "datasets" / "demo.jsonl"
