@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -45,6 +46,7 @@ from autorubric_cli.judges.request import CallRequest, Completion
 from autorubric_cli.judges.tracing import installed
 
 FLUSH_S = 2.0
+OS_ERROR = re.compile(r"\[Errno -?\d+\] ([^'\"()]+)")
 logger = logging.getLogger("autorubric_cli.export")
 
 
@@ -60,7 +62,7 @@ class ExportTrouble(logging.Handler):
         self.over = threading.Event()
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.warn(" ".join(record.getMessage().split())[:200])
+        self.warn(reason(record.getMessage()))
 
     def warn(self, why: str) -> None:
         self.over.set()
@@ -71,6 +73,13 @@ class ExportTrouble(logging.Handler):
                 self.endpoint,
                 why,
             )
+
+
+def reason(message: str) -> str:
+    """The SDK's message, short: an OS error's own words (`Connection refused`) when it carries
+    one, else its first 160 characters (`... code: 401, reason: Unauthorized`)."""
+    found = OS_ERROR.findall(message)
+    return found[-1] if found else " ".join(message.split())[:160]
 
 
 class _RunSpan:

@@ -18,6 +18,7 @@ from autorubric_cli.export.genai import (
     server_attributes,
 )
 from autorubric_cli.export.mlflow_fields import metric_key, metrics
+from autorubric_cli.export.otel import reason
 from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion, VoteRequest
@@ -136,3 +137,15 @@ def test_metrics_keep_numbers_only_and_name_criteria() -> None:
         "tokens.prompt_tokens": 100.0,
     }
     assert metric_key("judge", "a|b") == "judge.a_b"
+
+
+def test_the_warning_gives_the_short_reason() -> None:
+    refused = (
+        "Transient error HTTPConnectionPool(host='127.0.0.1', port=9): Max retries exceeded with "
+        "url: /v1/traces (Caused by NewConnectionError(\"HTTPConnection(host='127.0.0.1', "
+        'port=9): Failed to establish a new connection: [Errno 111] Connection refused"))'
+    )
+    assert reason(refused) == "Connection refused"
+    status = "Failed to export span batch code: 401, reason: Unauthorized"
+    assert reason(status) == status
+    assert len(reason("x " * 500)) == 160
