@@ -7,6 +7,7 @@ none of them.
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
@@ -137,12 +138,13 @@ def run(
             batch=batch,
             max_cost=max_cost,
         )
+        exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
-        with cli.run_exports(otel, mlflow):  # a missing extra: an input error, before all
+        with exports:
             directory = experiment.start_run(rubric, dataset, options)
         code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
         if mlflow:
@@ -185,14 +187,15 @@ def resume(
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
     def body() -> int:
+        exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
             return cli.dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
         with experiment.lock_early(directory):
-            return resume_body()
+            return resume_body(exports)
 
-    def resume_body() -> int:
+    def resume_body(exports: AbstractContextManager[object]) -> int:
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
-        with cli.run_exports(otel, mlflow):
+        with exports:
             warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
                 directory,
                 retry_errors=retry_errors,

@@ -162,19 +162,56 @@ def test_a_collector_that_is_down_costs_one_warning_line(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
-    ("flag", "missing", "extra"),
-    [("--otel", "opentelemetry.sdk", "otel"), ("--mlflow", "mlflow", "mlflow")],
+    ("args", "env", "missing", "extra"),
+    [
+        (["--otel"], {}, "opentelemetry.sdk", "otel"),
+        (["--otel", "--dry-run"], {}, "opentelemetry.sdk", "otel"),
+        ([], {"AUTORUBRIC_OTEL": "1"}, "opentelemetry.sdk", "otel"),
+        (["--mlflow"], {}, "mlflow", "mlflow"),
+    ],
 )
 def test_without_the_extra_the_flag_is_an_input_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, missing: str, extra: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    missing: str,
+    extra: str,
 ) -> None:
     monkeypatch.setitem(sys.modules, missing, None)  # as if not installed
     with JudgeServer() as server:
         rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base)
         data = write_dataset(tmp_path / "data.jsonl", N)
-        done = cli("run", rubric, data, "--out", tmp_path / "exp", flag)
+        done = cli("run", rubric, data, "--out", tmp_path / "exp", *args, env=env)
         assert server.request_count == 0
     assert done.exit_code == 2
     assert f'pip install "autorubric-cli[{extra}]"' in done.stderr
+    assert (args[0] if args else "AUTORUBRIC_OTEL=1") in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "exp").exists()
+    if extra == "mlflow":
+        exported = cli("export", "mlflow", tmp_path)
+        assert exported.exit_code == 2 and 'pip install "autorubric-cli[mlflow]"' in exported.stderr
+
+
+def test_resume_traces_only_what_it_grades(tmp_path: Path) -> None:
+    with JudgeServer() as server, OtlpReceiver() as receiver:
+        rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base)
+        data = write_dataset(tmp_path / "data.jsonl", N)
+        server.script("bad_request")  # not retried: one item ends with an error vote
+        first = cli("run", rubric, data, "--out", tmp_path / "exp")
+        assert first.exit_code != 2, first.stderr
+        errored = [
+            r["id"] for r in valid_lines(tmp_path / "exp" / "items.jsonl") if r["status"] == "error"
+        ]
+        assert len(errored) == 1
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}
+        done = cli("resume", tmp_path / "exp", "--retry-errors", "--otel", env=env)
+        assert done.exit_code == 0, done.stderr
+    (run,) = receiver.named("autorubric run")
+    assert run.attributes["autorubric.status"] == "completed"
+    assert [
+        i.attributes["autorubric.item.id"] for i in receiver.named("autorubric item")
+    ] == errored
+    assert chats(receiver)
+    assert all(c.attributes["autorubric.item.id"] in errored for c in chats(receiver))
