@@ -104,3 +104,19 @@ ShardOpt = Annotated[
     ),
 ]
 BatchOpt = Annotated[bool, typer.Option("--batch", help="Submit through the provider's batch API.")]
+OtelOpt = Annotated[
+    bool,
+    typer.Option(
+        "--otel",
+        help="Export OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_* variables); "
+        "needs the otel extra.",
+    ),
+]
+MlflowOpt = Annotated[
+    bool,
+    typer.Option(
+        "--mlflow",
+        help="At the end, log the experiment as an MLflow run (MLFLOW_TRACKING_URI); "
+        "needs the mlflow extra.",
+    ),
+]

@@ -7,6 +7,7 @@ none of them.
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
@@ -31,7 +32,9 @@ from autorubric_cli.cli.options import (
     LLMCallsOpt,
     MaxCost,
     MaxDrop,
+    MlflowOpt,
     NoCache,
+    OtelOpt,
     ShardOpt,
 )
 from autorubric_cli.errors import EXIT_OK
@@ -113,6 +116,8 @@ def run(
     shard: ShardOpt = None,
     batch: BatchOpt = False,
     max_cost: MaxCost = None,
+    otel: OtelOpt = False,
+    mlflow: MlflowOpt = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -133,13 +138,18 @@ def run(
             batch=batch,
             max_cost=max_cost,
         )
+        exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
-        directory = experiment.start_run(rubric, dataset, options)
-        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        with exports:
+            directory = experiment.start_run(rubric, dataset, options)
+        code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        if mlflow:
+            cli.run_mlflow_export(directory)
+        return code
 
     guarded(body)
 
@@ -171,28 +181,35 @@ def resume(
         typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
     ] = False,
     max_cost: MaxCost = None,
+    otel: OtelOpt = False,
+    mlflow: MlflowOpt = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
 
     def body() -> int:
+        exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
             return cli.dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
         with experiment.lock_early(directory):
-            return resume_body()
+            return resume_body(exports)
 
-    def resume_body() -> int:
+    def resume_body(exports: AbstractContextManager[object]) -> int:
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
-        warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
-            directory,
-            retry_errors=retry_errors,
-            concurrency=concurrency,
-            no_cache=no_cache,
-            cache_dir=cache_dir,
-            no_batch=no_batch,
-            max_cost=max_cost,
-        )
+        with exports:
+            warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
+                directory,
+                retry_errors=retry_errors,
+                concurrency=concurrency,
+                no_cache=no_cache,
+                cache_dir=cache_dir,
+                no_batch=no_batch,
+                max_cost=max_cost,
+            )
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
-        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        if mlflow:
+            cli.run_mlflow_export(directory)
+        return code
 
     guarded(body)

@@ -22,6 +22,7 @@ from autorubric_cli.experiment.lifecycle import RunRecorder, pending_items
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
+from autorubric_cli.judges.tracing import run_span
 
 
 def make_grader(
@@ -122,25 +123,37 @@ def grade_pending(
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
     outcome = RunOutcome()
     preloading = _preload_report()
-    try:
-        outcome = asyncio.run(
-            _run_async(grader, items, recorder, progress, window, grace_s, priors)
-        )
-    except KeyboardInterrupt:
-        outcome.interrupted = True
-        raise
-    except BaseException as exc:  # the manifest must not say `completed` after a failure
-        outcome.fatal = exc
-        raise
-    finally:
-        preloading.join()  # never leave an import running into interpreter shutdown
-        if isinstance(outcome.fatal, judges.BudgetReached):
-            recorded_items = len(done) + outcome.graded
-            outcome.fatal = BudgetStop(
-                budget_message(rubric.grader.max_cost or 0.0, recorded_items)
+    with traced_run(recorder, rubric):
+        try:
+            outcome = asyncio.run(
+                _run_async(grader, items, recorder, progress, window, grace_s, priors)
             )
-        recorder.finish(outcome)
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+            raise
+        except BaseException as exc:  # the manifest must not say `completed` after a failure
+            outcome.fatal = exc
+            raise
+        finally:
+            preloading.join()  # never leave an import running into interpreter shutdown
+            if isinstance(outcome.fatal, judges.BudgetReached):
+                recorded_items = len(done) + outcome.graded
+                outcome.fatal = BudgetStop(
+                    budget_message(rubric.grader.max_cost or 0.0, recorded_items)
+                )
+            recorder.finish(outcome)
     return outcome
+
+
+@contextlib.contextmanager
+def traced_run(recorder: RunRecorder, rubric: Rubric) -> Iterator[None]:
+    """The session in its trace span (judges/tracing.py), ended with the status it recorded."""
+    manifest = recorder.manifest
+    with run_span(manifest.name, rubric.name or Path(manifest.rubric.path).name) as span:
+        try:
+            yield
+        finally:
+            span.finish(manifest.status)
 
 
 async def _run_async(

@@ -6,6 +6,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -56,6 +57,9 @@ class Manifest(BaseModel):
     error: str | None = None
     reason: str | None = None  # SPEC §5: why a `failed` run stopped and how to continue it
     runs: list[dict[str, Any]] = Field(default_factory=list)
+    experiment_id: str | None = (
+        None  # a UUID, from creation (docs/reference/experiment-directory.md)
+    )
 
     @classmethod
     def begin(
@@ -73,8 +77,18 @@ class Manifest(BaseModel):
             status=status,
             rubric=input_file(rubric_path),
             dataset=input_file(dataset_path),
+            experiment_id=str(uuid.uuid4()),
             **fields,
         )
+
+    @property
+    def identity(self) -> str:
+        """The experiment's id: its UUID, or for one made before experiments had one, the
+        SHA-256 of its created time and input hashes (the same on every read)."""
+        if self.experiment_id is not None:
+            return self.experiment_id
+        key = f"{self.created}\n{self.rubric.sha256}\n{self.dataset.sha256}"
+        return hashlib.sha256(key.encode()).hexdigest()
 
 
 def input_file(path: Path) -> InputFile:

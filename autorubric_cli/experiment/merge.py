@@ -14,6 +14,7 @@ import mmap
 import os
 import shutil
 import sys
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -306,6 +307,7 @@ def merged_manifest(
             "command": sys.argv,
             "created": now,
             "updated": now,
+            "experiment_id": str(uuid.uuid4()),  # a new experiment, not the first shard
             "status": status,
             "items_total": total,
             "shard": None,

@@ -23,6 +23,7 @@ from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import StorageError
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.store import FSYNC_INTERVAL_S, RecordWriter
+from autorubric_cli.judges.tracing import item_span
 
 
 class Grader(Protocol):
@@ -94,6 +95,14 @@ def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
     )
 
 
+async def traced_grade(grader: Grader, item: Item, prior: ItemRecord | None) -> ItemRecord:
+    """The item's record, graded inside its trace span (its calls' spans are its children)."""
+    with item_span(item.id) as span:
+        record = await grader.grade(item, prior)
+        span.record(record)
+    return record
+
+
 def internal_error_record(item: Item, exc: BaseException, duration: float) -> ItemRecord:
     return finish_record(
         ItemRecord(
@@ -136,7 +145,7 @@ async def run_items(
     async def grade_one(item: Item) -> None:
         started = time.monotonic()
         try:
-            record = finish_record(await grader.grade(item, priors.get(item.id)), item)
+            record = finish_record(await traced_grade(grader, item, priors.get(item.id)), item)
         except fatal_errors as exc:
             outcome.fatal = exc
             stop.forced.set()

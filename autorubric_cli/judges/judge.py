@@ -26,6 +26,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote, add_counts
 from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.judges import tracing
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.breaker import CircuitBreaker
@@ -164,7 +165,7 @@ class Judge:
     async def _attempt(self, request: VoteRequest, state: VoteState) -> tuple[Answer, Completion]:
         self.breaker.check()
         state.attempts += 1
-        completion = await self._call(request, state.messages)
+        completion = await self._call(request, state.messages, state.attempts)
         state.add(completion)
         try:
             answer = parse_answer(
@@ -177,7 +178,16 @@ class Judge:
             completion.confirm()
         return answer, completion
 
-    async def _call(self, request: CallRequest, messages: list[dict[str, str]]) -> Completion:
+    async def _call(
+        self, request: CallRequest, messages: list[dict[str, str]], attempt: int
+    ) -> Completion:
+        """One call attempt, in its trace span (judges/tracing.py)."""
+        with tracing.call_span(self.spec, request, messages, attempt) as span:
+            completion = await self._send(request, messages)
+            span.record(completion)
+        return completion
+
+    async def _send(self, request: CallRequest, messages: list[dict[str, str]]) -> Completion:
         fmt = request.response_format()
         hit = cached_completion(self.transport, messages, fmt, request)
         if hit is not None:

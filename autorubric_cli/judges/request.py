@@ -63,6 +63,7 @@ class Completion:
     cost: float | None = None
     cached: bool = False
     prompt_cache_saved: float | None = None  # cost with no cached tokens minus cost billed
+    model: str | None = None  # the model the provider says answered (unknown for a cache hit)
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 

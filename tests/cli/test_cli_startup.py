@@ -10,6 +10,7 @@ from pathlib import Path
 
 CLI = Path(__file__).resolve().parents[2] / "autorubric_cli" / "cli"
 HEAVY_LIBRARIES = {"litellm", "numpy", "scipy", "pydantic", "orjson", "yaml"}
+OPTIONAL_EXTRAS = {"opentelemetry", "mlflow"}  # loaded only with --otel / --mlflow
 FACED_LAYERS = {"experiment", "report", "labels", "validate", "grading", "judges"}
 
 
@@ -31,10 +32,32 @@ def test_the_app_loads_commands_and_faces_but_no_body() -> None:
     assert {"autorubric_cli.cli.finish", "autorubric_cli.cli.check"} <= bodies
     assert {"autorubric_cli.cli.run_cmd", "autorubric_cli.cli.report_cmd"} <= loaded
     assert loaded & bodies == set()
-    assert {m for m in loaded if m.split(".")[0] in HEAVY_LIBRARIES} == set()
+    assert {m for m in loaded if m.split(".")[0] in HEAVY_LIBRARIES | OPTIONAL_EXTRAS} == set()
     below = {
         m
         for m in loaded
         if m.startswith("autorubric_cli.") and not m.startswith("autorubric_cli.cli")
     }
     assert below <= {"autorubric_cli.errors", *(f"autorubric_cli.{p}" for p in FACED_LAYERS)}
+
+
+def test_a_plain_run_loads_neither_tracing_nor_mlflow(tmp_path: Path) -> None:
+    """A run without --otel/--mlflow (simulated judge: no network) imports neither extra."""
+    root = Path(__file__).resolve().parents[2]
+    args = [
+        "run", str(root / "rubrics" / "demo.yaml"), str(root / "datasets" / "demo.jsonl"),
+        "--judge", "simulated/a", "--limit", "2", "--out", str(tmp_path / "exp"), "-f", "json",
+    ]  # fmt: skip
+    code = (
+        "import sys\n"
+        "from autorubric_cli.cli.app import app\n"
+        f"app({args!r}, standalone_mode=False)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert (tmp_path / "exp" / "report.json").is_file(), done.stderr
+    loaded = set(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
+    assert "autorubric_cli" in loaded
+    assert loaded & OPTIONAL_EXTRAS == set()

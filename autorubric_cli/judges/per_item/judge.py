@@ -56,7 +56,7 @@ async def ask_item(judge: Judge, request: ItemRequest, max_attempts: int) -> Ite
 
 async def _attempt(judge: Judge, request: ItemRequest, state: ItemRound) -> None:
     state.attempts += 1
-    completion = await judge._call(request, state.messages)
+    completion = await judge._call(request, state.messages, state.attempts)
     state.completions.append(completion)
     try:
         state.reply = parse_item_reply(completion.content, request.asked)

@@ -208,6 +208,7 @@ def completion_of(
         usage=usage,
         cost=cost,
         prompt_cache_saved=prompt_cache_saved(litellm, model, usage, cost),
+        model=getattr(response, "model", None),
     )
 
 

@@ -111,6 +111,7 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
         usage=counts if usage else {},
         cost=cost,
         prompt_cache_saved=prompt_cache_saved(spec.model, usage, tier, cost),
+        model=reply.get("model") if isinstance(reply.get("model"), str) else None,
     )
 
 

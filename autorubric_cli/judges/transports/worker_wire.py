@@ -37,7 +37,8 @@ def encode(message: list[Any]) -> bytes:
 def reply_to(call_id: int, outcome: Completion | BaseException) -> list[Any]:
     """The worker's reply for one call: its completion, or what it raised."""
     if isinstance(outcome, Completion):
-        return ["ok", call_id, outcome.content, outcome.reasoning, outcome.usage, outcome.cost]
+        done = [outcome.content, outcome.reasoning, outcome.usage, outcome.cost, outcome.model]
+        return ["ok", call_id, *done]
     if isinstance(outcome, JudgeFailure):
         return ["fail", call_id, {name: getattr(outcome, name) for name in FAILURE_FIELDS}]
     if isinstance(outcome, JudgeAuthError):
@@ -49,8 +50,8 @@ def outcome_of(reply: list[Any]) -> Completion | Exception:
     """The grader's side of `reply_to`: the completion, or the exception to raise."""
     kind = reply[0]
     if kind == "ok":
-        content, reasoning, usage, cost = reply[2:6]
-        return Completion(content=content, reasoning=reasoning, usage=usage, cost=cost)
+        content, reasoning, usage, cost, model = reply[2:7]
+        return Completion(content, reasoning, usage, cost, model=model)
     if kind == "fail":
         fields = reply[2]
         return JudgeFailure(
