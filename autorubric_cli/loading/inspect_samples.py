@@ -25,6 +25,7 @@ from autorubric_cli.loading.where import Where
 MEDIA = ("image", "audio", "video", "document")
 EPOCH_MEMBER = re.compile(r"_epoch_(\d+)\.json$")
 ATTACHMENT = "attachment://"
+ATTACHMENT_DEPTH = 8  # sample > messages > message > content > part > text, with room to spare
 SAMPLE_KEYS = ("id", "epoch", "input", "target", "messages", "metadata", "error")
 
 
@@ -88,15 +89,18 @@ def sample_record(sample: Any, info: LogInfo, where: Where) -> dict[str, Any]:
     }
 
 
-def resolved(value: Any, attachments: dict[str, Any]) -> Any:
-    """`attachment://<hash>` texts replaced by the text Inspect stored under that hash."""
+def resolved(value: Any, attachments: dict[str, Any], depth: int = 0) -> Any:
+    """`attachment://<hash>` texts replaced by the text Inspect stored under that hash (down to
+    the depth of a message's content parts; what is deeper is left as it is)."""
     if isinstance(value, str) and value.startswith(ATTACHMENT):
         found = attachments.get(value[len(ATTACHMENT) :])
         return found if isinstance(found, str) else value
+    if depth >= ATTACHMENT_DEPTH:
+        return value
     if isinstance(value, dict):
-        return {k: resolved(v, attachments) for k, v in value.items()}
+        return {k: resolved(v, attachments, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [resolved(v, attachments) for v in value]
+        return [resolved(v, attachments, depth + 1) for v in value]
     return value
 
 
