@@ -5,8 +5,9 @@
 `RubricDataset` object), `.csv` / `.tsv` (a header row; dotted column names nest, so
 `ground_truth.accuracy` and `metadata.model` become objects; `human_ratings.<criterion>` cells
 are JSON lists), `.parquet` (optional: pyarrow, one row group at a time), each optionally
-gzip-compressed (`.gz`). The line of a record is its line in the file (JSONL, and the line a
-CSV row starts on), its 1-based element number (JSON array) or its 1-based row (Parquet).
+gzip-compressed (`.gz`); Inspect AI logs, `.eval` and `.json` (`inspect_log`). The line of a
+record is its line in the file (JSONL, and the line a CSV row starts on), its 1-based element
+number (JSON array), its 1-based row (Parquet) or its 1-based sample (Inspect logs).
 Every failure is an InputError naming file, line and key.
 """
 
@@ -25,6 +26,7 @@ from typing import IO, Any
 import orjson
 
 from autorubric_cli.errors import InputError
+from autorubric_cli.loading.inspect_log import eval_log_records, is_inspect_log, json_log_records
 from autorubric_cli.loading.library_format import dataset_items
 from autorubric_cli.loading.where import Where
 
@@ -37,6 +39,7 @@ FORMATS = {
     ".csv": "csv",
     ".tsv": "tsv",
     ".parquet": "parquet",
+    ".eval": "inspect_eval",
 }
 JSON_CELL_COLUMNS = ("ground_truth", "human_ratings", "metadata")
 READ_ERRORS = (OSError, EOFError, zlib.error)
@@ -83,6 +86,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[Where, Any]]:
         "csv": _iter_csv,
         "tsv": _iter_csv,
         "parquet": _iter_parquet,
+        "inspect_eval": eval_log_records,
     }[fmt]
     yield from reader(path, compressed, fmt)
 
@@ -163,6 +167,9 @@ def _iter_json_array(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[W
     except orjson.JSONDecodeError as exc:
         line = data[: exc.pos].count(b"\n") + 1 if exc.pos is not None else None
         raise InputError(f"invalid JSON: {exc.msg}", path=source, line=line) from None
+    if is_inspect_log(obj):
+        yield from json_log_records(obj, source)
+        return
     if isinstance(obj, dict):
         obj = dataset_items(obj, source)
     if not isinstance(obj, list):

@@ -15,6 +15,7 @@ import io
 import json
 import random
 import shutil
+import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -174,6 +175,91 @@ def conversation_parquet_bytes() -> bytes:
     sink = io.BytesIO()
     pq.write_table(table, sink)
     return sink.getvalue()
+
+
+def inspect_log() -> dict[str, Any]:
+    """The shape of an Inspect AI log (as `inspect eval` writes it; the reader's own tests use
+    real logs): a seed for fuzzing only."""
+    call = {"id": "call_1", "function": "lookup", "arguments": {"q": "6*7"}, "type": "function"}
+    messages = [
+        {"id": "m1", "content": "Be brief.", "role": "system"},
+        {"id": "m2", "content": "What is six times seven?", "source": "input", "role": "user"},
+        {
+            "id": "m3",
+            "content": [
+                {"type": "reasoning", "reasoning": "check", "redacted": False},
+                {"type": "text", "text": "Looking it up."},
+            ],
+            "role": "assistant",
+            "tool_calls": [call],
+        },
+        {"id": "m4", "content": "42", "role": "tool", "tool_call_id": "call_1", "function": "f"},
+        {"id": "m5", "content": "attachment://a1", "role": "assistant", "model": "mockllm"},
+    ]
+    samples = [
+        {
+            "id": sample_id,
+            "epoch": epoch,
+            "input": "What is six times seven?",
+            "target": ["42"],
+            "messages": messages,
+            "metadata": {"topic": "math"},
+            "attachments": {"a1": "Forty-two."},
+        }
+        for sample_id in ("s1", 2)
+        for epoch in (1, 2)
+    ]
+    spec = {"task": "t", "model": "mockllm/model", "config": {"epochs": 2}}
+    return {"version": 2, "status": "success", "eval": spec, "samples": samples}
+
+
+def inspect_eval_bytes(log: dict[str, Any] | None = None) -> bytes:
+    """The same log as a `.eval` archive with zstd-compressed members."""
+    import zstandard
+
+    log = log if log is not None else inspect_log()
+    members = {"header.json": {k: v for k, v in log.items() if k != "samples"}}
+    samples = log.get("samples")
+    for number, sample in enumerate(samples if isinstance(samples, list) else []):
+        members[f"samples/{number}_epoch_{number % 3}.json"] = sample
+    plain = {name: dump_json(obj, random.Random(0)) for name, obj in members.items()}
+    sink = io.BytesIO()
+    with zipfile.ZipFile(sink, "w") as archive:
+        for name, data in plain.items():
+            archive.writestr(name, zstandard.ZstdCompressor().compress(data))
+    return as_zstd_members(sink.getvalue(), list(plain.values()))
+
+
+def as_zstd_members(data: bytes, plain: list[bytes]) -> bytes:
+    """zipfile cannot write zstd members: they are written stored, then each local and central
+    header gets method 93, the CRC and size of the uncompressed bytes (as Inspect writes)."""
+    out = bytearray(data)
+    eocd = out.rfind(b"PK\x05\x06")
+    central = int.from_bytes(out[eocd + 16 : eocd + 20], "little")
+    local = 0
+    for content in plain:
+        crc, size = zlib.crc32(content), len(content)
+        for at, (method, crc_at, size_at) in ((local, (8, 14, 22)), (central, (10, 16, 24))):
+            out[at + method : at + method + 2] = (93).to_bytes(2, "little")
+            out[at + crc_at : at + crc_at + 4] = crc.to_bytes(4, "little")
+            out[at + size_at : at + size_at + 4] = size.to_bytes(4, "little")
+        name_len, extra_len = (
+            int.from_bytes(out[local + i : local + i + 2], "little") for i in (26, 28)
+        )
+        stored = int.from_bytes(out[local + 18 : local + 22], "little")
+        local += 30 + name_len + extra_len + stored
+        lengths = (
+            int.from_bytes(out[central + i : central + i + 2], "little") for i in (28, 30, 32)
+        )
+        central += 46 + sum(lengths)
+    return bytes(out)
+
+
+def mutate_inspect_eval(data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.5:
+        return mutate_bytes(data, rng)
+    log = mutate_value(inspect_log(), rng)
+    return inspect_eval_bytes(log) if isinstance(log, dict) else mutate_bytes(data, rng)
 
 
 # --- mutations ---------------------------------------------------------------------------------
@@ -485,6 +571,10 @@ TARGETS: dict[str, Target] = {
     "conversation.parquet": conversation_target(
         "c.parquet", conversation_parquet_bytes, mutate_bytes
     ),
+    "inspect.json": conversation_target(
+        "i.json", lambda: json.dumps(inspect_log()).encode(), mutate_dataset
+    ),
+    "inspect.eval": conversation_target("i.eval", inspect_eval_bytes, mutate_inspect_eval),
     "human.jsonl": (target_human, lambda ws: jsonl_bytes(), mutate_dataset),
     "few_shot.jsonl": (target_few_shot, lambda ws: jsonl_bytes(), mutate_dataset),
     "items.jsonl": (target_items, lambda ws: seed_file(ws, "items.jsonl"), mutate_dataset),
