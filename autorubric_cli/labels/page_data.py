@@ -64,6 +64,7 @@ def criterion_meta(criterion: Criterion) -> dict[str, Any]:
         "choices": choices,
         "abstain": abstain,
         "sets": criterion.elicitation != "forced_choice",
+        "scope": criterion.scope,
     }
 
 

@@ -90,6 +90,8 @@ def check_agent_run(box: Locator) -> None:
     assert heads[0].split() == ["1", "SYSTEM"]
     assert "result of search_flights (call_search)" in heads[3]
     assert "result of send_email (call_mail)" in heads[6]
+    assert heads[7].split() == ["8", "ASSISTANT", "final", "turn"]
+    assert box.locator(".turn.final").count() == 1
     calls = box.locator("details.tool-call")
     assert calls.count() == 3
     assert all(not c.evaluate("d => d.open") for c in calls.all())
@@ -163,6 +165,8 @@ def test_thinking_is_folded_media_and_developer_are_marked_plain_text_is_a_block
         "2",
         "ASSISTANT",
         "(refusal)",
+        "final",
+        "turn",
     ]
     assert refusal.nth(1).locator("pre").inner_text() == "I cannot push to main."
     page.click("tr.item-row[data-id=support-2]")
@@ -193,9 +197,13 @@ def test_the_labelling_page_draws_a_conversation_as_turns(label: Watched) -> Non
     assert page.inner_text("#submission-counts") == "8 turns · 3 tool calls"
     check_agent_run(page.locator("#conversation-box"))
     assert page.locator("#item script, #item img").count() == 0
+    scopes = page.locator(".criterion .scope")
+    assert scopes.count() == 1 and "final turn" in scopes.inner_text()
+    assert page.locator(".criterion[data-criterion=polite] .scope").count() == 1
     page.evaluate(f"window.autorubricLabel.openId({json.dumps(PLAIN_ID)})")
     assert page.locator("#conversation-box").is_hidden()
     assert page.inner_text("#submission").startswith("A plain answer")
     assert page.inner_text("#submission-counts") == ""
+    assert page.locator(".criterion .scope").count() == 0  # a text is graded whole
     page.wait_for_timeout(200)
     assert label.dialogs == [] and label.errors == []

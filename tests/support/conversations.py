@@ -146,8 +146,9 @@ criteria:
     requirement: "The assistant resolves the user's problem by the end of the conversation"
     weight: 10
   - name: polite
-    requirement: "Every assistant turn is polite"
+    requirement: "The final reply is polite"
     weight: 4
+    scope: final_turn
   - name: turns
     requirement: "Is the number of exchange turns appropriate?"
     weight: 6

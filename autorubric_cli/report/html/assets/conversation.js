@@ -89,7 +89,7 @@ var autorubricConversation = (function () {
       el("summary", {}, [el("span", { cls: "tool-size", text: "output · " + plural(lines, "line") + " · " + plural(text.length, "character") }),
         el("span", { cls: "tool-args-line", text: oneLine(text.split("\n")[0], 80) })]), pre]);
   }
-  function turn(m, i, byId) {
+  function turn(m, i, byId, final) {
     m = m || {};
     var role = str(m.role) || "?";
     var shown = role === "developer" ? "system" : role;
@@ -97,7 +97,8 @@ var autorubricConversation = (function () {
     if (role !== shown) head.push(el("span", { cls: "turn-note", text: "(developer)" }));
     if (role === "tool") head.push(el("span", { cls: "turn-note answers", text: answered(m, byId) }));
     if (isRefusal(m)) head.push(el("span", { cls: "turn-note", text: "(refusal)" }));
-    var box = el("div", { cls: "turn role-" + shown, "data-turn": String(i + 1), "data-role": shown }, [el("div", { cls: "turn-head" }, head)]);
+    if (i === final) head.push(el("span", { cls: "turn-final", text: "final turn" }));
+    var box = el("div", { cls: "turn role-" + shown + (i === final ? " final" : ""), "data-turn": String(i + 1), "data-role": shown }, [el("div", { cls: "turn-head" }, head)]);
     var thinking = thinkingOf(m);
     if (thinking) {
       box.appendChild(el("details", { cls: "thinking" }, [
@@ -110,10 +111,12 @@ var autorubricConversation = (function () {
     calls(m).forEach(function (c) { byId[str(c.id)] = c; box.appendChild(callBox(c)); });
     return box;
   }
-  // The conversation as a list of turns, numbered, with their roles.
+  // The conversation as a list of turns, numbered, with their roles; the last assistant turn
+  // (what a final_turn criterion grades) is marked.
   function render(messages) {
-    var byId = {};
-    return el("div", { cls: "conversation" }, messages.map(function (m, i) { return turn(m, i, byId); }));
+    var byId = {}, final = -1;
+    messages.forEach(function (m, i) { if (m && m.role === "assistant") final = i; });
+    return el("div", { cls: "conversation" }, messages.map(function (m, i) { return turn(m, i, byId, final); }));
   }
   return { messagesOf: messagesOf, counts: counts, summary: summary, searchText: searchText, render: render };
 })();

@@ -129,11 +129,14 @@
     b.addEventListener("click", function () { active = ci; choose(ci, label); });
     return b;
   }
-  function criterionBox(c, ci, e) {
+  function criterionBox(c, ci, e, conversation) {
     var picked = e ? e.labels[c.name] : undefined;
     var box = el("div", { cls: "criterion" + (ci === active ? " active" : "") + (picked !== undefined ? " done" : ""), "data-criterion": c.name });
     box.appendChild(el("div", { cls: "name", text: (ci + 1) + ". " + c.name }));
     box.appendChild(el("div", { cls: "req", text: c.requirement }));
+    if (conversation && c.scope === "final_turn") {
+      box.appendChild(el("div", { cls: "scope", text: "grades the final turn (the last assistant message); the turns before it are context" }));
+    }
     var row = el("div", { cls: "choices" });
     c.choices.forEach(function (label, j) { row.appendChild(choiceButton(ci, label, String(j + 1), "", picked === label)); });
     if (c.abstain) row.appendChild(choiceButton(ci, c.abstain, "0", "abstain", picked === c.abstain));
@@ -187,7 +190,7 @@
     drawSubmission(item);
     var panel = $("criteria");
     panel.textContent = "";
-    criteria.forEach(function (c, ci) { panel.appendChild(criterionBox(c, ci, e)); });
+    criteria.forEach(function (c, ci) { panel.appendChild(criterionBox(c, ci, e, !!item.conv)); });
     var done = completed();
     $("progress").textContent = "item " + (pos + 1) + " of " + items.length + " · " + done + " complete" +
       (meta.total > items.length ? " · " + meta.total + " items in the experiment" : "");
