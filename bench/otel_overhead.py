@@ -3,8 +3,10 @@
 The same `autorubric run` command (a process of its own, against the loopback judge server in a
 child process) three ways: without `--otel`, with `--otel` to a live OTLP/HTTP receiver on
 127.0.0.1 (which decodes every request), and with `--otel` to a dead port (nothing listens).
-Prints the median wall time of --runs runs of each, side by side, the difference from the run
-without traces, the spans the live receiver got and the warning lines of the dead run.
+Prints, for --runs runs of each, side by side: the median and the fastest wall time, and the
+median CPU time of the command's processes (user + system: what the tracing itself costs, and
+the figure a loaded machine disturbs least), each with its difference from the run without
+traces; then the spans the live receiver got and the warning lines of the dead run.
 Targets: <= 3% with a live receiver; one warning line and <= 1 s extra with a dead one.
 
     python -m bench.otel_overhead [--items 300] [--latency 0.05] [--concurrency 16] [--runs 5]
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -35,20 +38,25 @@ def dead_endpoint() -> str:
         return f"http://127.0.0.1:{probe.getsockname()[1]}"
 
 
-def run_once(rubric: Path, data: Path, out: Path, endpoint: str | None) -> tuple[float, str]:
-    """(wall seconds, stderr) of one whole command; `endpoint` None: without --otel."""
+def cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(rubric: Path, data: Path, out: Path, endpoint: str | None) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stderr) of one whole command; `endpoint` None: no --otel."""
     env = {**os.environ, KEY_ENV: "bench-key"}
     command = [sys.executable, "-m", "autorubric_cli", "run", str(rubric), str(data)]
     command += ["--out", str(out), "--no-cache", "--format", "json"]
     if endpoint is not None:
         command.append("--otel")
         env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_of_children()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"run failed ({done.returncode}): {done.stderr[-500:]}")
-    return elapsed, done.stderr
+    return elapsed, cpu_of_children() - cpu, done.stderr
 
 
 def import_s(runs: int) -> float:
@@ -74,6 +82,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     times: dict[str, list[float]] = {mode: [] for mode in MODES}
+    cpus: dict[str, list[float]] = {mode: [] for mode in MODES}
     warnings: list[int] = []
     spans: list[int] = []
     with (
@@ -89,22 +98,28 @@ def main() -> None:
             for mode in MODES if run % 2 == 0 else reversed(MODES):  # alternate the order
                 before = len(receiver.spans)
                 out = directory / f"{mode.replace(' ', '-')}-{run}"
-                elapsed, stderr = run_once(rubric, data, out, endpoints[mode])
+                elapsed, cpu, stderr = run_once(rubric, data, out, endpoints[mode])
                 times[mode].append(elapsed)
+                cpus[mode].append(cpu)
                 if mode == "live receiver":
                     spans.append(len(receiver.spans) - before)
                 if mode == "dead port":
                     warnings.append(sum("traces:" in line for line in stderr.splitlines()))
-    base = statistics.median(times["without"])
     print(
         f"{args.items} items x 3 criteria, judge latency {args.latency * 1000:.0f} ms, "
-        f"concurrency {args.concurrency}; median of {args.runs} runs of the whole command"
+        f"concurrency {args.concurrency}; {args.runs} runs of the whole command per mode"
     )
-    print(f"{'mode':<16}{'median s':>10}{'extra s':>10}{'extra %':>10}")
+    print(f"{'':<16}{'wall median s':>24}{'wall fastest s':>24}{'CPU median s':>24}")
+    figures = {
+        mode: (statistics.median(times[mode]), min(times[mode]), statistics.median(cpus[mode]))
+        for mode in MODES
+    }
     for mode in MODES:
-        median = statistics.median(times[mode])
-        extra = median - base
-        print(f"{mode:<16}{median:>10.3f}{extra:>10.3f}{100 * extra / base:>9.1f}%")
+        cells = [
+            f"{value:>8.2f} {value - base:>+7.2f} {100 * (value - base) / base:>+6.1f}%"
+            for value, base in zip(figures[mode], figures["without"], strict=True)
+        ]
+        print(f"{mode:<16}" + "".join(f"{cell:>24}" for cell in cells))
     print(f"of which importing the SDK and exporter: {import_s(args.runs):.3f} s")
     print(f"spans per live run: {sorted(set(spans))} (expected {args.items * 4 + 1})")
     print(f"warning lines per dead run: {sorted(set(warnings))} (target [1])")
