@@ -90,6 +90,7 @@ def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
             "word_counts": word_counts(item.submission.thinking, item.submission.output),
             "ground_truth": item.ground_truth,
             "human_ratings": item.human_ratings,
+            "metadata": item.metadata,
         }
     )
 

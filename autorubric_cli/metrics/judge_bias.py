@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from autorubric_cli.metrics.correlation import complete_pairs, correlation_undefined
+from autorubric_cli.metrics.correlation import complete_pairs
 from autorubric_cli.metrics.figures import BoolArray, Figure, FloatArray, IntArray, Undefined
 from autorubric_cli.metrics.figures import figure as as_figure
 
@@ -111,7 +111,11 @@ class Correlation:
 def spearman_test(x: FloatArray, y: FloatArray) -> Correlation:
     """Spearman's ρ and its two-sided p-value over the pairs where neither is NaN."""
     a, b = complete_pairs(x, y)
-    reason = correlation_undefined(a, b)
+    reason = None
+    if a.size < 3:
+        reason = Undefined("needs at least three items")
+    elif np.all(a == a[0]) or np.all(b == b[0]):
+        reason = Undefined("constant " + ("scores" if np.all(a == a[0]) else "word counts"))
     if reason is not None:
         return Correlation(reason, reason, int(a.size))
     result = stats.spearmanr(a, b)
