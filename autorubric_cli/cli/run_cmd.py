@@ -19,6 +19,7 @@ from autorubric_cli.cli.options import (
     Baseline,
     BatchOpt,
     CacheDir,
+    ClusterOpt,
     DryRun,
     FailOnRegression,
     FailUnder,
@@ -113,6 +114,7 @@ def run(
     shard: ShardOpt = None,
     batch: BatchOpt = False,
     max_cost: MaxCost = None,
+    cluster: ClusterOpt = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -135,11 +137,13 @@ def run(
         )
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
-        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha, cluster)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
         directory = experiment.start_run(rubric, dataset, options)
-        return cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        return cli.finish_and_compare(
+            directory, format.value, fail_under, junit, gate, cluster=cluster
+        )
 
     guarded(body)
 
