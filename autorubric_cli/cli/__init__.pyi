@@ -13,5 +13,6 @@ from .check import run_check as run_check
 from .compare_body import run_compare as run_compare
 from .finish import run_report as run_report
 from .merge_body import run_merge as run_merge
+from .plan_body import run_plan as run_plan
 from .validate_body import run_simulate as run_simulate
 from .validate_body import run_validate as run_validate
