@@ -1,4 +1,4 @@
-"""What a comparison could detect (docs/reference/compare-json.md): `se_diff`, `mde80`, the
+"""What a comparison could detect (docs/reference/report-json.md): `se_diff`, `mde80`, the
 clustered paired test and whether the observed difference is below what it detects."""
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ class FoldExtras:
     values: dict[str, array] = field(default_factory=dict)
     positions: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     order_pairs: dict[str, dict[str, int]] = field(default_factory=dict)
+    _by_criterion: dict[str, dict[str, list[int]]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.values = {c.name: array("d") for c in self.criteria}
@@ -44,6 +45,9 @@ class FoldExtras:
             j: {c.name: [0] * len(c.option_list()) for c in shown} for j in self.judge_ids
         }
         self.order_pairs = {j: {"pairs": 0, "consistent": 0} for j in self.judge_ids}
+        self._by_criterion = {  # the same count lists, by criterion then judge
+            c.name: {j: self.positions[j][c.name] for j in self.judge_ids} for c in shown
+        }
 
     def add(self, record: ItemRecord) -> None:
         metadata = record.metadata
@@ -60,22 +64,24 @@ class FoldExtras:
                 self._add_positions(criterion.name, criterion_record.votes)
 
     def _add_positions(self, name: str, votes: list[Vote]) -> None:
+        by_judge = self._by_criterion[name]
+        repeated = len(votes) > len(self.judge_ids)  # repeated samples somewhere
         shown: dict[str, list[tuple[list[int], int]]] = {}
         for vote in votes:
             order, chosen = vote.shuffle_order, vote.option_index
-            counts = self.positions.get(vote.judge, {}).get(name)
-            if vote.error is not None or order is None or chosen is None or counts is None:
+            if order is None or chosen is None or vote.error is not None:
                 continue
-            if len(order) != len(counts) or chosen not in order:
+            counts = by_judge.get(vote.judge)
+            if counts is None or len(order) != len(counts) or chosen not in order:
                 continue
             counts[order.index(chosen)] += 1
-            shown.setdefault(vote.judge, []).append((order, chosen))
-        if len(votes) > len(self.judge_ids):  # repeated samples somewhere
-            for judge, choices in shown.items():
-                pairs, same = consistent_pairs(choices)
-                tally = self.order_pairs[judge]
-                tally["pairs"] += pairs
-                tally["consistent"] += same
+            if repeated:
+                shown.setdefault(vote.judge, []).append((order, chosen))
+        for judge, choices in shown.items():
+            pairs, same = consistent_pairs(choices)
+            tally = self.order_pairs[judge]
+            tally["pairs"] += pairs
+            tally["consistent"] += same
 
     def merge(self, later: FoldExtras) -> None:
         """Add `later` (records that come after these in the file)."""

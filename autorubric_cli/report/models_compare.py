@@ -35,7 +35,7 @@ class ErroredCounts(Block):
 
 
 class ClusteredComparison(Block):
-    """The paired differences' mean with cluster-robust errors (docs/reference/compare-json.md)."""
+    """The paired differences' mean with cluster-robust errors (docs/reference/report-json.md)."""
 
     key: str
     clusters: int
