@@ -6,11 +6,15 @@ here. Prints, as medians of --runs runs, the wall time, the CPU time and the pea
 `report` process and its fold workers, each with its ratio to the target, and the JSON's
 sha256 (the same whatever the tree).
 
+`--cluster G` gives every record `metadata.topic` (G topics, items spread round-robin) and runs
+the report with `--cluster metadata.topic` (clustered standard errors for the score and every
+criterion); a reused `--directory` must have been written with the same G.
+
 `--tree DIR` (repeatable) runs the report with DIR's code on the same file, the trees taking
 turns run by run, so a loaded machine slows them alike: compare the ratio. `--directory DIR`
 keeps the experiment there (and reuses it when it is already there).
 
-    python -m bench.report_scale [--items 100000] [--runs 3] [--tree . --tree ../main]
+    python -m bench.report_scale [--items 100000] [--runs 3] [--cluster 2000] [--tree . ...]
 """
 
 from __future__ import annotations
@@ -109,7 +113,7 @@ OPTIONS: dict[str, list[str]] = {
 VALUES: dict[str, list[float | None]] = {"clarity": [0.0, 0.5, 1.0, None], "tone": [1.0, 1.0, 0.0]}
 
 
-def synthetic_record(rng: random.Random, i: int) -> dict[str, object]:
+def synthetic_record(rng: random.Random, i: int, clusters: int = 0) -> dict[str, object]:
     """Item i's record as the product writes it: every field of ItemRecord, defaults included."""
     criteria = []
     for name in ("accurate", "complete", "harmful", "clarity", "tone"):
@@ -147,15 +151,17 @@ def synthetic_record(rng: random.Random, i: int) -> dict[str, object]:
         "word_counts": {"output": 200},
         "ground_truth": {"accurate": rng.choice(["MET", "UNMET"])},
     }
+    if clusters:
+        record["metadata"] = {"topic": f"t{i % clusters}"}
     return ItemRecord.model_validate(record).model_dump(mode="json")
 
 
-def write_experiment(directory: Path, n_items: int) -> None:
+def write_experiment(directory: Path, n_items: int, clusters: int = 0) -> None:
     write_manifest(directory, n_items)
     rng = random.Random(0)
     with (directory / "items.jsonl").open("wb") as out:
         for i in range(n_items):
-            out.write(orjson.dumps(synthetic_record(rng, i)) + b"\n")
+            out.write(orjson.dumps(synthetic_record(rng, i, clusters)) + b"\n")
 
 
 WALL_TARGET_S = 12.0
@@ -170,7 +176,7 @@ class Run:
     digest: str  # sha256 of the JSON printed
 
 
-def measure(directory: Path, tree: str | None = None) -> Run:
+def measure(directory: Path, tree: str | None = None, flags: tuple[str, ...] = ()) -> Run:
     """One `report --format json` run, with `tree`'s code when given: PYTHONPATH and the
     working directory both point at it (`python -m` puts the working directory first)."""
     env = dict(os.environ)
@@ -179,6 +185,7 @@ def measure(directory: Path, tree: str | None = None) -> Run:
         cwd = Path(tree).resolve()
         env["PYTHONPATH"] = str(cwd)
     command = [sys.executable, "-m", "autorubric_cli", "report", str(directory), "--format", "json"]
+    command += flags
     started = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE)
     assert process.stdout is not None
@@ -207,14 +214,14 @@ def summary(label: str, runs: list[Run]) -> str:
     )
 
 
-def prepared(directory: Path, n_items: int) -> None:
+def prepared(directory: Path, n_items: int, clusters: int = 0) -> None:
     """The synthetic experiment in `directory`, written unless it is already there."""
     items = directory / "items.jsonl"
     if items.exists():
         print(f"reusing {items} ({items.stat().st_size / 1e6:.0f} MB)")
         return
     t0 = time.perf_counter()
-    write_experiment(directory, n_items)
+    write_experiment(directory, n_items, clusters)
     print(
         f"synthetic items.jsonl: {n_items} items, {items.stat().st_size / 1e6:.0f} MB, "
         f"written in {time.perf_counter() - t0:.1f} s"
@@ -227,15 +234,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tree", action="append", help="run the report with this tree's code")
     parser.add_argument("--directory", type=Path, help="keep (or reuse) the experiment here")
+    parser.add_argument("--cluster", type=int, default=0, metavar="G", help="G metadata.topic")
     args = parser.parse_args()
+    flags = ("--cluster", "metadata.topic") if args.cluster else ()
     trees: list[str | None] = args.tree or [None]
     runs: dict[str | None, list[Run]] = {t: [] for t in trees}
     with tempfile.TemporaryDirectory() as tmp:
         directory = args.directory or Path(tmp) / "exp"
-        prepared(directory, args.items)
+        prepared(directory, args.items, args.cluster)
         for _ in range(args.runs):
             for tree in trees:
-                runs[tree].append(measure(directory, tree))
+                runs[tree].append(measure(directory, tree, flags))
     for tree, measured in runs.items():
         print(summary(tree or "this interpreter", measured))
     first = trees[0]

@@ -15,5 +15,6 @@ from .export_body import run_exports as run_exports
 from .export_body import run_mlflow_export as run_mlflow_export
 from .finish import run_report as run_report
 from .merge_body import run_merge as run_merge
+from .plan_body import run_plan as run_plan
 from .validate_body import run_simulate as run_simulate
 from .validate_body import run_validate as run_validate

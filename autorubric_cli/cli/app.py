@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from autorubric_cli import __version__
-from autorubric_cli.cli import compare_cmd, report_cmd, run_cmd, validate_cmd
+from autorubric_cli.cli import compare_cmd, plan_cmd, report_cmd, run_cmd, validate_cmd
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.export_cmd import export_app
 from autorubric_cli.cli.guard import STATE
@@ -62,6 +62,7 @@ COMMANDS = (
     report_cmd.merge,
     report_cmd.report,
     compare_cmd.compare,
+    plan_cmd.plan,
     validate_cmd.validate,
     validate_cmd.simulate,
 )

@@ -9,7 +9,14 @@ import typer
 
 from autorubric_cli import cli, report
 from autorubric_cli.cli.guard import guarded
-from autorubric_cli.cli.options import Alpha, CompareFormat, FailOnRegression, Junit, MaxDrop
+from autorubric_cli.cli.options import (
+    Alpha,
+    ClusterOpt,
+    CompareFormat,
+    FailOnRegression,
+    Junit,
+    MaxDrop,
+)
 
 
 def compare(
@@ -41,11 +48,14 @@ def compare(
             "--output", "-o", help="--format html: write here (default NEW/compare.html)."
         ),
     ] = None,
+    cluster: ClusterOpt = None,
 ) -> None:
     """Paired comparison of two experiments on the same items (no judge calls), with a gate."""
 
     def body() -> int:
-        options = report.CompareOptions(max_drop, fail_on_regression, alpha, ca_mode, top, seed)
+        options = report.CompareOptions(
+            max_drop, fail_on_regression, alpha, ca_mode, top, seed, cluster
+        )
         return cli.run_compare(base, new, options, format.value, junit, output)
 
     guarded(body)

@@ -105,6 +105,7 @@ def finish(
     compact: bool = False,
     output: Path | None = None,
     ground_truth: str = "majority",
+    cluster: str | None = None,
 ) -> int:
     """`compact` (run, resume): also write report.html and print the short summary."""
     if ca_mode not in CA_MODES:
@@ -117,7 +118,12 @@ def finish(
     opened = experiment.open_experiment(directory)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
     built, fold = report.build_report_and_fold(
-        opened, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
+        opened,
+        extra_checks=extra,
+        what_if=what_if,
+        ca_mode=ca_mode,
+        ground_truth=ground_truth,
+        cluster=cluster,
     )
     if what_if is None and output is None:  # a what-if or `-o` elsewhere changes nothing in DIR
         experiment.write_atomic(directory / experiment.REPORT, to_json(built))
@@ -151,6 +157,7 @@ def run_report(
     ca_mode: str,
     output: Path | None,
     ground_truth: str,
+    cluster: str | None = None,
 ) -> int:
     """`autorubric report`: the report with the what-if flags in `overrides` applied."""
     return finish(
@@ -162,6 +169,7 @@ def run_report(
         ca_mode=ca_mode,
         output=output,
         ground_truth=ground_truth,
+        cluster=cluster,
     )
 
 

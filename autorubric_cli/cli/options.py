@@ -103,6 +103,15 @@ ShardOpt = Annotated[
         help="Grade only shard K of N (by a hash of `id`); see `merge`.",
     ),
 ]
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        metavar="metadata.KEY",
+        help="Items sharing this metadata value are one cluster for standard errors "
+        "(default: the rubric's report.cluster).",
+    ),
+]
 BatchOpt = Annotated[bool, typer.Option("--batch", help="Submit through the provider's batch API.")]
 OtelOpt = Annotated[
     bool,

@@ -10,7 +10,7 @@ import typer
 
 from autorubric_cli import cli
 from autorubric_cli.cli.guard import guarded
-from autorubric_cli.cli.options import FailUnder, Format, FormatOpt, Junit
+from autorubric_cli.cli.options import ClusterOpt, FailUnder, Format, FormatOpt, Junit
 
 
 def merge(
@@ -110,6 +110,7 @@ def report(
             "One of: majority, rater:NAME.",
         ),
     ] = "majority",
+    cluster: ClusterOpt = None,
 ) -> None:
     """Render an experiment from items.jsonl (no judge calls)."""
 
@@ -130,6 +131,7 @@ def report(
             ca_mode=ca_mode,
             output=output,
             ground_truth=ground_truth,
+            cluster=cluster,
         )
 
     guarded(body)

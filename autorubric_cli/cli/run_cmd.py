@@ -20,6 +20,7 @@ from autorubric_cli.cli.options import (
     Baseline,
     BatchOpt,
     CacheDir,
+    ClusterOpt,
     DryRun,
     FailOnRegression,
     FailUnder,
@@ -118,6 +119,7 @@ def run(
     max_cost: MaxCost = None,
     otel: OtelOpt = False,
     mlflow: MlflowOpt = False,
+    cluster: ClusterOpt = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -141,12 +143,14 @@ def run(
         exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
-        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha, cluster)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
         with exports:
             directory = experiment.start_run(rubric, dataset, options)
-        code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        code = cli.finish_and_compare(
+            directory, format.value, fail_under, junit, gate, cluster=cluster
+        )
         if mlflow:
             cli.run_mlflow_export(directory)
         return code

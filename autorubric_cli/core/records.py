@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -85,3 +85,4 @@ class ItemRecord(Record):
     word_counts: dict[str, int] = Field(default_factory=dict)  # {"output": n, "thinking": m}
     ground_truth: dict[str, str] = Field(default_factory=dict)
     human_ratings: dict[str, list[str | list[str]]] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)  # clusters, self-preference

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from autorubric_cli.core.clusters import ReportSection
 from autorubric_cli.core.config import (
     BINARY_AGGREGATIONS,
     NOMINAL_AGGREGATIONS,
@@ -127,6 +128,7 @@ class Rubric(Strict):
     guidelines: str | None = None
     criteria: list[Criterion] = Field(min_length=1)
     grader: LLMConfig = Field(default_factory=LLMConfig)
+    report: ReportSection = Field(default_factory=ReportSection)
     gate: list[GateCheck] = Field(default_factory=list)
     dataset: DatasetSection = Field(default_factory=DatasetSection)
 

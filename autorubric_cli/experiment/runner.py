@@ -91,6 +91,7 @@ def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
             "word_counts": submission_word_counts(item.submission),
             "ground_truth": item.ground_truth,
             "human_ratings": item.human_ratings,
+            "metadata": item.metadata,
         }
     )
 

@@ -19,6 +19,9 @@ from .compare import compare_result as compare_result
 from .html.compare_page import render_compare_html as render_compare_html
 from .html.label_page import write_label_html as write_label_html
 from .html.page import write_report_html as write_report_html
+from .plan import PlanOptions as PlanOptions
+from .plan import plan_comparison as plan_comparison
+from .plan import render_plan_text as render_plan_text
 from .render_compare import compare_junit_suite as compare_junit_suite
 from .render_compare import render_compare_junit as render_compare_junit
 from .render_compare import render_compare_markdown as render_compare_markdown

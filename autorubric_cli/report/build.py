@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from autorubric_cli.core.clusters import cluster_path
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import evaluate_gate
@@ -16,6 +17,7 @@ from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
+from autorubric_cli.report.bias_section import judge_bias_section
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -34,7 +36,13 @@ from autorubric_cli.report.models import (
     Report,
     WhatIf,
 )
-from autorubric_cli.report.parallel import fold_experiment
+from autorubric_cli.report.models_stats import ClusteredInterval
+from autorubric_cli.report.parallel import ExtrasSettings, fold_experiment
+from autorubric_cli.report.stats_section import (
+    cluster_key,
+    clustered_interval,
+    criteria_clustered,
+)
 from autorubric_cli.report.summary import score_summary
 
 
@@ -45,6 +53,7 @@ def build_report(
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
     ground_truth: str = MAJORITY,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
     """The report's JSON form (SPEC §6), as `report --format json` prints it."""
     report, _ = build_report_and_fold(
@@ -53,6 +62,7 @@ def build_report(
         what_if=what_if,
         ca_mode=ca_mode,
         ground_truth=ground_truth,
+        cluster=cluster,
     )
     return to_json_dict(report)
 
@@ -64,14 +74,20 @@ def build_report_and_fold(
     what_if: ScoringRules | None = None,
     ca_mode: str = "exclude",
     ground_truth: str = MAJORITY,
+    cluster: str | None = None,
 ) -> tuple[Report, ReportFold]:
-    """The typed report and the fold it came from (the HTML report plots its arrays)."""
+    """The typed report and the fold it came from (the HTML report plots its arrays);
+    `cluster` (`metadata.KEY`) overrides the rubric's `report.cluster`."""
     rules = experiment.rules
+    key = cluster_key(cluster, experiment.rubric.report.cluster)
+    settings = ExtrasSettings(
+        None if key is None else cluster_path(key), experiment.rubric.grader.shuffle_options
+    )
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
     path = experiment.directory / ITEMS
     overlay = experiment_overlay(experiment.directory, ground_truth)
-    fold = fold_experiment(path, rules, judge_ids, what_if, issues, overlay)
+    fold = fold_experiment(path, rules, judge_ids, what_if, issues, overlay, settings)
     fold.put_in_dataset_order()
     seed = experiment.manifest.seed
     labels = fold.labels()
@@ -95,8 +111,19 @@ def build_report_and_fold(
             errored=fold.errored,
             pending=max(total - fold.recorded, 0),
         ),
-        score=score_summary(defined(np.frombuffer(fold.item_scores)), seed),
-        criteria=[criterion_summary(t, fold.recorded) for t in fold.criteria],
+        score=score_summary(
+            defined(np.frombuffer(fold.item_scores)),
+            seed,
+            None
+            if key is None
+            else clustered_interval(np.frombuffer(fold.item_scores), fold.extras.clusters, key),
+        ),
+        criteria=[
+            criterion_summary(t, fold.recorded, clustered)
+            for t, clustered in zip(
+                fold.criteria, criteria_clustered(fold.extras, key), strict=True
+            )
+        ],
         judges=[judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
         agreement=agreement_section(labels),
         ground_truth=truth,
@@ -120,6 +147,7 @@ def build_report_and_fold(
         what_if=None
         if what_if is None
         else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
+        judge_bias=judge_bias_section(fold, list(experiment.rubric.grader.judges), seed),
     )
     checks = [*experiment.rubric.gate, *(extra_checks or [])]
     gate = evaluate_gate(to_json_dict(report), checks)
@@ -135,7 +163,9 @@ def _judge_score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
     return {j: np.frombuffer(a) for j, a in fold.judge_scores.items()}
 
 
-def criterion_summary(tally: CriterionTally, recorded: int) -> CriterionSummary:
+def criterion_summary(
+    tally: CriterionTally, recorded: int, clustered: ClusteredInterval | None = None
+) -> CriterionSummary:
     criterion = tally.criterion
     valued = len(tally.values)
     met_rate = tally.met / valued if valued and criterion.options is None else None
@@ -148,6 +178,7 @@ def criterion_summary(tally: CriterionTally, recorded: int) -> CriterionSummary:
         cannot_assess_rate=tally.abstained / recorded if recorded else None,
         distribution=in_option_order(tally.distribution, criterion),
         agreement=exact_mean(tally.agreements),
+        clustered=clustered,
     )
 
 

@@ -30,6 +30,7 @@ from autorubric_cli.metrics.paired import (
     wilcoxon_p,
 )
 from autorubric_cli.report.compare_criteria import criteria_block, figure
+from autorubric_cli.report.compare_power import compare_cluster, pair_clusters, with_power
 from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
 from autorubric_cli.report.models import GateCheckResult
@@ -58,6 +59,7 @@ class CompareOptions:
     ca_mode: str = "exclude"
     top: int = TOP_MOVED
     seed: int | None = None  # bootstrap seed; default: BASE's seed
+    cluster: str | None = None  # `--cluster metadata.KEY`; default: the rubrics' report.cluster
 
 
 @dataclass
@@ -65,6 +67,9 @@ class Pairs:
     ids: list[str]
     base_rows: np.ndarray
     new_rows: np.ndarray
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.base_rows, self.new_rows
 
 
 def check_options(options: CompareOptions) -> None:
@@ -84,7 +89,8 @@ def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) 
 def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> CompareResult:
     """The SPEC §12 comparison of two experiment directories, from items.jsonl alone."""
     check_options(options)
-    base, new = read_sides(base_dir, new_dir)
+    key, path = compare_cluster(options.cluster, base_dir, new_dir)
+    base, new = read_sides(base_dir, new_dir, path)
     pairs, items, warnings = pair_items(base, new)
     warnings = setting_warnings(base.experiment, new.experiment) + warnings
     for side in (base, new):
@@ -107,7 +113,10 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
         name: (np.frombuffer(new.codes[name], dtype=np.int8)[pairs.new_rows].astype(np.int64))
         for name in new.codes
     }
-    score = score_block(b_scores, n_scores, diffs, seed)
+    clusters = [] if key is None else pair_clusters(base.clusters, new.clusters, *pairs.rows())
+    score = with_power(
+        score_block(b_scores, n_scores, diffs, seed), diffs, options.alpha, key, clusters
+    )
     return CompareResult(
         base=CompareSide(experiment=base.name, path=str(base_dir)),
         new=CompareSide(experiment=new.name, path=str(new_dir)),
@@ -307,8 +316,11 @@ def gate_block(score: ScoreComparison, options: CompareOptions) -> CompareGate |
 
 
 def regression_check(score: ScoreComparison, alpha: float) -> RegressionCheck:
-    """Fails when NEW is worse (diff < 0) and the Wilcoxon p-value is below alpha."""
-    diff, p = score.diff, score.p_value
+    """Fails when NEW is worse (diff < 0) and the p-value is below alpha: the clustered one
+    when there is a cluster key, else Wilcoxon's."""
+    diff, p, test = score.diff, score.p_value, "wilcoxon"
+    if score.clustered is not None:
+        p, test = score.clustered.p_value, "clustered"
     metric = "score.regression"
     if diff is None:
         reason = "no paired items"
@@ -316,12 +328,13 @@ def regression_check(score: ScoreComparison, alpha: float) -> RegressionCheck:
             metric=metric, alpha=alpha, diff=diff, value=None, passed=False, reason=reason
         )
     if p is None:
-        reason = f"not significant: {score.undefined.get('p_value', 'p-value undefined')}"
+        why = score.undefined.get("p_value", "p-value undefined") if test == "wilcoxon" else None
+        reason = f"not significant: {why or 'p-value undefined'}"
         return RegressionCheck(
-            metric=metric, alpha=alpha, diff=diff, value=None, passed=True, reason=reason
+            metric=metric, alpha=alpha, diff=diff, value=None, passed=True, reason=reason, test=test
         )
     passed = not (diff < 0 and p < alpha)
-    return RegressionCheck(metric=metric, alpha=alpha, diff=diff, value=p, passed=passed)
+    return RegressionCheck(metric=metric, alpha=alpha, diff=diff, value=p, passed=passed, test=test)
 
 
 def exit_code(result: dict[str, Any]) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from autorubric_cli.core.clusters import cluster_value
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment, open_experiment
@@ -44,6 +45,8 @@ class Side:
     codes: dict[str, array] = field(default_factory=dict)
     judge_scores: dict[str, array] = field(default_factory=dict)
     issues: ReadIssues = field(default_factory=ReadIssues)
+    cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
+    clusters: list[str | None] = field(default_factory=list)  # per row, with a cluster key
 
     def __post_init__(self) -> None:
         self.codes = {c.name: array("b") for c in self.criteria}
@@ -75,6 +78,7 @@ class Side:
                 self.codes[name].append(ABSTAIN)
             for judge in self.judge_scores:
                 self.judge_scores[judge].append(NAN)
+            self.clusters.append(None)
         self.index[row] = index
         self.errored[row] = status == "error"
         self.usable[row] = status == "ok" and raw_score is not None
@@ -83,6 +87,10 @@ class Side:
             self.codes[name][row] = code
         for column, value in zip(self.judge_scores.values(), judge_values, strict=True):
             column[row] = value
+        if self.cluster is not None:
+            metadata = obj.get("metadata")
+            found = cluster_value(metadata, self.cluster) if isinstance(metadata, dict) else None
+            self.clusters[row] = found
 
 
 def _number(value: Any) -> float:
@@ -114,25 +122,26 @@ def criterion_codes(criteria: list[dict[str, Any]], rubric: list[Criterion]) -> 
 PARALLEL_MIN_BYTES = 50_000_000
 
 
-def read_sides(base: Path, new: Path) -> tuple[Side, Side]:
+def read_sides(base: Path, new: Path, cluster: tuple[str, ...] | None = None) -> tuple[Side, Side]:
     """Both sides; two large files are read at once in two forked processes."""
     sizes = [(d / ITEMS).stat().st_size if (d / ITEMS).is_file() else 0 for d in (base, new)]
     fork = "fork" in multiprocessing.get_all_start_methods()
     if min(sizes) < PARALLEL_MIN_BYTES or not fork or (os.cpu_count() or 1) < 2:
-        return read_side(base), read_side(new)
+        return read_side(base, cluster), read_side(new, cluster)
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
-        first, second = pool.map(read_side, (base, new))
+        first, second = pool.map(read_side, (base, new), (cluster, cluster))
     return first, second
 
 
-def read_side(directory: Path) -> Side:
+def read_side(directory: Path, cluster: tuple[str, ...] | None = None) -> Side:
     """The experiment in `directory` (manifest, rubric copy, items.jsonl) as one Side."""
     experiment = open_experiment(directory)
     side = Side(
         experiment,
         list(experiment.rubric.criteria),
         [j.judge_id for j in experiment.rubric.grader.judges],
+        cluster=cluster,
     )
     path = directory / ITEMS
     if not path.exists():

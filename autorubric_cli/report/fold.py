@@ -28,6 +28,7 @@ from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.core.scoring import score_item
 from autorubric_cli.labels.overlay import LabelOverlay
 from autorubric_cli.metrics import ABSTAIN, MISSING
+from autorubric_cli.report.fold_extras import FoldExtras
 from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.outcome import outcome_label
 
@@ -96,6 +97,8 @@ class ReportFold:
     judge_ids: list[str]
     what_if: ScoringRules | None = None
     overlay: LabelOverlay | None = None  # human labels (§14): fill ground truth where absent
+    cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
+    shuffled: bool = True  # options were shown in seeded random orders (position bias)
     recorded: int = 0
     errored: int = 0
     simulated: bool = False
@@ -113,11 +116,13 @@ class ReportFold:
     criteria: list[CriterionTally] = field(init=False)
     judges: dict[str, JudgeTally] = field(init=False)
     _tallies: list[JudgeTally] = field(init=False, repr=False)  # judges' tallies, in order
+    extras: FoldExtras = field(init=False)  # standard errors and judge bias
 
     def __post_init__(self) -> None:
         self.criteria = [CriterionTally(c) for c in self.rules.criteria]
         self.judges = {j: JudgeTally() for j in self.judge_ids}
         self._tallies = list(self.judges.values())
+        self.extras = FoldExtras(self.rules.criteria, self.judge_ids, self.cluster, self.shuffled)
         self.judge_scores = {j: array("d") for j in self.judge_ids}
         for tally in self.criteria:
             tally.judges = {j: array("b") for j in self.judge_ids}
@@ -153,6 +158,7 @@ class ReportFold:
         self.truth_scores.append(self._truth_score(record))
         if self.what_if is not None:
             self._add_what_if(record)
+        self.extras.add(record)
 
     def _add_criterion(
         self, tally: CriterionTally, record: CriterionRecord, truth: dict[str, str]
@@ -209,6 +215,7 @@ class ReportFold:
         order = np.argsort(np.frombuffer(self.indices, dtype=np.int64), kind="stable")
         if np.all(order[:-1] < order[1:]):
             return
+        self.extras.reorder(order)
         series = [self.item_scores, self.truth_scores, *self.judge_scores.values()]
         if len(self.what_if_scores):
             series.append(self.what_if_scores)
@@ -329,6 +336,7 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
         merge_criterion_tallies(mine, theirs)
     for judge, tally in later.judges.items():
         merge_judge_tallies(first.judges[judge], tally)
+    first.extras.merge(later.extras)
 
 
 def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> None:

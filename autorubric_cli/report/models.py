@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from autorubric_cli.core.json_model import Block, absent
+from autorubric_cli.report.models_stats import ClusteredInterval, JudgeBias
 
 Number = int | float
 Kind = Literal["binary", "ordinal", "nominal"]
@@ -38,6 +39,8 @@ class ScoreSummary(Block):
     min: float | None
     max: float | None
     ci95: list[float] | None
+    se: float | None = None  # std / sqrt(n), ddof 1
+    clustered: ClusteredInterval | None = None
 
 
 class CriterionSummary(Block):
@@ -49,6 +52,7 @@ class CriterionSummary(Block):
     cannot_assess_rate: float | None
     distribution: dict[str, int]
     agreement: float | None
+    clustered: ClusteredInterval | None = None
 
 
 class JudgeSummary(Block):
@@ -264,6 +268,7 @@ class Report(Block):
     warnings: list[str]
     what_if: WhatIf | None = absent()
     gate: GateResult | None = None
+    judge_bias: dict[str, JudgeBias] | None = None
 
     def criterion(self, name: str) -> CriterionSummary:
         return next(c for c in self.criteria if c.name == name)

@@ -34,6 +34,17 @@ class ErroredCounts(Block):
     new: int
 
 
+class ClusteredComparison(Block):
+    """The paired differences' mean with cluster-robust errors (docs/reference/report-json.md)."""
+
+    key: str
+    clusters: int
+    se: float | None
+    ci95: list[float] | None
+    p_value: float | None
+    mde80: float | None
+
+
 class ScoreComparison(Block):
     base_mean: float | None
     new_mean: float | None
@@ -46,6 +57,10 @@ class ScoreComparison(Block):
     unchanged: int
     n: int
     undefined: dict[str, str]
+    se_diff: float | None = None  # std(diffs, ddof 1) / sqrt(n)
+    mde80: float | None = None  # (z_{1-alpha/2} + z_{0.8}) · se_diff
+    clustered: ClusteredComparison | None = None
+    below_mde80: bool | None = None  # |diff| < the mde80 shown (clustered when there is one)
 
 
 class Distributions(Block):
@@ -118,6 +133,7 @@ class RegressionCheck(Block):
     value: float | None
     passed: bool
     reason: str | None = absent()
+    test: str | None = absent()  # "wilcoxon", or "clustered" with a cluster key
 
 
 CompareCheck = GateCheckResult | RegressionCheck

@@ -28,6 +28,26 @@ PARALLEL_MIN_RECORDS = 20_000
 
 
 @dataclass(frozen=True)
+class ExtrasSettings:
+    """The cluster key's path into metadata, and whether options were shuffled."""
+
+    cluster: tuple[str, ...] | None = None
+    shuffled: bool = True
+
+
+def new_fold(
+    rules: ScoringRules,
+    judge_ids: list[str],
+    what_if: ScoringRules | None,
+    overlay: LabelOverlay | None,
+    extras: ExtrasSettings,
+) -> ReportFold:
+    return ReportFold(
+        rules, judge_ids, what_if, overlay, cluster=extras.cluster, shuffled=extras.shuffled
+    )
+
+
+@dataclass(frozen=True)
 class FoldJob:
     """Lines `first` .. `first + len(codes) - 1`, bytes `start` .. `end` of the file."""
 
@@ -40,6 +60,7 @@ class FoldJob:
     judge_ids: list[str]
     what_if: ScoringRules | None
     overlay: LabelOverlay | None
+    extras: ExtrasSettings
 
 
 @dataclass
@@ -53,7 +74,7 @@ class FoldPart:
 
 def fold_lines(job: FoldJob) -> FoldPart:
     """Parse, check and fold the job's lines, each once."""
-    part = FoldPart(ReportFold(job.rules, job.judge_ids, job.what_if, job.overlay))
+    part = FoldPart(new_fold(job.rules, job.judge_ids, job.what_if, job.overlay, job.extras))
     fit = RecordFit.of(job.rules.criteria)
     with open_records(job.path) as handle:
         handle.seek(job.start)
@@ -120,6 +141,7 @@ def fold_parts(
     judge_ids: list[str],
     what_if: ScoringRules | None,
     overlay: LabelOverlay | None,
+    extras: ExtrasSettings,
 ) -> list[FoldPart]:
     jobs = [
         FoldJob(
@@ -132,6 +154,7 @@ def fold_parts(
             judge_ids,
             what_if,
             overlay,
+            extras,
         )
         for first, last in line_ranges(index)
     ]
@@ -160,18 +183,19 @@ def fold_experiment(
     what_if: ScoringRules | None,
     issues: ReadIssues,
     overlay: LabelOverlay | None = None,
+    extras: ExtrasSettings = ExtrasSettings(),
 ) -> ReportFold:
     """The fold over the newest record of every id, identical whatever the number of workers."""
     index = index_lines(path)
-    parts = fold_parts(path, index, rules, judge_ids, what_if, overlay)
+    parts = fold_parts(path, index, rules, judge_ids, what_if, overlay, extras)
     if not sound(index, parts):
         index = index_lines(path, fast=False)
-        parts = fold_parts(path, index, rules, judge_ids, what_if, overlay)
+        parts = fold_parts(path, index, rules, judge_ids, what_if, overlay, extras)
     unreadable = index.unreadable + [n for part in parts for n in part.unreadable]
     issues.bad_lines.extend(sorted(unreadable))
     issues.bad_lines.extend(n for part in parts for n in part.misfits)
     if not parts:
-        return ReportFold(rules, judge_ids, what_if, overlay)
+        return new_fold(rules, judge_ids, what_if, overlay, extras)
     fold = parts[0].fold
     for part in parts[1:]:
         merge_folds(fold, part.fold)

@@ -10,6 +10,7 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.report.compare_power import power_line
 from autorubric_cli.report.models import GateCheckResult
 from autorubric_cli.report.models_compare import (
     CompareCheck,
@@ -19,6 +20,7 @@ from autorubric_cli.report.models_compare import (
     MovedItem,
     UncomparedCriterion,
 )
+from autorubric_cli.report.render_stats import compare_interval_line
 from autorubric_cli.report.render_table import fmt, fmt_ci
 from autorubric_cli.report.render_text import _md_table
 
@@ -139,9 +141,17 @@ def _rich(heading: str, columns: list[str], rows: list[list[str]]) -> Table:
     return table
 
 
+def power_lines(result: CompareResult) -> list[str]:
+    """Which interval the comparison rests on, and whether it could tell."""
+    line = power_line(result.score)
+    return [compare_interval_line(result), *([] if line is None else [line])]
+
+
 def render_compare_table(result: CompareResult, console: Console) -> None:
     console.print(_rich(title(result), SCORE_COLUMNS, [score_row(result)]))
     console.print(verdict(result))
+    for line in power_lines(result):
+        console.print(line, highlight=False, soft_wrap=True)
     criteria = [criterion_row(c) for c in result.criteria]
     console.print(_rich("Criteria", CRITERIA_COLUMNS, criteria))
     console.print(_rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result.judges]))
@@ -158,6 +168,7 @@ def render_compare_table(result: CompareResult, console: Console) -> None:
 def render_compare_markdown(result: CompareResult) -> str:
     """Sized for a pull-request comment: summary, criteria, the top movers, warnings, gate."""
     lines = [f"## {title(result)}", "", f"**{verdict(result)}**", ""]
+    lines += [*(f"> {line}" for line in power_lines(result)), ""]
     lines += _md_table(SCORE_COLUMNS, [score_row(result)])
     lines += ["", "### Criteria", ""]
     lines += _md_table(CRITERIA_COLUMNS, [criterion_row(c) for c in result.criteria])
@@ -189,6 +200,7 @@ def compare_junit_suite(result: CompareResult) -> ET.Element:
         ET.SubElement(suite, "testcase", classname=CLASSNAME, name="compare")
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))
+    ET.SubElement(suite, "system-out").text = "\n".join(power_lines(result))
     return suite
 
 

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.report.formatting import fmt, fmt_ci
 from autorubric_cli.report.labels_section import human_labels_tables
 from autorubric_cli.report.models import GateResult, Report, ScoreSummary
 from autorubric_cli.report.render_agreement import agreement_table
 from autorubric_cli.report.render_metrics import ground_truth_tables
+from autorubric_cli.report.render_stats import (
+    BIAS_COLUMNS,
+    BIAS_NOTE,
+    BIAS_TITLE,
+    bias_rows,
+    criterion_ci,
+    has_clustered_criteria,
+    interval_note,
+    shown_ci,
+)
 
-
-def fmt(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+__all__ = ["fmt", "fmt_ci", "fmt_cost", "name_column", "render_compact", "render_tables"]
 
 
 def fmt_cost(value: float | None) -> str:
@@ -26,20 +29,16 @@ def fmt_cost(value: float | None) -> str:
     return "n/a" if value is None else f"${value:.4f}"
 
 
-def fmt_ci(ci: list[float] | None) -> str:
-    return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
 def score_cells(score: ScoreSummary) -> list[str]:
     figures = (score.mean, score.median, score.std, score.min, score.max)
-    return [*(fmt(v) for v in figures), fmt_ci(score.ci95)]
+    return [*(fmt(v) for v in figures), fmt_ci(shown_ci(score))]
 
 
 def summary_table(report: Report) -> Table:
     title = f"autorubric · {report.experiment} · {report.status}"
     if report.simulated:
         title += " · SIMULATED JUDGES"
-    table = Table(title=title)
+    table = Table(title=title, caption=interval_note(report.score))
     for column in ("items", "errored", "mean", "median", "std", "min", "max", "95% CI"):
         table.add_column(column, justify="right")
     items = report.items
@@ -69,6 +68,9 @@ def criteria_table(report: Report) -> Table:
     table.add_column("kind")
     for column in ("weight", "met rate", "mean value", "CA/NA rate", "judges w/ outcome"):
         table.add_column(column, justify="right")
+    clustered = has_clustered_criteria(report)
+    if clustered:
+        table.add_column("95% CI (clustered)", justify="right")
     for c in report.criteria:
         table.add_row(
             c.name,
@@ -78,7 +80,17 @@ def criteria_table(report: Report) -> Table:
             fmt(c.mean_value),
             fmt(c.cannot_assess_rate),
             fmt(c.agreement),
+            *([criterion_ci(c)] if clustered else []),
         )
+    return table
+
+
+def bias_table(report: Report) -> Table:
+    table = Table(title=BIAS_TITLE, caption=BIAS_NOTE)
+    for column in BIAS_COLUMNS:
+        table.add_column(column, overflow="fold")
+    for row in bias_rows(report):
+        table.add_row(*row)
     return table
 
 
@@ -188,6 +200,8 @@ def render_tables(report: Report, console: Console, directory: str | None = None
     if report.human_labels is not None:
         for table in human_labels_tables(report.human_labels):
             console.print(table)
+    if report.judge_bias is not None:
+        console.print(bias_table(report))
     if report.gate is not None:
         console.print(gate_table(report.gate, report.shard))
     for warning in report.warnings:

@@ -18,6 +18,15 @@ from autorubric_cli.report.labels_section import (
     raters_summary,
 )
 from autorubric_cli.report.models import ErroredItem, GateResult, HumanLabelsSection, Report
+from autorubric_cli.report.render_stats import (
+    BIAS_COLUMNS,
+    BIAS_NOTE,
+    BIAS_TITLE,
+    bias_rows,
+    criterion_ci,
+    has_clustered_criteria,
+    interval_note,
+)
 from autorubric_cli.report.render_table import cost_line, fmt, score_cells
 
 
@@ -39,9 +48,12 @@ def render_markdown(report: Report) -> str:
         ["items", "errored", "mean", "median", "std", "min", "max", "95% CI"],
         [[f"{items.completed}/{items.total}", items.errored, *score_cells(report.score)]],
     )
+    lines += ["", interval_note(report.score)]
     lines += ["", "### Criteria", ""]
+    clustered = has_clustered_criteria(report)
     lines += _md_table(
-        ["criterion", "kind", "met rate", "mean value", "CA/NA rate", "agreement"],
+        ["criterion", "kind", "met rate", "mean value", "CA/NA rate", "agreement"]
+        + (["95% CI (clustered)"] if clustered else []),
         [
             [
                 c.name,
@@ -50,6 +62,7 @@ def render_markdown(report: Report) -> str:
                 fmt(c.mean_value),
                 fmt(c.cannot_assess_rate),
                 fmt(c.agreement),
+                *([criterion_ci(c)] if clustered else []),
             ]
             for c in report.criteria
         ],
@@ -73,6 +86,9 @@ def render_markdown(report: Report) -> str:
     lines += ["", cost_line(report)]
     if report.human_labels is not None:
         lines += _md_human_labels(report.human_labels)
+    if report.judge_bias is not None:
+        lines += ["", f"### {BIAS_TITLE}", "", *_md_table(BIAS_COLUMNS, bias_rows(report))]
+        lines += ["", BIAS_NOTE]
     gate = report.gate
     if gate is not None:
         lines += ["", f"### Gate: {'PASSED' if gate.passed else 'FAILED'}", ""]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from autorubric_cli.metrics.clustered import standard_error
+from autorubric_cli.metrics.figures import value_or_none
 from autorubric_cli.report.models import ScoreSummary
+from autorubric_cli.report.models_stats import ClusteredInterval
 
 BOOTSTRAP_RESAMPLES = 1000
 CHUNK_CELLS = 4_000_000
@@ -29,11 +32,16 @@ def bootstrap_mean_ci(
     return [float(low), float(high)]
 
 
-def score_summary(values: np.ndarray, seed: int) -> ScoreSummary:
-    """mean, median, std (sample, ddof=1), min, max, ci95 over defined scores; null when empty."""
+def score_summary(
+    values: np.ndarray, seed: int, clustered: ClusteredInterval | None = None
+) -> ScoreSummary:
+    """mean, median, std (sample, ddof=1), min, max, ci95, se (std/sqrt(n)) over defined scores;
+    null when empty. `clustered`: the cluster-robust figures, when there is a cluster key."""
     n = len(values)
     if n == 0:
-        return ScoreSummary(n=0, mean=None, median=None, std=None, min=None, max=None, ci95=None)
+        return ScoreSummary(
+            n=0, mean=None, median=None, std=None, min=None, max=None, ci95=None, se=None
+        )
     return ScoreSummary(
         n=n,
         mean=float(values.mean()),
@@ -42,4 +50,6 @@ def score_summary(values: np.ndarray, seed: int) -> ScoreSummary:
         min=float(values.min()),
         max=float(values.max()),
         ci95=bootstrap_mean_ci(values, seed),
+        se=value_or_none(standard_error(values)),
+        clustered=clustered,
     )

@@ -51,11 +51,13 @@ def test_run_writes_a_self_contained_page_with_every_section(demo: Path) -> None
     page = parse(path)
     for section in ("summary", "scores", "criteria", "judges", "agreement", "ground-truth"):
         assert section in page.ids
-    assert {"validate", "gate", "items", "simulated-banner"} <= page.ids
+    assert {"validate", "gate", "items", "simulated-banner", "judge-bias"} <= page.ids
     assert "errors" not in page.ids  # nothing errored
     expected = {"score", "met_rates", "agreement", "truth_score"}
     expected |= {f"options:{c}" for c in ("clarity", "satisfaction", "tone")}
     expected |= {f"confusion:{c}" for c in CRITERIA}
+    judges = json.loads((demo / "report.json").read_text())["judge_bias"]
+    expected |= {f"position:{j}" for j in judges}  # a chosen-position chart per judge
     assert set(page.plots) == expected and not page.empty_plots
     assert page.external == []  # no CDN, no fetch: nothing outside the file
     text = path.read_text()

@@ -22,6 +22,15 @@ from autorubric_cli.report.html.templating import asset, bokeh_script, environme
 from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
 from autorubric_cli.report.models import JudgeSummary, Report
 from autorubric_cli.report.render_metrics import CRITERION_COLUMNS, has_figure
+from autorubric_cli.report.render_stats import (
+    BIAS_COLUMNS,
+    BIAS_NOTE,
+    bias_rows,
+    criterion_ci,
+    has_clustered_criteria,
+    interval_note,
+    shown_ci,
+)
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 from autorubric_cli.validate.result import ValidateResult
 
@@ -51,6 +60,8 @@ def report_figures(
     for criterion, summary in zip(rubric.criteria, report.criteria, strict=True):
         if criterion.options is not None:
             figures[f"options:{criterion.name}"] = plots.option_shares(criterion, summary)
+    for judge, bias in (report.judge_bias or {}).items():
+        figures[f"position:{judge}"] = plots.position_chart(judge, bias)
     truth = report.ground_truth
     if truth is not None:
         figures["truth_score"] = plots.score_vs_truth(
@@ -140,6 +151,13 @@ def render_report_html(
         meta=item_meta(experiment),
         rubric_normalized=experiment.rubric.grader.normalize,
         version=__version__,
+        interval_note=interval_note(report.score),
+        shown_ci=shown_ci,
+        criterion_ci=criterion_ci,
+        clustered_criteria=has_clustered_criteria(report),
+        bias_columns=BIAS_COLUMNS,
+        bias_rows=bias_rows(report),
+        bias_note=BIAS_NOTE,
     )
 
 

@@ -25,6 +25,7 @@ from autorubric_cli.report.models import (
     CriterionSummary,
     ScoreSummary,
 )
+from autorubric_cli.report.models_stats import JudgeBias
 
 SCATTER_CAP = 2_000
 DIVERGING = ["#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de"]
@@ -119,6 +120,19 @@ def option_shares(criterion: Criterion, summary: CriterionSummary) -> Spec | Non
     rows = [(label, dist.get(label, 0), total) for label in labels]
     title = f"{criterion.name} ({criterion.kind}): option shares, 95% Wilson CI"
     return _hbar(title, rows, "share", "#6a9f58")
+
+
+def position_chart(judge: str, bias: JudgeBias) -> Spec | None:
+    """A judge's chosen shown positions, pooled over its shuffled criteria (95% Wilson CIs)."""
+    if bias.position is None:
+        return None
+    pooled = bias.position.pooled
+    rows = [(f"position {k + 1}", count, pooled.votes) for k, count in enumerate(pooled.counts)]
+    title = (
+        f"{judge}: shown position of the chosen option ({pooled.votes:,} votes; "
+        f"uniform expects {pooled.first_expected:.3f} at position 1)"
+    )
+    return _hbar(title, rows, "share of votes", "#b5744a")
 
 
 def _heatmap(
