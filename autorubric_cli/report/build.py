@@ -16,6 +16,7 @@ from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
+from autorubric_cli.report.cascade_section import experiment_cascade
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -120,6 +121,7 @@ def build_report_and_fold(
         what_if=None
         if what_if is None
         else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
+        cascade=experiment_cascade(experiment),
     )
     checks = [*experiment.rubric.gate, *(extra_checks or [])]
     gate = evaluate_gate(to_json_dict(report), checks)

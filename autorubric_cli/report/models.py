@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from autorubric_cli.core.json_model import Block, absent
+from autorubric_cli.report.models_cascade import CascadeSection
 
 Number = int | float
 Kind = Literal["binary", "ordinal", "nominal"]
@@ -263,6 +264,7 @@ class Report(Block):
     errored_items: list[ErroredItem]
     warnings: list[str]
     what_if: WhatIf | None = absent()
+    cascade: CascadeSection | None = absent()  # with `grader.cascade` (docs/guides/cascades.md)
     gate: GateResult | None = None
 
     def criterion(self, name: str) -> CriterionSummary:
