@@ -20,6 +20,7 @@ from autorubric_cli.cli.options import (
     BatchOpt,
     CacheDir,
     DryRun,
+    EscalationRate,
     FailOnRegression,
     FailUnder,
     FieldOpt,
@@ -34,7 +35,7 @@ from autorubric_cli.cli.options import (
     NoCache,
     ShardOpt,
 )
-from autorubric_cli.errors import EXIT_OK
+from autorubric_cli.errors import EXIT_OK, InputError
 
 
 def check(
@@ -113,6 +114,7 @@ def run(
     shard: ShardOpt = None,
     batch: BatchOpt = False,
     max_cost: MaxCost = None,
+    escalation_rate: EscalationRate = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -132,9 +134,12 @@ def run(
             shard=shard,
             batch=batch,
             max_cost=max_cost,
+            escalation_rate=escalation_rate,
         )
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
+        if escalation_rate is not None:
+            raise InputError("only used with --dry-run", key="--escalation-rate")
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
