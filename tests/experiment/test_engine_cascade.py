@@ -12,6 +12,7 @@ from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.grading.calibrate import record_pairs, replayed_outcome
 from autorubric_cli.report.calibrate import calibrate_experiments, latest
 from tests.support.cli import cli
+from tests.support.experiment.batch import fast_batches
 from tests.support.experiment.cache import MODELS
 from tests.support.experiment.cascade import cascade_report, cascade_rubric, decisions, records
 from tests.support.experiment.engine import write_dataset
@@ -174,3 +175,25 @@ def test_resume_mid_escalation_loses_nothing_and_pays_nothing_twice(tmp_path: Pa
     assert resumed["escalated"] == straight["escalated"] == escalations
     assert resumed["then"]["cost"] == pytest.approx(straight["then"]["cost"], rel=1e-12)
     assert resumed["first"]["cost"] == pytest.approx(straight["first"]["cost"], rel=1e-12)
+
+
+def test_a_batched_cascade_gives_the_direct_outcomes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both stages through the batch API: the escalations go in later batches, built from the
+    first stage's answers."""
+    fast_batches(monkeypatch)
+    data = write_dataset(tmp_path / "data.jsonl", N)
+    with JudgeServer(batch_delay=0.1) as server:
+        rubric = cascade_rubric(tmp_path / "c.yaml", server.api_base, threshold=T)
+        ok("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        server.reset()
+        ok("run", rubric, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
+        batched = calls_by_model(server)
+        assert server.request_count == len(server.batch_requests)
+    assert decisions(tmp_path / "batch") == decisions(tmp_path / "direct")
+    report = cascade_report(tmp_path / "batch")
+    assert batched == {
+        MODELS[0].removeprefix("openai/"): N * 4 * 3,
+        MODELS[1].removeprefix("openai/"): report["escalated"],
+    }
