@@ -1,8 +1,9 @@
 """Judge cascades (docs/guides/cascades.md): the escalation rule, and which votes decide.
 
-`escalation` is the one rule: the live cascade (grading/cascade.py) and the offline
-calibration (grading/calibrate.py) both call it, so a replay at a threshold gives exactly the
-live run's outcomes.
+`escalates` is the one rule: the live cascade (grading/cascade.py, through `escalation`) and the
+offline calibration (grading/calibrate.py, which computes each `first_stage` once and asks the
+rule at every threshold) both call it, so a replay at a threshold gives exactly the live run's
+outcomes.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from autorubric_cli.core.rubric import Criterion
 
 
 @dataclass(frozen=True)
+class FirstStage:
+    """The first stage's result for one criterion of one item: its `outcome`, its `agreement`
+    (the share of all first-stage samples that chose the outcome; None with no samples), and
+    whether any sample errored or abstained."""
+
+    outcome: CriterionRecord
+    agreement: float | None
+    abstained: bool
+
+
+@dataclass(frozen=True)
 class Escalation:
-    """The first stage's outcome for one criterion of one item, and whether it escalates.
-
-    `agreement`: the share of all first-stage samples that chose `outcome`; None when there
-    were no samples."""
-
     escalate: bool
     agreement: float | None
     outcome: CriterionRecord
@@ -41,17 +48,28 @@ def chose(vote: Vote, outcome: CriterionRecord) -> bool:
     return vote.verdict == outcome.verdict
 
 
+def first_stage(criterion: Criterion, votes: Sequence[Vote], rules: ScoringRules) -> FirstStage:
+    """The outcome under the rubric's own aggregation, and how many samples chose it."""
+    outcome = aggregate_criterion(criterion, votes, rules)
+    abstained = any(is_abstention(v, criterion) for v in votes)
+    agreeing = sum(not is_abstention(v, criterion) and chose(v, outcome) for v in votes)
+    return FirstStage(outcome, agreeing / len(votes) if votes else None, abstained)
+
+
+def escalates(stage: FirstStage, threshold: float) -> bool:
+    """THE rule: escalate when the agreement is below `threshold` (values within 1e-9 are
+    equal), or any first-stage sample errored or abstained (CANNOT_ASSESS, an NA option)."""
+    agreement = stage.agreement
+    below = agreement is None or (agreement < threshold and not close(agreement, threshold))
+    return stage.abstained or below
+
+
 def escalation(
     criterion: Criterion, first_votes: Sequence[Vote], rules: ScoringRules, threshold: float
 ) -> Escalation:
-    """Escalate when the first stage's agreement is below `threshold` (values within 1e-9 are
-    equal) or any first-stage sample errored or abstained (CANNOT_ASSESS, an NA option)."""
-    outcome = aggregate_criterion(criterion, first_votes, rules)
-    abstained = any(is_abstention(v, criterion) for v in first_votes)
-    agreeing = sum(not is_abstention(v, criterion) and chose(v, outcome) for v in first_votes)
-    agreement = agreeing / len(first_votes) if first_votes else None
-    below = agreement is None or (agreement < threshold and not close(agreement, threshold))
-    return Escalation(abstained or below, agreement, outcome)
+    """The first stage of one criterion of one item at `threshold`."""
+    stage = first_stage(criterion, first_votes, rules)
+    return Escalation(escalates(stage, threshold), stage.agreement, stage.outcome)
 
 
 def deciding_votes(votes: Sequence[Vote], escalated: bool | None) -> list[Vote]:

@@ -1,9 +1,10 @@
 """Offline cascade calibration (docs/guides/cascades.md): replay a cascade from a run of the
 `first` judges and a run of the `then` judges over the same items, with no judge call.
 
-Every replayed decision goes through `core.cascade.escalation`, the rule the live cascade
-uses, so the replay at a threshold gives the live run's escalations and outcomes (the `then`
-stage's outcome is the `then` run's, aggregated with the same rules).
+Every replayed decision goes through `core.cascade.escalates`, the rule the live cascade uses
+(each pair's `first_stage` is computed once), so the replay at a threshold gives the live run's
+escalations and outcomes (the `then` stage's outcome is the `then` run's, aggregated with the
+same rules).
 
 Costs: a pair's cost in a stage is what its votes cost (a cached vote at its original price).
 A per-item call's cost sits on one criterion's vote (`billed_with`), so for those records the
@@ -16,22 +17,22 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from autorubric_cli.core.cascade import escalation
+from autorubric_cli.core.cascade import FirstStage, escalates, first_stage
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.json_model import Block
 from autorubric_cli.core.outcome import outcome_label
-from autorubric_cli.core.records import ItemRecord, Vote
+from autorubric_cli.core.records import ItemRecord
 
 GRID = tuple(round(i * 0.05, 2) for i in range(21))
 
 
 @dataclass(frozen=True)
 class Pair:
-    """One (item, criterion) of the two runs."""
+    """One (item, criterion) of the two runs; `first` is the first stage's result."""
 
     item: str
     criterion: int
-    first_votes: list[Vote]
+    first: FirstStage
     then_outcome: str
     truth: str | None
     first_cost: float | None
@@ -64,13 +65,13 @@ def criterion_costs(record: ItemRecord) -> list[float | None]:
     return [math.fsum(sums) / len(sums)] * len(sums) if shared else list(sums)
 
 
-def record_pairs(first: ItemRecord, then: ItemRecord) -> list[Pair]:
+def record_pairs(first: ItemRecord, then: ItemRecord, rules: ScoringRules) -> list[Pair]:
     first_costs, then_costs = criterion_costs(first), criterion_costs(then)
     return [
         Pair(
             item=first.id,
             criterion=index,
-            first_votes=list(result.votes),
+            first=first_stage(rules.criteria[index], result.votes, rules),
             then_outcome=outcome_label(then.criteria[index]),
             truth=first.ground_truth.get(result.name),
             first_cost=first_costs[index],
@@ -80,20 +81,16 @@ def record_pairs(first: ItemRecord, then: ItemRecord) -> list[Pair]:
     ]
 
 
-def replayed_outcome(pair: Pair, rules: ScoringRules, threshold: float) -> tuple[bool, str]:
+def replayed_outcome(pair: Pair, threshold: float) -> tuple[bool, str]:
     """(escalated, the cascade's outcome label) of one pair at `threshold`."""
-    criterion = rules.criteria[pair.criterion]
-    result = escalation(criterion, pair.first_votes, rules, threshold)
-    return result.escalate, pair.then_outcome if result.escalate else outcome_label(result.outcome)
+    up = escalates(pair.first, threshold)
+    return up, pair.then_outcome if up else outcome_label(pair.first.outcome)
 
 
-def thresholds(pairs: Iterable[Pair], rules: ScoringRules) -> list[float]:
+def thresholds(pairs: Iterable[Pair]) -> list[float]:
     """The grid 0, 0.05, ..., 1 and every distinct first-stage agreement."""
     found = set(GRID)
-    for pair in pairs:
-        agreement = escalation(rules.criteria[pair.criterion], pair.first_votes, rules, 0).agreement
-        if agreement is not None:
-            found.add(agreement)
+    found.update(p.first.agreement for p in pairs if p.first.agreement is not None)
     return sorted(found)
 
 
@@ -107,7 +104,7 @@ def total_cost(costs: Iterable[float | None]) -> float | None:
 
 
 def threshold_entry(pairs: Sequence[Pair], rules: ScoringRules, threshold: float) -> ThresholdEntry:
-    replayed = [replayed_outcome(pair, rules, threshold) for pair in pairs]
+    replayed = [replayed_outcome(pair, threshold) for pair in pairs]
     names = [c.name for c in rules.criteria]
     rows = []
     for index, name in enumerate(names):

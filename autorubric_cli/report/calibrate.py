@@ -76,14 +76,14 @@ def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Cal
     first, then = open_experiment(first_dir), open_experiment(then_dir)
     same_criteria(first, then)
     firsts, thens = latest(first), latest(then)
+    rules = first.rules
     pairs: list[Pair] = [
         pair
         for item, record in firsts.items()
         if item in thens
-        for pair in record_pairs(record, thens[item])
+        for pair in record_pairs(record, thens[item], rules)
     ]
-    rules = first.rules
-    entries = [threshold_entry(pairs, rules, t) for t in thresholds(pairs, rules)]
+    entries = [threshold_entry(pairs, rules, t) for t in thresholds(pairs)]
     paired = len({p.item for p in pairs})
     return Calibration(
         first=run_info(first),

@@ -56,11 +56,9 @@ def test_a_replay_equals_the_live_run_which_the_cache_serves(tmp_path: Path) -> 
     first = open_experiment(tmp_path / "first")
     thens = latest(open_experiment(tmp_path / "then"))
     replay = {
-        (pair.item, first.rubric.criteria[pair.criterion].name): replayed_outcome(
-            pair, first.rules, T
-        )
+        (pair.item, first.rubric.criteria[pair.criterion].name): replayed_outcome(pair, T)
         for item, record in latest(first).items()
-        for pair in record_pairs(record, thens[item])
+        for pair in record_pairs(record, thens[item], first.rules)
     }
     live = decisions(tmp_path / "live")
     assert live == replay
