@@ -24,7 +24,7 @@ from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.grading.record import error_summary, item_record
-from autorubric_cli.grading.reuse import VoteKey
+from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.judge import Judge
 
 if TYPE_CHECKING:
@@ -36,14 +36,7 @@ NOT_ASKED = Vote(judge="", error="not escalated")  # fills the slots the `then` 
 def cascade_reuse(prior: ItemRecord | None, first: set[str]) -> dict[VoteKey, Vote]:
     """The earlier record's votes that need no new call: all of the first stage's, and the
     `then` stage's without an error."""
-    if prior is None:
-        return {}
-    return {
-        (record.name, vote.judge, vote.sample): vote
-        for record in prior.criteria
-        for vote in record.votes
-        if vote.judge in first or vote.error is None
-    }
+    return reusable_votes(prior, lambda vote: vote.judge in first or vote.error is None)
 
 
 def staged(votes: Sequence[Vote], stage: Literal["first", "then"]) -> list[Vote]:
