@@ -43,6 +43,7 @@ class Calibration(Block):
     items: CalibrationItems
     target_agreement: float
     all_then_cost: float | None
+    warnings: list[str]
     thresholds: list[ThresholdEntry]
     recommended: ThresholdEntry | None
 
@@ -69,6 +70,20 @@ def same_criteria(first: Experiment, then: Experiment) -> None:
         )
 
 
+def run_warnings(first: Experiment, then: Experiment) -> list[str]:
+    """What makes a live cascade differ from the replay, or the replay incomplete."""
+    found = []
+    a, b = first.manifest, then.manifest
+    if a.dataset.sha256 != b.dataset.sha256:
+        found.append("the two runs graded different dataset files (items are paired by id)")
+    if a.seed != b.seed:
+        found.append(f"the runs' seeds differ ({a.seed}, {b.seed}): option orders differ")
+    for run in (first, then):
+        if run.manifest.status != "completed":
+            found.append(f"{run.manifest.name} is {run.manifest.status}, not completed")
+    return found
+
+
 def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Calibration:
     """Replay the cascade of FIRST_DIR's judges then THEN_DIR's, over the items both graded."""
     if not 0.0 <= target <= 1.0:
@@ -93,6 +108,7 @@ def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Cal
         ),
         target_agreement=target,
         all_then_cost=total_cost(p.then_cost for p in pairs),
+        warnings=run_warnings(first, then),
         thresholds=entries,
         recommended=recommend(entries, target),
     )
@@ -135,3 +151,5 @@ def render_calibration_table(calibration: Calibration, console: Console) -> None
     )
     console.print(rich_table(title, HEADER, calibration_rows(calibration)))
     console.print(recommendation_line(calibration))
+    for warning in calibration.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)

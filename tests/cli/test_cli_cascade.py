@@ -70,6 +70,7 @@ def test_the_json_holds_every_threshold_and_the_recommendation(runs: tuple[Path,
     reaching = [e for e in data["thresholds"] if e["agreement_with_then"] >= 0.9]
     assert chosen["escalation_rate"] == min(e["escalation_rate"] for e in reaching)
     assert data["items"] == {"paired": N, "only_first": 0, "only_then": 0}
+    assert data["warnings"] == []
 
 
 def test_the_calibration_matches_a_live_simulated_cascade(
@@ -112,3 +113,13 @@ def test_bad_input_is_exit_2(tmp_path: Path, runs: tuple[Path, Path]) -> None:
     assert cli("run", rubric, data, "--out", tmp_path / "o").exit_code == 0
     mismatch = cli("cascade", "calibrate", runs[0], tmp_path / "o")
     assert mismatch.exit_code == 2 and "different criteria" in mismatch.stderr
+
+
+def test_runs_that_cannot_match_a_live_cascade_are_warned_about(tmp_path: Path) -> None:
+    first = run(tmp_path, "first", [CHEAP], seed=1)
+    then = run(tmp_path, "then", [STRONG], seed=2)
+    result = cli("cascade", "calibrate", first, then, "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["warnings"] == [
+        "the runs' seeds differ (1, 2): option orders differ"
+    ]
