@@ -9,6 +9,7 @@ from .baseline import finish_and_compare as finish_and_compare
 from .cache_body import dry_run_resume as dry_run_resume
 from .cache_body import dry_run_run as dry_run_run
 from .cache_body import show_cache_info as show_cache_info
+from .cascade_body import run_calibrate as run_calibrate
 from .check import run_check as run_check
 from .compare_body import run_compare as run_compare
 from .export_body import run_exports as run_exports

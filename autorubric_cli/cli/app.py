@@ -19,6 +19,7 @@ from autorubric_cli import __version__
 from autorubric_cli.cli import compare_cmd, plan_cmd, report_cmd, run_cmd, validate_cmd
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.export_cmd import export_app
+from autorubric_cli.cli.cascade_cmd import cascade_app
 from autorubric_cli.cli.guard import STATE
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 from autorubric_cli.cli.label_cmd import label_app
@@ -73,6 +74,7 @@ for command in COMMANDS:
 app.add_typer(cache_app, name="cache")
 app.add_typer(label_app, name="label")
 app.add_typer(export_app, name="export")
+app.add_typer(cascade_app, name="cascade")
 
 
 def main() -> None:

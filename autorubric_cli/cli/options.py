@@ -59,6 +59,15 @@ Alpha = Annotated[float, typer.Option("--alpha", help="Significance level for th
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Print the bill (calls, cache hits, cost); call nothing.")
 ]
+EscalationRate = Annotated[
+    float | None,
+    typer.Option(
+        "--escalation-rate",
+        min=0,
+        max=1,
+        help="With --dry-run on a cascade: bill this share of criteria as escalated.",
+    ),
+]
 MaxCost = Annotated[
     float | None,
     typer.Option(

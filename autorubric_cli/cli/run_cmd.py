@@ -22,6 +22,7 @@ from autorubric_cli.cli.options import (
     CacheDir,
     ClusterOpt,
     DryRun,
+    EscalationRate,
     FailOnRegression,
     FailUnder,
     FieldOpt,
@@ -38,7 +39,7 @@ from autorubric_cli.cli.options import (
     OtelOpt,
     ShardOpt,
 )
-from autorubric_cli.errors import EXIT_OK
+from autorubric_cli.errors import EXIT_OK, InputError
 
 
 def check(
@@ -120,6 +121,7 @@ def run(
     otel: OtelOpt = False,
     mlflow: MlflowOpt = False,
     cluster: ClusterOpt = None,
+    escalation_rate: EscalationRate = None,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -139,10 +141,13 @@ def run(
             shard=shard,
             batch=batch,
             max_cost=max_cost,
+            escalation_rate=escalation_rate,
         )
         exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
+        if escalation_rate is not None:
+            raise InputError("only used with --dry-run", key="--escalation-rate")
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha, cluster)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.

@@ -217,6 +217,32 @@ class BreakerConfig(Strict):
     failed_votes: int = Field(10, ge=1, le=1_000_000)
 
 
+class CascadeConfig(Strict):
+    """`grader.cascade` (docs/guides/cascades.md): the `first` judges grade every criterion; a
+    criterion whose first-stage agreement is below `escalate_below` (or with an errored or
+    abstaining first-stage sample) goes to the `then` judges."""
+
+    first: list[str]
+    then: list[str]
+    escalate_below: float = Field(1.0, ge=0.0, le=1.0)
+
+    @field_validator("first", "then")
+    @classmethod
+    def _stage_named(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("a cascade stage needs at least one judge id")
+        if len(set(v)) != len(v):
+            raise ValueError("a judge id is named twice in this stage")
+        return v
+
+    @model_validator(mode="after")
+    def _stages_disjoint(self) -> CascadeConfig:
+        both = [j for j in self.then if j in self.first]
+        if both:
+            raise ValueError(f"judge {both[0]!r} is named in then and in first; one stage each")
+        return self
+
+
 class LLMConfig(Strict):
     """The resolved grader configuration (rubric `grader:` section, then CLI flags)."""
 
@@ -249,6 +275,7 @@ class LLMConfig(Strict):
     # saturated, then in worker processes, up to the cores), N (N worker processes from the
     # start), 0 (here). docs/guides/judges.md, worker processes.
     workers: int | Literal["auto"] = Field("auto", union_mode="left_to_right")
+    cascade: CascadeConfig | None = None  # docs/guides/cascades.md
 
     @field_validator("workers")
     @classmethod
@@ -264,6 +291,26 @@ class LLMConfig(Strict):
             if judge.judge_id in seen:
                 raise ValueError(f"duplicate judge id {judge.judge_id!r}; set a distinct `id`")
             seen.add(judge.judge_id)
+        return self
+
+    @model_validator(mode="after")
+    def _cascade_judges(self) -> LLMConfig:
+        """Every judge belongs to exactly one cascade stage, and every id named is a judge."""
+        if self.cascade is None:
+            return self
+        ids = [j.judge_id for j in self.judges]
+        for stage in ("first", "then"):
+            for judge_id in getattr(self.cascade, stage):
+                if judge_id not in ids:
+                    raise ValueError(
+                        f"cascade {stage}: unknown judge id {judge_id!r}; the judges are {ids}"
+                    )
+        staged = {*self.cascade.first, *self.cascade.then}
+        left = [j for j in ids if j not in staged]
+        if left:
+            raise ValueError(
+                f"judge {left[0]!r} is in no cascade stage; name it in cascade first or then"
+            )
         return self
 
     def judge_weights(self) -> dict[str, float]:

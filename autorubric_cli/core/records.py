@@ -46,6 +46,8 @@ class Vote(Record):
     # USD the provider's prompt cache saved on this vote's paid calls: their cost with no cached
     # tokens minus what was billed (negative for a call that only wrote the cache); docs/cost.md
     prompt_cache_saved: float | None = None
+    # judge cascades (docs/guides/cascades.md): which stage asked; absent outside a cascade
+    stage: Literal["first", "then"] | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class OptionRecord(Record):
@@ -63,6 +65,8 @@ class CriterionRecord(Record):
     reason: str | None = None
     agreement: float | None = None
     votes: list[Vote] = Field(default_factory=list)
+    # judge cascades: true when the `then` judges decided; absent outside a cascade
+    escalated: bool | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class ItemRecord(Record):

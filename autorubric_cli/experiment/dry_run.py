@@ -34,6 +34,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.dry_run_cascade import cascade_bill
 from autorubric_cli.experiment.flags import with_session_flags
 from autorubric_cli.experiment.lifecycle import check_unchanged, pending_items, recorded
 from autorubric_cli.experiment.opened import open_experiment
@@ -288,9 +289,10 @@ def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) ->
     items = planned_items(dataset_path, rubric, fields, options.limit, plan.shard)
     cache = open_readonly_cache(rubric, options.cache_dir)
     try:
-        return estimate_bill(
+        bill = estimate_bill(
             rubric, items, seed=rubric.grader.seed, base_dir=rubric_path.parent, cache=cache
         )
+        return cascade_bill(bill, rubric.grader.cascade, options.escalation_rate)
     finally:
         if cache is not None:
             cache.close()
@@ -308,7 +310,7 @@ def dry_run_resume(
     items = pending_items(Path(manifest.dataset.path), rubric, manifest, done)
     cache = open_readonly_cache(rubric, cache_dir)
     try:
-        return estimate_bill(
+        bill = estimate_bill(
             rubric,
             items,
             seed=manifest.seed,
@@ -316,6 +318,7 @@ def dry_run_resume(
             cache=cache,
             priors=priors,
         )
+        return cascade_bill(bill, rubric.grader.cascade, None)
     finally:
         if cache is not None:
             cache.close()

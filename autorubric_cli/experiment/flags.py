@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.options import RunOptions
 
 
@@ -30,7 +33,11 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
     if options.batch:
         update["batch"] = True
     config = rubric.grader.model_copy(update=update)
-    return LLMConfig.model_validate(config.model_dump())
+    try:
+        return LLMConfig.model_validate(config.model_dump())
+    except ValidationError as exc:  # the rubric was valid, so a flag made it wrong
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise InputError(message, key="--judge" if options.judges else "grader") from None
 
 
 def with_session_flags(

@@ -29,3 +29,4 @@ class RunOptions:
     shard: str | None = None  # --shard K/N (SPEC §11)
     batch: bool = False  # run --batch (SPEC §11)
     max_cost: float | None = None  # --max-cost USD (SPEC §8)
+    escalation_rate: float | None = None  # run --dry-run of a cascade (dry_run_cascade.py)

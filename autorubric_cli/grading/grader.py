@@ -9,7 +9,7 @@ CANNOT_ASSESS / NA, so the `cannot_assess` strategy applies to the criterion).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -21,12 +21,13 @@ from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import InputError
+from autorubric_cli.grading.cascade import grade_cascade
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.item_examples import item_examples
 from autorubric_cli.grading.per_item import ItemRequestBuilder, item_votes_by_criterion
 from autorubric_cli.grading.record import item_record
 from autorubric_cli.grading.requests import RequestBuilder
-from autorubric_cli.grading.reuse import gather_or_cancel, reusable_votes
+from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel, reusable_votes
 from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.judge import Judge
@@ -163,15 +164,15 @@ class CriterionGrader:
         """The words of the submission the length penalty sees (0 with no penalty)."""
         return self.rules.words(submission_word_counts(item.submission))
 
-    async def criterion_votes(self, item: Item, prior: ItemRecord | None) -> list[list[Vote]]:
-        """Per criterion, per judge, per sample (one call per vote, `llm_calls: per_criterion`).
-
-        Votes of `prior` without an error are reused. Each judge's calls for the item run as
-        `judge_votes` schedules them, every judge at once."""
-        reuse = reusable_votes(prior)
+    async def criterion_votes(
+        self, item: Item, judges: Sequence[Judge], reuse: dict[VoteKey, Vote]
+    ) -> list[list[Vote]]:
+        """Per criterion, per judge of `judges`, per sample (one call per vote, `llm_calls:
+        per_criterion`); a vote found in `reuse` is not asked again. Each judge's calls for the
+        item run as `judge_votes` schedules them, every judge at once."""
         votes: dict[VoteSlot, Vote] = {}
         runs = []
-        for judge in self.judges:
+        for judge in judges:
             asked = []
             for index, criterion in enumerate(self.rubric.criteria):
                 for sample in range(judge.spec.samples):
@@ -185,22 +186,27 @@ class CriterionGrader:
         for found in await gather_within_budget(runs):
             votes.update(found)
         return [
-            [votes[(index, j.id, s)] for j in self.judges for s in range(j.spec.samples)]
+            [votes[(index, j.id, s)] for j in judges for s in range(j.spec.samples)]
             for index in range(len(self.rubric.criteria))
         ]
 
-    async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
-        started = time.perf_counter()
+    async def votes_by_criterion(
+        self, item: Item, judges: Sequence[Judge], reuse: dict[VoteKey, Vote]
+    ) -> list[list[Vote]]:
+        """Per criterion (rubric order), per judge, per sample: a vote of `reuse` or a new
+        call's, in the run's `llm_calls` mode."""
         if self.per_item is None:
-            votes_by_criterion = await self.criterion_votes(item, prior)
-        else:
-            votes_by_criterion = await item_votes_by_criterion(
-                self.judges,
-                self.per_item,
-                item,
-                reusable_votes(prior),
-                self.rubric.grader.max_attempts,
-            )
+            return await self.criterion_votes(item, judges, reuse)
+        max_attempts = self.rubric.grader.max_attempts
+        return await item_votes_by_criterion(judges, self.per_item, item, reuse, max_attempts)
+
+    async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
+        """The item's record. Votes of `prior` without an error are reused (`resume
+        --retry-errors`); with `grader.cascade`, the cascade decides who is asked."""
+        if self.rubric.grader.cascade is not None:
+            return await grade_cascade(self, item, prior)
+        started = time.perf_counter()
+        votes_by_criterion = await self.votes_by_criterion(item, self.judges, reusable_votes(prior))
         evaluation = evaluate_votes(votes_by_criterion, self.rules, self.word_count(item))
         return item_record(
             item,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
 from autorubric_cli.core.records import ItemRecord, Vote
@@ -24,13 +24,20 @@ async def gather_or_cancel(awaitables: Iterable[Awaitable[T]]) -> list[T]:
         raise
 
 
-def reusable_votes(prior: ItemRecord | None) -> dict[VoteKey, Vote]:
-    """Votes of an earlier record that need no new call: every vote without an error."""
+def answered(vote: Vote) -> bool:
+    return vote.error is None
+
+
+def reusable_votes(
+    prior: ItemRecord | None, keep: Callable[[Vote], bool] = answered
+) -> dict[VoteKey, Vote]:
+    """Votes of an earlier record that need no new call: those `keep` accepts (by default,
+    every vote without an error)."""
     if prior is None:
         return {}
     return {
         (record.name, vote.judge, vote.sample): vote
         for record in prior.criteria
         for vote in record.votes
-        if vote.error is None
+        if keep(vote)
     }

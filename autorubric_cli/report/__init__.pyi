@@ -5,6 +5,8 @@ See docs/design/startup.md.
 
 from .build import build_report as build_report
 from .build import build_report_and_fold as build_report_and_fold
+from .calibrate import calibrate_experiments as calibrate_experiments
+from .calibrate import render_calibration_table as render_calibration_table
 from .compare import (
     CompareOptions as CompareOptions,
 )
@@ -16,6 +18,7 @@ from .compare import (
     compare_experiments as compare_experiments,
 )
 from .compare import compare_result as compare_result
+from .html.calibrate_page import render_calibration_html as render_calibration_html
 from .html.compare_page import render_compare_html as render_compare_html
 from .html.label_page import write_label_html as write_label_html
 from .html.page import write_report_html as write_report_html

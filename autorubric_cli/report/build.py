@@ -18,6 +18,7 @@ from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
 from autorubric_cli.report.bias_section import judge_bias_section
+from autorubric_cli.report.cascade_section import experiment_cascade
 from autorubric_cli.report.fold import (
     CriterionTally,
     JudgeTally,
@@ -148,6 +149,7 @@ def build_report_and_fold(
         if what_if is None
         else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
         judge_bias=judge_bias_section(fold, list(experiment.rubric.grader.judges), seed),
+        cascade=experiment_cascade(experiment),
     )
     checks = [*experiment.rubric.gate, *(extra_checks or [])]
     gate = evaluate_gate(to_json_dict(report), checks)

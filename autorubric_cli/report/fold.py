@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from autorubric_cli.core.cascade import deciding_votes
 from autorubric_cli.core.evaluate import (
     ScoringRules,
     evaluate_votes,
@@ -204,7 +205,8 @@ class ReportFold:
     def _add_what_if(self, record: ItemRecord) -> None:
         assert self.what_if is not None
         words = self.what_if.words(record.word_counts)
-        evaluation = evaluate_votes([c.votes for c in record.criteria], self.what_if, words)
+        deciding = [deciding_votes(c.votes, c.escalated) for c in record.criteria]
+        evaluation = evaluate_votes(deciding, self.what_if, words)
         score = evaluation.score.score
         self.what_if_scores.append(np.nan if score is None else score)
 

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from autorubric_cli.core.json_model import Block, absent
 from autorubric_cli.report.models_stats import ClusteredInterval, JudgeBias
+from autorubric_cli.report.models_cascade import CascadeSection
 
 Number = int | float
 Kind = Literal["binary", "ordinal", "nominal"]
@@ -267,6 +268,7 @@ class Report(Block):
     errored_items: list[ErroredItem]
     warnings: list[str]
     what_if: WhatIf | None = absent()
+    cascade: CascadeSection | None = absent()  # with `grader.cascade` (docs/guides/cascades.md)
     gate: GateResult | None = None
     judge_bias: dict[str, JudgeBias] | None = None
 

@@ -1,19 +1,10 @@
-"""A criterion's outcome label, as the report's distributions and the HTML items show it.
+"""A criterion's outcome label (core/outcome.py), where the report's modules look for it.
 
 Kept apart from `fold` so that the HTML item rows (also written by the label page) need
 neither numpy nor scipy."""
 
 from __future__ import annotations
 
-from autorubric_cli.core.records import CriterionRecord, CriterionVerdict
+from autorubric_cli.core.outcome import CA, outcome_label
 
-CA = CriterionVerdict.CANNOT_ASSESS.value
-
-
-def outcome_label(record: CriterionRecord) -> str:
-    """The chosen option's label, else the verdict (CANNOT_ASSESS when there is none)."""
-    if record.option is not None:
-        return record.option.label
-    if record.verdict is not None:
-        return str(record.verdict)  # a StrEnum's str is its value, without `.value`'s cost
-    return CA
+__all__ = ["CA", "outcome_label"]

@@ -9,6 +9,7 @@ from autorubric_cli.report.formatting import fmt, fmt_ci
 from autorubric_cli.report.labels_section import human_labels_tables
 from autorubric_cli.report.models import GateResult, Report, ScoreSummary
 from autorubric_cli.report.render_agreement import agreement_table
+from autorubric_cli.report.render_cascade import cascade_tables
 from autorubric_cli.report.render_metrics import ground_truth_tables
 from autorubric_cli.report.render_stats import (
     BIAS_COLUMNS,
@@ -190,6 +191,8 @@ def render_tables(report: Report, console: Console, directory: str | None = None
     console.print(judge_costs_table(report))
     console.print(cost_line(report))
     console.print(distribution_table(report))
+    for cascade in cascade_tables(report.cascade):
+        console.print(cascade)
     if len(report.judges) < 2:
         console.print(SINGLE_JUDGE)
     else:

@@ -27,6 +27,13 @@ from autorubric_cli.report.render_stats import (
     has_clustered_criteria,
     interval_note,
 )
+from autorubric_cli.report.render_cascade import (
+    ESCALATION_HEADER,
+    HEADER,
+    cascade_rows,
+    cascade_summary,
+    escalation_rows,
+)
 from autorubric_cli.report.render_table import cost_line, fmt, score_cells
 
 
@@ -84,6 +91,10 @@ def render_markdown(report: Report) -> str:
         ],
     )
     lines += ["", cost_line(report)]
+    if report.cascade is not None:
+        lines += ["", "### Cascade", "", cascade_summary(report.cascade), ""]
+        lines += _md_table(HEADER, cascade_rows(report.cascade))
+        lines += [""] + _md_table(ESCALATION_HEADER, escalation_rows(report.cascade))
     if report.human_labels is not None:
         lines += _md_human_labels(report.human_labels)
     if report.judge_bias is not None:

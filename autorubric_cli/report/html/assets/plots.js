@@ -61,7 +61,8 @@
   function scatter(spec) {
     var plot = base(spec, 360);
     plot.scatter({ x: spec.x, y: spec.y, size: 6, fill_alpha: 0.5, line_alpha: 0.5, fill_color: "#4a78b5", line_color: "#4a78b5" });
-    plot.line({ x: spec.diagonal, y: spec.diagonal, line_color: "gray", line_dash: "dashed" });
+    if (spec.connect) plot.line({ x: spec.x, y: spec.y, line_color: "#4a78b5" });
+    if (spec.diagonal) plot.line({ x: spec.diagonal, y: spec.diagonal, line_color: "gray", line_dash: "dashed" });
     return plot;
   }
 

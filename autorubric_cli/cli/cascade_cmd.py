@@ -1,0 +1,49 @@
+"""`autorubric cascade calibrate`: choose a cascade's threshold from two finished runs."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from autorubric_cli import cli
+from autorubric_cli.cli.guard import guarded
+from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
+
+
+class CalibrateFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
+
+
+cascade_app = typer.Typer(
+    cls=PlainHelpGroup,
+    no_args_is_help=True,
+    help="Judge cascades: cheap judges first, strong ones where they disagree.",
+)
+
+
+@cascade_app.command("calibrate", cls=PlainHelpCommand)
+def calibrate(
+    first: Annotated[Path, typer.Argument(help="A finished run of the cascade's first judges.")],
+    then: Annotated[Path, typer.Argument(help="A finished run of its then judges, same items.")],
+    target_agreement: Annotated[
+        float,
+        typer.Option(
+            "--target-agreement", help="Agreement with the then judges to reach, in [0, 1]."
+        ),
+    ] = 0.95,
+    format: Annotated[
+        CalibrateFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = CalibrateFormat.table,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="--format html: the file (THEN/calibrate.html)."),
+    ] = None,
+) -> None:
+    """Replay the cascade at every threshold (no judge call): escalation rate, agreement, cost;
+    recommend the cheapest threshold that reaches the target agreement."""
+    guarded(lambda: cli.run_calibrate(first, then, target_agreement, format.value, output))

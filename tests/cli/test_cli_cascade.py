@@ -1,0 +1,125 @@
+"""`autorubric cascade calibrate` on two simulated runs: JSON, table, HTML, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.cli import cli
+
+CRITERIA = [
+    {"name": "correct", "requirement": "The answer is correct"},
+    {
+        "name": "style",
+        "requirement": "How good is the style?",
+        "options": [{"label": "Bad", "value": 0.0}, {"label": "Great", "value": 1.0}],
+    },
+]
+CHEAP = {"model": "simulated/cheap", "id": "cheap", "samples": 3, "params": {"accuracy": 0.75}}
+STRONG = {"model": "simulated/strong", "id": "strong", "params": {"accuracy": 0.95}}
+N = 40
+
+
+def run(tmp_path: Path, name: str, judges: list[dict], **grader: object) -> Path:
+    rubric = tmp_path / f"{name}.yaml"
+    rubric.write_text(
+        yaml.safe_dump({"criteria": CRITERIA, "grader": {"judges": judges, **grader}})
+    )
+    data = tmp_path / "data.jsonl"
+    if not data.exists():
+        lines = [
+            {"id": f"q{i}", "submission": f"answer {i}", "ground_truth": {"correct": "MET"}}
+            for i in range(N)
+        ]
+        data.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = cli("run", rubric, data, "--out", tmp_path / name, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    return tmp_path / name
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> tuple[Path, Path]:
+    return run(tmp_path, "first", [CHEAP]), run(tmp_path, "then", [STRONG])
+
+
+def test_the_json_holds_every_threshold_and_the_recommendation(runs: tuple[Path, Path]) -> None:
+    result = cli("cascade", "calibrate", *runs, "--format", "json", "--target-agreement", "0.9")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    thresholds = [e["threshold"] for e in data["thresholds"]]
+    assert {round(i * 0.05, 2) for i in range(21)} <= set(thresholds)
+    assert 2 / 3 in thresholds  # a 2-1 split of three samples
+    assert thresholds == sorted(thresholds)
+    keys = {"threshold", "escalation_rate", "agreement_with_then", "criteria"}
+    keys |= {"agreement_with_labels", "cost"}
+    entry = data["thresholds"][0]
+    assert keys <= set(entry)
+    assert [c["name"] for c in entry["criteria"]] == ["correct", "style"]
+    assert set(entry["criteria"][0]) == {"name", "escalation_rate", "agreement_with_then"}
+    rates = [e["escalation_rate"] for e in data["thresholds"]]
+    assert rates == sorted(rates)  # a higher threshold escalates at least as much
+    assert (
+        data["thresholds"][-1]["agreement_with_then"]
+        >= data["thresholds"][0]["agreement_with_then"]
+    )
+    chosen = data["recommended"]
+    assert chosen is not None and chosen["agreement_with_then"] >= 0.9
+    reaching = [e for e in data["thresholds"] if e["agreement_with_then"] >= 0.9]
+    assert chosen["escalation_rate"] == min(e["escalation_rate"] for e in reaching)
+    assert data["items"] == {"paired": N, "only_first": 0, "only_then": 0}
+    assert data["warnings"] == []
+
+
+def test_the_calibration_matches_a_live_simulated_cascade(
+    tmp_path: Path, runs: tuple[Path, Path]
+) -> None:
+    live = run(
+        tmp_path,
+        "live",
+        [CHEAP, STRONG],
+        cascade={"first": ["cheap"], "then": ["strong"], "escalate_below": 0.7},
+    )
+    calibration = json.loads(cli("cascade", "calibrate", *runs, "-f", "json").stdout)
+    report = json.loads((live / "report.json").read_text())["cascade"]
+    entry = next(e for e in calibration["thresholds"] if e["threshold"] == 0.7)
+    assert entry["escalation_rate"] == report["escalation_rate"]
+    by_name = {c["name"]: c["escalation_rate"] for c in entry["criteria"]}
+    assert by_name == {c["name"]: c["escalation_rate"] for c in report["criteria"]}
+
+
+def test_table_and_html(tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    table = cli("cascade", "calibrate", *runs)
+    assert table.exit_code == 0 and "Recommended: escalate_below:" in table.stdout
+    out = tmp_path / "cal.html"
+    html = cli("cascade", "calibrate", *runs, "-f", "html", "-o", out)
+    assert html.exit_code == 0 and html.stdout.strip() == str(out)
+    page = out.read_text()
+    assert '"kind":"scatter"' in page and 'data-plot="cost"' in page
+
+
+def test_bad_input_is_exit_2(tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    bad = cli("cascade", "calibrate", *runs, "--target-agreement", "1.5")
+    assert bad.exit_code == 2 and "--target-agreement" in bad.stderr
+    missing = cli("cascade", "calibrate", runs[0], tmp_path / "nowhere")
+    assert missing.exit_code == 2
+    other = dict(CRITERIA[1], name="renamed")
+    rubric = tmp_path / "o.yaml"
+    rubric.write_text(yaml.safe_dump({"criteria": [other], "grader": {"judges": [STRONG]}}))
+    data = tmp_path / "o.jsonl"
+    data.write_text('{"submission": "x"}\n')
+    assert cli("run", rubric, data, "--out", tmp_path / "o").exit_code == 0
+    mismatch = cli("cascade", "calibrate", runs[0], tmp_path / "o")
+    assert mismatch.exit_code == 2 and "different criteria" in mismatch.stderr
+
+
+def test_runs_that_cannot_match_a_live_cascade_are_warned_about(tmp_path: Path) -> None:
+    first = run(tmp_path, "first", [CHEAP], seed=1)
+    then = run(tmp_path, "then", [STRONG], seed=2)
+    result = cli("cascade", "calibrate", first, then, "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["warnings"] == [
+        "the runs' seeds differ (1, 2): option orders differ"
+    ]
