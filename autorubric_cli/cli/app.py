@@ -18,8 +18,8 @@ import typer
 from autorubric_cli import __version__
 from autorubric_cli.cli import compare_cmd, plan_cmd, report_cmd, run_cmd, validate_cmd
 from autorubric_cli.cli.cache_cmd import cache_app
-from autorubric_cli.cli.export_cmd import export_app
 from autorubric_cli.cli.cascade_cmd import cascade_app
+from autorubric_cli.cli.export_cmd import export_app
 from autorubric_cli.cli.guard import STATE
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 from autorubric_cli.cli.label_cmd import label_app

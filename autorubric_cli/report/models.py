@@ -18,8 +18,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from autorubric_cli.core.json_model import Block, absent
-from autorubric_cli.report.models_stats import ClusteredInterval, JudgeBias
 from autorubric_cli.report.models_cascade import CascadeSection
+from autorubric_cli.report.models_stats import ClusteredInterval, JudgeBias
 
 Number = int | float
 Kind = Literal["binary", "ordinal", "nominal"]

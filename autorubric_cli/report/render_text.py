@@ -18,6 +18,13 @@ from autorubric_cli.report.labels_section import (
     raters_summary,
 )
 from autorubric_cli.report.models import ErroredItem, GateResult, HumanLabelsSection, Report
+from autorubric_cli.report.render_cascade import (
+    ESCALATION_HEADER,
+    HEADER,
+    cascade_rows,
+    cascade_summary,
+    escalation_rows,
+)
 from autorubric_cli.report.render_stats import (
     BIAS_COLUMNS,
     BIAS_NOTE,
@@ -26,13 +33,6 @@ from autorubric_cli.report.render_stats import (
     criterion_ci,
     has_clustered_criteria,
     interval_note,
-)
-from autorubric_cli.report.render_cascade import (
-    ESCALATION_HEADER,
-    HEADER,
-    cascade_rows,
-    cascade_summary,
-    escalation_rows,
 )
 from autorubric_cli.report.render_table import cost_line, fmt, score_cells
 
