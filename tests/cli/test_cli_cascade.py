@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.browser import headless_chromium
 from tests.support.cli import cli
 
 CRITERIA = [
@@ -123,3 +124,20 @@ def test_runs_that_cannot_match_a_live_cascade_are_warned_about(tmp_path: Path) 
     assert json.loads(result.stdout)["warnings"] == [
         "the runs' seeds differ (1, 2): option orders differ"
     ]
+
+
+def test_the_calibration_page_draws_its_plot_offline(
+    tmp_path: Path, runs: tuple[Path, Path]
+) -> None:
+    out = tmp_path / "cal.html"
+    assert cli("cascade", "calibrate", *runs, "-f", "html", "-o", out).exit_code == 0
+    with headless_chromium() as browser:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("request", lambda r: errors.append(r.url) if r.url.startswith("http") else None)
+        page.goto(out.as_uri())
+        page.wait_for_selector("body[data-plots-ready='1']", timeout=30_000)
+        rows = page.locator("#thresholds tbody tr").count()
+        assert errors == []
+    assert rows >= 21

@@ -24,7 +24,7 @@ def cost_vs_agreement(calibration: Calibration) -> Spec | None:
         "x": x,
         "y": [e.agreement_with_then for e in entries],
         "connect": True,
-        "xlabel": "cost / all-then cost" if priced else "escalation rate (unpriced judges)",
+        "xlabel": "cost / all-then cost" if priced else "escalation rate (no judge cost to plot)",
         "ylabel": "agreement with then",
     }
 
