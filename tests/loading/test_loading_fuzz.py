@@ -30,6 +30,7 @@ from tests.support.fuzz_inputs import (
     Workspace,
     generate,
     inspect_eval_bytes,
+    inspect_log,
     run_case,
 )
 
@@ -234,3 +235,12 @@ def test_an_eval_log_of_an_unknown_zip_version_is_an_input_error(ws: Workspace) 
     path = ws.root / "i.eval"
     with pytest.raises(InputError, match="not a readable .eval log"):
         list(iter_items(path, ws.rubric))
+
+
+def test_a_deeply_nested_inspect_sample_loads(ws: Workspace) -> None:
+    """A crash class the fuzzer found: resolving attachments recursed through any depth."""
+    text = json.dumps(inspect_log()).replace('"topic": "math"', '"topic": ' + "[" * 900 + "]" * 900)
+    crash = run_case(ws, "inspect.json", text.encode())
+    assert crash is None, crash
+    items = list(iter_items(ws.root / "i.json", ws.rubric))
+    assert len(items) == 4 and isinstance(items[0].metadata["topic"], list)
