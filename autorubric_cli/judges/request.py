@@ -70,6 +70,16 @@ CallRequest = VoteRequest | ItemRequest
 """What a transport is asked: one criterion (per_criterion) or several of one item (per_item)."""
 
 
+@dataclass(frozen=True)
+class Call:
+    """One attempt's call: the messages sent (a re-ask adds the bad reply to the request's),
+    the reply schema, and the request it is about."""
+
+    messages: list[dict[str, str]]
+    response_format: dict[str, Any]
+    request: CallRequest
+
+
 class Transport(Protocol):
     """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError."""
 

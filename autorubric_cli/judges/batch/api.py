@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
-
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.batch.ledger import RecordedBatch
@@ -30,7 +28,7 @@ from autorubric_cli.judges.batch.lines import (
     request_body,
 )
 from autorubric_cli.judges.policy.failures import classify
-from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
+from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import api_key_for, load_litellm
@@ -263,13 +261,7 @@ async def retried(
             failure = classify(exc, judge_id=spec.judge_id, secret=secret, key_env=spec.api_key_env)
         raise failure  # outside `except`: the provider's text is not chained
 
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(attempts),
-        wait=policy.tenacity_wait,
-        retry=retry_if_exception(is_retryable),
-        reraise=True,
-    )
-    return await retrying(once)
+    return await retrying(policy, attempts)(once)
 
 
 def batch_price(model: str, provider: str) -> BatchPrice | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.cache import CachedAnswer, CallCache
-from autorubric_cli.judges.request import CallRequest, Completion, Transport
+from autorubric_cli.judges.request import Call, CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 
 
@@ -111,13 +111,8 @@ def stored(completion: Completion) -> CachedAnswer:
     return CachedAnswer(completion.content, completion.reasoning, completion.usage, completion.cost)
 
 
-def cached_completion(
-    transport: Transport,
-    messages: list[dict[str, str]],
-    response_format: dict[str, Any],
-    request: CallRequest,
-) -> Completion | None:
+def cached_completion(transport: Transport, call: Call) -> Completion | None:
     """The cached answer when `transport` has a cache and the call is in it; else None."""
     if isinstance(transport, CachedTransport):
-        return transport.lookup(messages, response_format, request)
+        return transport.lookup(call.messages, call.response_format, call.request)
     return None
