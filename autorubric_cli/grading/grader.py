@@ -224,6 +224,8 @@ class CriterionGrader:
             await self.batches.aclose()
         if self.workers is not None:
             await self.workers.aclose()
+        for judge in self.judges:
+            await judge.aclose()
         await close_clients()
         if self.cache is not None:
             self.cache.close()

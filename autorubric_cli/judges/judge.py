@@ -94,6 +94,10 @@ class Judge:
     def simulated(self) -> bool:
         return self.transport.simulated
 
+    async def aclose(self) -> None:
+        """Close the judge's transport (its sessions) before the event loop ends."""
+        await self.transport.aclose()
+
     async def ask(
         self,
         request: CallRequest,

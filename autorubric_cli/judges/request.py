@@ -81,10 +81,14 @@ class Call:
 
 
 class Transport(Protocol):
-    """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError."""
+    """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError, mapped
+    from its own library's exceptions (policy/failures.py). `aclose` releases what it owns
+    (sessions, the transport it wraps) before the event loop ends."""
 
     simulated: bool
 
     async def complete(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> Completion: ...
+
+    async def aclose(self) -> None: ...

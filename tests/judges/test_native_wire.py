@@ -14,7 +14,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport, close_clients
-from autorubric_cli.judges.transports.native import NativeTransport, close_sessions
+from autorubric_cli.judges.transports.native import NativeTransport
 from tests.support import TEST_KEY_ENV
 
 MESSAGES = [
@@ -78,7 +78,7 @@ async def both(spec: JudgeSpec, recorder: Capture) -> list[tuple[Completion, dic
         completion = await transport.complete(MESSAGES, fmt, None)  # type: ignore[arg-type]
         headers, body = recorder.seen[-1]
         out.append((completion, headers, body))
-    await close_sessions()
+        await transport.aclose()
     await close_clients()
     return out
 

@@ -52,6 +52,7 @@ async def test_a_native_worker_answers_like_the_in_process_native_call(
         await local_transport.complete(asking(i), FORMAT, None)  # type: ignore[arg-type]
         for i in range(6)
     ]
+    await local_transport.aclose()
     await close_clients()
     assert remote == local
     assert all(c.content and c.usage["prompt_tokens"] > 0 for c in remote)

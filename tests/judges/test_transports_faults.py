@@ -117,6 +117,7 @@ async def failure_of(api_base: str, transport: str) -> JudgeFailure:
         with pytest.raises(JudgeFailure) as caught:
             await caller.complete(MESSAGES, response_format(None, "forced_choice"), None)  # type: ignore[arg-type]
     finally:
+        await caller.aclose()
         await close_clients()
     return caught.value
 

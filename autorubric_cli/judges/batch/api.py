@@ -27,11 +27,11 @@ from autorubric_cli.judges.batch.lines import (
     parse_results,
     request_body,
 )
-from autorubric_cli.judges.policy.failures import classify
 from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import api_key_for, load_litellm
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from autorubric_cli.judges.transports.simulated import is_simulated
 
 LITELLM_BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
@@ -130,7 +130,21 @@ class BatchAPI:
         return kwargs
 
     async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
-        return await retried(call, self.spec, self.secret, self.policy, self.attempts)
+        """A control call (create, retrieve, list, download) under our retry policy, litellm's
+        exceptions read like a chat call's."""
+
+        async def once() -> T:
+            failure: Exception | None = None
+            try:
+                return await call()
+            except Exception as exc:
+                spec = self.spec
+                failure = litellm_failure(
+                    exc, judge_id=spec.judge_id, secret=self.secret, key_env=spec.api_key_env
+                )
+            raise failure  # outside `except`: the provider's text is not chained
+
+        return await retrying(self.policy, self.attempts)(once)
 
     # -- what the batch transport asks of every provider's batch API -----------------------
 
@@ -241,27 +255,6 @@ class BatchAPI:
         if self._price is False:
             self._price = batch_price(self.model, self.provider)
         return self._price  # type: ignore[return-value]
-
-
-async def retried(
-    call: Callable[[], Awaitable[T]],
-    spec: JudgeSpec,
-    secret: str | None,
-    policy: RetryPolicy,
-    attempts: int,
-) -> T:
-    """A batch control call (create, retrieve, list, download) under our retry policy, its
-    failure classified like a chat call's."""
-
-    async def once() -> T:
-        failure: Exception | None = None
-        try:
-            return await call()
-        except Exception as exc:
-            failure = classify(exc, judge_id=spec.judge_id, secret=secret, key_env=spec.api_key_env)
-        raise failure  # outside `except`: the provider's text is not chained
-
-    return await retrying(policy, attempts)(once)
 
 
 def batch_price(model: str, provider: str) -> BatchPrice | None:

@@ -20,8 +20,7 @@ import httpx
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.batch.api import FILE_TIMEOUT_S, BatchInfo, retried
+from autorubric_cli.judges.batch.api import FILE_TIMEOUT_S, BatchInfo
 from autorubric_cli.judges.batch.capture import (
     BatchedLiteLLM,
     CapturedRequest,
@@ -30,23 +29,19 @@ from autorubric_cli.judges.batch.capture import (
 )
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import BatchPrice, Result
-from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.failures import (
+    JudgeFailure,
+    ProviderError,
+    classify,
+    http_error,
+)
 from autorubric_cli.judges.policy.kinds import FailureKind
-from autorubric_cli.judges.policy.retry import RetryPolicy
+from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import api_key_for
+from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
 LIST_PAGE = 100
-
-
-class ProviderHTTPError(JudgeError):
-    """A non-2xx reply to a control call, shaped so that `classify` reads its status and
-    `Retry-After` (like `batch_lines.LineError`; never leaves `retried`, which classifies it)."""
-
-    def __init__(self, status_code: int, message: str, headers: dict[str, str]) -> None:
-        self.status_code = status_code
-        self.headers = headers
-        super().__init__(message)
 
 
 class NativeBatchAPI:
@@ -104,19 +99,27 @@ class NativeBatchAPI:
         sent = {**self.auth_headers(), "content-type": "application/json", **(headers or {})}
 
         async def once() -> bytes:
-            reply = await http.request(
-                method,
-                url,
-                content=body,
-                params=params,
-                headers=sent,
-                timeout=timeout or self.timeout,
+            try:
+                reply = await http.request(
+                    method,
+                    url,
+                    content=body,
+                    params=params,
+                    headers=sent,
+                    timeout=timeout or self.timeout,
+                )
+            except httpx.TransportError as exc:
+                error = httpx_error(exc)
+            else:
+                if reply.status_code < 300:
+                    return bytes(reply.content)
+                error = http_error(reply.status_code, reply.text, reply.headers)
+            spec = self.spec
+            raise classify(
+                error, judge_id=spec.judge_id, secret=self.secret, key_env=spec.api_key_env
             )
-            if reply.status_code >= 300:
-                raise ProviderHTTPError(reply.status_code, reply.text, dict(reply.headers))
-            return bytes(reply.content)
 
-        return await retried(once, self.spec, self.secret, self.policy, self.attempts)
+        return await retrying(self.policy, self.attempts)(once)
 
     async def json(self, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
         data = orjson.loads(await self.request(method, url, **kwargs))
@@ -187,6 +190,18 @@ class NativeBatchAPI:
         return completion
 
 
+def httpx_error(exc: httpx.TransportError) -> ProviderError:
+    """An httpx failure with no reply: a timeout, or a connection refused, unknown or lost."""
+    kind = FailureKind.TIMEOUT if isinstance(exc, httpx.TimeoutException) else None
+    reached = unreachable(exception_chain(exc))
+    return ProviderError(
+        None,
+        str(exc) or type(exc).__name__,
+        kind=kind or FailureKind.CONNECTION,
+        unreachable=reached,
+    )
+
+
 def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
     """A request the batch ended without answering: expired (asked again) or cancelled (an
     error vote: someone cancelled on purpose, the judge is not to blame)."""
@@ -200,4 +215,4 @@ def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
     )
 
 
-__all__ = ["FILE_TIMEOUT_S", "LIST_PAGE", "NativeBatchAPI", "ProviderHTTPError", "reply_failure"]
+__all__ = ["FILE_TIMEOUT_S", "LIST_PAGE", "NativeBatchAPI", "reply_failure"]

@@ -335,6 +335,10 @@ class BatchTransport:
             return await self.direct.complete(messages, response_format, request)
         return await self.api.ask(self.enqueue, key, messages, response_format)
 
+    async def aclose(self) -> None:
+        """Close the direct transport (the batch API is the coordinator's to close)."""
+        await self.direct.aclose()
+
     def enqueue(self, key: str, line: bytes) -> asyncio.Future[Result]:
         """Queue one call; a full queue (requests or bytes) is sent at once, the first call of
         a new queue starts the send delay."""

@@ -82,6 +82,9 @@ class CachedTransport:
                 raise
             return replace(first, usage=dict(first.usage), cached=True, confirm=None)
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
     async def _send(
         self,
         key: str,

@@ -17,7 +17,6 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.policy.failures import classify
 from autorubric_cli.judges.policy.providers import (
     facts_for,
     priced,
@@ -28,6 +27,7 @@ from autorubric_cli.judges.policy.providers import (
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
 # request transform; same request bytes, exception classes, status codes and Retry-After
@@ -238,7 +238,7 @@ async def call_litellm(
     try:
         response = await litellm.acompletion(**kwargs)
     except Exception as exc:
-        failure = classify(
+        failure = litellm_failure(
             exc,
             judge_id=spec.judge_id,
             secret=key,
@@ -264,6 +264,9 @@ class LiteLLMTransport:
     ) -> Completion:
         sent = cache_marked(self.spec, messages, prefix_of(request))
         return await call_litellm(self.spec, self.timeout, sent, response_format)
+
+    async def aclose(self) -> None:
+        """Nothing of its own: litellm's clients are the process's (`close_clients`)."""
 
 
 def prefix_of(request: CallRequest) -> int | None:

@@ -178,6 +178,9 @@ class SimulatedTransport:
         usage = {"prompt_tokens": words, "completion_tokens": len(content.split())}
         return Completion(content=content, usage=usage, cost=0.0)
 
+    async def aclose(self) -> None:
+        """Nothing to close: it never touches the network."""
+
     def answer(
         self,
         request: CallRequest,

@@ -82,6 +82,8 @@ async def serve(sock: socket.socket, litellm: bool) -> None:
         for task in list(worker.calls.values()):
             task.cancel()
         await asyncio.gather(*worker.calls.values(), return_exceptions=True)
+        for transport in worker.transports.values():
+            await transport.aclose()
         await close_clients()
         writer.close()
 

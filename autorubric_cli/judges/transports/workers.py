@@ -288,3 +288,7 @@ class WorkerTransport:
         completion = await self.inner.complete(messages, response_format, request)
         self.pool.watch()
         return completion
+
+    async def aclose(self) -> None:
+        """Close the in-process transport (the pool is the grader's to close)."""
+        await self.inner.aclose()
