@@ -33,6 +33,7 @@ from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap
 from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.transports.simulated import simulated_run
 
 if TYPE_CHECKING:
     from autorubric_cli.judges import BatchCoordinator, WorkerPool
@@ -157,7 +158,7 @@ class CriterionGrader:
         self.requests = RequestBuilder(
             rubric, seed, {} if self.per_item else examples_by_criterion(rubric, seed, base_dir)
         )
-        self.simulated = any(judge.simulated for judge in self.judges)
+        self.simulated = simulated_run(rubric.grader.judges)
 
     def word_count(self, item: Item) -> int:
         """The words of the submission the length penalty sees (0 with no penalty)."""

@@ -43,7 +43,7 @@ from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
 from autorubric_cli.judges.request import Call, CallRequest, Completion, Transport, VoteRequest
 from autorubric_cli.judges.stats import CallStats
-from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight, cached_completion
+from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight
 from autorubric_cli.judges.transports.direct import direct_transport
 from autorubric_cli.judges.transports.litellm import api_key_for
 from autorubric_cli.judges.transports.simulated import SimulatedTransport, is_simulated
@@ -73,9 +73,11 @@ class Judge:
         breaker: CircuitBreaker | None = None,
         adaptive: bool = True,
         budget: SpendCap | None = None,
+        cache: CachedTransport | None = None,
     ) -> None:
         self.spec = spec
         self.transport = transport
+        self.cache = cache  # the call cache in `transport`, read before taking a slot
         self.max_attempts = max_attempts
         self.policy = policy
         self.stats = stats
@@ -89,10 +91,6 @@ class Judge:
     @property
     def id(self) -> str:
         return self.spec.judge_id
-
-    @property
-    def simulated(self) -> bool:
-        return self.transport.simulated
 
     async def aclose(self) -> None:
         """Close the judge's transport (its sessions) before the event loop ends."""
@@ -165,7 +163,7 @@ class Judge:
 
     async def _send(self, call: Call, attempt: int) -> Completion:
         """One attempt (`attempt`: 1-based): the call cache, else a slot and the transport."""
-        hit = cached_completion(self.transport, call)
+        hit = None if self.cache is None else self.cache.lookup(call)
         if hit is not None:
             self.stats.add_saved(hit.usage, hit.cost)
             return hit
@@ -295,10 +293,10 @@ def transport_for(spec: JudgeSpec, timeout: float, workers: WorkerPool | None) -
 
 def cached(
     transport: Transport, spec: JudgeSpec, cache: CallCache | None, flights: SingleFlight
-) -> Transport:
+) -> CachedTransport | None:
     """Real judges go through the call cache; simulated ones never do (docs: cache-and-cost)."""
-    if cache is None or transport.simulated:
-        return transport
+    if cache is None or is_simulated(spec.model):
+        return None
     return CachedTransport(transport, spec, cache, flights)
 
 
@@ -325,13 +323,13 @@ def build_judges(
             if unlimited:  # batched calls wait on batches, never on concurrency slots
                 limits = spec.model_copy(update={"max_concurrency": UNLIMITED, "rpm": None})
                 slots = asyncio.Semaphore(UNLIMITED)
-        transport = cached(transport, spec, cache, flights)
-        if not transport.simulated:
+        wrapper = cached(transport, spec, cache, flights)
+        if not is_simulated(spec.model):
             api_key_for(spec)
         judges.append(
             Judge(
                 limits,
-                transport,
+                wrapper or transport,
                 max_attempts=config.max_attempts,
                 policy=policy,
                 stats=stats,
@@ -339,6 +337,7 @@ def build_judges(
                 breaker=CircuitBreaker(spec.judge_id, config.breaker),
                 adaptive=config.adaptive_concurrency and not unlimited,
                 budget=budget,
+                cache=wrapper,
             )
         )
     return judges

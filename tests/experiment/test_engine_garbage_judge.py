@@ -1,5 +1,5 @@
 """A judge answering garbage stops the run alike whether one call asks for one criterion or
-for a whole item (docs/guides/judges.md: the circuit breaker)."""
+for a whole item (docs/design/failures.md, circuit breaker)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A provider's overload keeps the status it sent and is named `overloaded`: Anthropic's 529
 `overloaded_error` and Gemini's 503 `UNAVAILABLE`, over a direct call (litellm, which
-re-labels both as 500) and in a provider batch's results (docs/guides/judges.md)."""
+re-labels both as 500) and in a provider batch's results (docs/design/failures.md)."""
 
 from __future__ import annotations
 

@@ -45,6 +45,7 @@ from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.transports.simulated import is_simulated
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class BatchCoordinator:
         """The transport for a judge, and whether its calls skip concurrency limits."""
         self.stats = stats
         submit = batch_enabled(config, spec)
-        if not submit and (direct.simulated or not self._has_recorded(spec.judge_id)):
+        if not submit and (is_simulated(spec.model) or not self._has_recorded(spec.judge_id)):
             return direct, False
         api = provider_api(spec, config, policy)
         if isinstance(api, NativeBatchAPI):
@@ -290,8 +291,6 @@ class BatchCoordinator:
 class BatchTransport:
     """One judge's calls: re-attached to a recorded batch, queued for a new one, or (with
     `submit=False`) sent directly."""
-
-    simulated = False
 
     def __init__(
         self,

@@ -4,7 +4,8 @@ A call is identified by `request_key` alone, so the wrapper knows nothing of wha
 is about (a criterion, a whole item, a batch line) beyond `request.sample`.
 
 - `lookup` is a synchronous read the Judge makes BEFORE taking a concurrency slot or a rate
-  turn, so cache hits never wait behind, or count against, a judge's limits.
+  turn, so cache hits never wait behind, or count against, a judge's limits. `build_judges`
+  hands the judge this wrapper as its `cache` when it builds it: nobody looks for it later.
 - Single flight: identical calls in flight at once are sent once; the others await the first
   and get its answer marked `cached` (it was paid once, by the first).
 - Only answers that parsed are stored: the returned Completion carries `confirm`, which the
@@ -50,17 +51,15 @@ class CachedTransport:
         self.spec = spec
         self.cache = cache
         self.flights = flights
-        self.simulated = inner.simulated
 
     def key(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> str:
         return request_key(self.spec, messages, response_format, request.sample)
 
-    def lookup(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion | None:
-        answer = self.cache.get(self.key(messages, response_format, request))
+    def lookup(self, call: Call) -> Completion | None:
+        """The stored answer to `call`, read at once (no slot, no rate turn); else None."""
+        answer = self.cache.get(self.key(call.messages, call.response_format, call.request))
         return None if answer is None else served(answer)
 
     async def complete(
@@ -112,10 +111,3 @@ class CachedTransport:
 
 def stored(completion: Completion) -> CachedAnswer:
     return CachedAnswer(completion.content, completion.reasoning, completion.usage, completion.cost)
-
-
-def cached_completion(transport: Transport, call: Call) -> Completion | None:
-    """The cached answer when `transport` has a cache and the call is in it; else None."""
-    if isinstance(transport, CachedTransport):
-        return transport.lookup(call.messages, call.response_format, call.request)
-    return None

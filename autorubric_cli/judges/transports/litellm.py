@@ -253,8 +253,6 @@ async def call_litellm(
 class LiteLLMTransport:
     """Calls a real provider through `litellm.acompletion`, in this process."""
 
-    simulated = False
-
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
         self.spec = spec
         self.timeout = timeout

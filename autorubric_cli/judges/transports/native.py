@@ -188,8 +188,6 @@ class Failed(JudgeError):
 class NativeTransport:
     """Calls an OpenAI-compatible endpoint directly; one session per judge."""
 
-    simulated = False
-
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
         self.spec = spec
         self.timeout = aiohttp.ClientTimeout(total=spec.timeout or timeout)

@@ -68,6 +68,11 @@ def is_simulated(model: str) -> bool:
     return model.startswith(PREFIX)
 
 
+def simulated_run(judges: list[JudgeSpec]) -> bool:
+    """The one fact records, the manifest and the reports carry: some judge is simulated."""
+    return any(is_simulated(j.model) for j in judges)
+
+
 def digest(*parts: object) -> bytes:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
 
@@ -148,9 +153,8 @@ def pseudo_truth(item_id: str, criterion: Criterion) -> str:
 
 
 class SimulatedTransport:
-    """Answers like a judge with the configured accuracy and biases."""
-
-    simulated = True
+    """Answers like a judge with the configured accuracy and biases: an ordinary transport
+    (what is simulated is known from the judge's model, `is_simulated`, never asked of it)."""
 
     def __init__(self, spec: JudgeSpec) -> None:
         self.spec = spec

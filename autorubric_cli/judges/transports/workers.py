@@ -272,8 +272,6 @@ class WorkerTransport:
     """A real judge whose calls run in the pool's worker processes when it takes them, else
     in this process (through `inner`, the judge's direct transport: native or litellm)."""
 
-    simulated = False
-
     def __init__(self, spec: JudgeSpec, pool: WorkerPool, inner: Transport | None = None) -> None:
         self.spec = spec
         self.pool = pool
