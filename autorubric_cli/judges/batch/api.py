@@ -3,7 +3,7 @@
 Which providers: litellm 1.106.2 uploads files and creates batches for `openai` (and any
 OpenAI-compatible base through `api_base`), `azure`, `hosted_vllm` and `litellm_proxy` with
 one call shape: this module. Anthropic message batches litellm does not submit (its issue
-#17265), nor Gemini batch mode: those speak to the provider directly (`batch_native.py`).
+#17265), nor Gemini batch mode: those speak to the provider directly (`batch/native.py`).
 Anything else is an InputError before any call. Control calls are retried by our own policy
 (litellm's and the openai SDK's retries are off) and classified like chat calls: 401/403 stop
 the run.
@@ -12,12 +12,12 @@ the run.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.batch.base import BatchInfo, ProviderBatches
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import (
     ENDPOINT,
@@ -35,23 +35,12 @@ from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from autorubric_cli.judges.transports.simulated import is_simulated
 
 LITELLM_BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
-NATIVE_BATCH_PROVIDERS = ("anthropic", "gemini")  # batch_native.py
+NATIVE_BATCH_PROVIDERS = ("anthropic", "gemini")  # batch/native.py
 BATCH_PROVIDERS = LITELLM_BATCH_PROVIDERS + NATIVE_BATCH_PROVIDERS
 CLOCK_SKEW_S = 300.0
 FILE_TIMEOUT_S = 600.0  # uploads and downloads of up to 200 MB
 LIST_PAGE = 100
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class BatchInfo:
-    id: str
-    status: str
-    output_file_id: str | None = None
-    error_file_id: str | None = None
-    metadata: dict[str, str] = field(default_factory=dict)
-    created_at: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
 
 
 def batch_provider(spec: JudgeSpec) -> tuple[str, str]:
@@ -101,8 +90,8 @@ def info_of(batch: Any) -> BatchInfo:
     )
 
 
-class BatchAPI:
-    """One judge's files and batches endpoints."""
+class LiteLLMBatches(ProviderBatches):
+    """One judge's files and batches endpoints, through litellm."""
 
     def __init__(self, spec: JudgeSpec, timeout: float, policy: RetryPolicy, attempts: int):
         self.spec = spec
@@ -146,11 +135,7 @@ class BatchAPI:
 
         return await retrying(self.policy, self.attempts)(once)
 
-    # -- what the batch transport asks of every provider's batch API -----------------------
-
-    inline = False  # requests travel in an uploaded file, not in the create call
-    found_by = "metadata"  # how an orphan is recognised (the ledger says so)
-    limits = (50_000, 190 * 1024 * 1024)  # requests, bytes per batch (a margin under 200 MB)
+    # -- ProviderBatches (base.py); limits: a margin under 200 MB -------------------------
 
     async def start(
         self, data: bytes, local: str, metadata: dict[str, str], uploaded: Callable[[str], None]
@@ -165,7 +150,9 @@ class BatchAPI:
         for file_id in (info.error_file_id, info.output_file_id):  # an answer wins
             if file_id:
                 content = await self.content(file_id)
-                results.update(parse_results(content, self.price(), self.spec.judge_id, None))
+                results.update(
+                    parse_results(content, self._batch_price(), self.spec.judge_id, None)
+                )
         return results
 
     async def answered(
@@ -249,7 +236,7 @@ class BatchAPI:
             after = infos[-1].id
         return found
 
-    def price(self) -> BatchPrice | None:
+    def _batch_price(self) -> BatchPrice | None:
         """litellm's batch price for the model; half the list price where it has only that
         (litellm's own rule); None for a model it does not price."""
         if self._price is False:

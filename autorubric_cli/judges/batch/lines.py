@@ -70,7 +70,7 @@ def batch_line(custom_id: str, body: dict[str, Any]) -> bytes:
 
 Result = Completion | RawReply | Exception
 """A batch's answer to one request: parsed already (OpenAI output files), a provider reply for
-litellm to read (batch_native.py), or the failure the Judge's retry loop judges."""
+litellm to read (batch/native.py), or the failure the Judge's retry loop judges."""
 
 
 def parse_results(

@@ -222,7 +222,7 @@ async def call_litellm(
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`), in a judge worker process (workers.py) or over a
-    provider batch (`client`: litellm's HTTP client whose network is the batch, batch_capture.py;
+    provider batch (`client`: litellm's HTTP client whose network is the batch, batch/capture.py;
     `price`: the batch price)."""
     litellm = load_litellm()
     facts = facts_for(spec.model)
