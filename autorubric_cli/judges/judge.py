@@ -177,9 +177,7 @@ class Judge:
             self.stats.in_flight += 1
             paid: float | None = None
             try:
-                completion = await self.transport.complete(
-                    call.messages, call.response_format, call.request
-                )
+                completion = await self.transport.complete(call)
                 paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)

@@ -85,8 +85,6 @@ class Transport(Protocol):
     from its own library's exceptions (policy/failures.py). `aclose` releases what it owns
     (sessions, the transport it wraps) before the event loop ends."""
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion: ...
+    async def complete(self, call: Call) -> Completion: ...
 
     async def aclose(self) -> None: ...

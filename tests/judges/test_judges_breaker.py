@@ -13,6 +13,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeUnavailable, RetryPolicy
 from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from tests.support import TEST_KEY_ENV, closed_port, http_judge, make_item, make_rubric
@@ -124,7 +125,7 @@ async def test_litellm_exceptions_classify_by_their_real_cause(
         make_item(), rubric.criteria[0], "probe", 0
     )
     with pytest.raises(JudgeFailure) as caught:
-        await transport.complete(request.messages, {"type": "json_object"}, request)
+        await transport.complete(Call(request.messages, {"type": "json_object"}, request))
     failure = caught.value
     assert (failure.category, failure.hopeless, failure.retryable) == (
         category,

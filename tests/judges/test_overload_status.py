@@ -12,6 +12,7 @@ from autorubric_cli.judges.batch import gemini as gemini_batch
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.replies import shared_response_format
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport
 from tests.support.anthropic_batches import error_body
 from tests.support.providers.anthropic import AnthropicFake
@@ -46,7 +47,7 @@ async def test_a_direct_calls_overload_keeps_the_providers_status(
         spec = JudgeSpec(model=model, api_base=fake.api_base, api_key_env=KEY_ENV)
         transport = LiteLLMTransport(spec, 5.0)
         with pytest.raises(JudgeFailure) as caught:
-            await transport.complete(MESSAGES, shared_response_format(), None)  # type: ignore[arg-type]
+            await transport.complete(Call(MESSAGES, shared_response_format(), None))  # type: ignore[arg-type]
         assert [seen.status for seen in fake.requests] == [status]  # what the provider sent
     assert_overloaded(caught.value, status)
 

@@ -40,7 +40,7 @@ from autorubric_cli.judges.batch.settings import (
 from autorubric_cli.judges.batch.submission import TERMINAL, Submission
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.retry import RetryPolicy
-from autorubric_cli.judges.request import CallRequest, Completion, Transport
+from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.transports.simulated import is_simulated
@@ -313,9 +313,8 @@ class BatchTransport:
         self.max_bytes = min(settings.max_bytes or api.limits[1], api.limits[1])
         self.timer: asyncio.TimerHandle | None = None
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         key = request_key(self.spec, messages, response_format, request.sample)
         coordinator = self.coordinator
         await coordinator.check_orphans(self.spec.judge_id, self.api)
@@ -330,7 +329,7 @@ class BatchTransport:
                 continue  # the same, for an error reply litellm has not read yet
             return await self.api.answered(result, messages, response_format)
         if not self.submit:
-            return await self.direct.complete(messages, response_format, request)
+            return await self.direct.complete(call)
         return await self.api.ask(self.enqueue, key, messages, response_format)
 
     async def aclose(self) -> None:

@@ -62,9 +62,8 @@ class CachedTransport:
         answer = self.cache.get(self.key(call.messages, call.response_format, call.request))
         return None if answer is None else served(answer)
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         key = self.key(messages, response_format, request)
         while True:
             answer = self.cache.get(key)
@@ -72,7 +71,7 @@ class CachedTransport:
                 return served(answer)
             pending = self.flights.calls.get(key)
             if pending is None:
-                return await self._send(key, messages, response_format, request)
+                return await self._send(key, call)
             try:
                 first = await asyncio.shield(pending)
             except asyncio.CancelledError:
@@ -84,17 +83,11 @@ class CachedTransport:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    async def _send(
-        self,
-        key: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
-        request: CallRequest,
-    ) -> Completion:
+    async def _send(self, key: str, call: Call) -> Completion:
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self.flights.calls[key] = future
         try:
-            completion = await self.inner.complete(messages, response_format, request)
+            completion = await self.inner.complete(call)
         except asyncio.CancelledError:
             future.cancel()
             raise

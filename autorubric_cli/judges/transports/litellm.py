@@ -26,7 +26,7 @@ from autorubric_cli.judges.policy.providers import (
 )
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
-from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.request import Call, CallRequest, Completion
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
@@ -257,9 +257,8 @@ class LiteLLMTransport:
         self.spec = spec
         self.timeout = timeout
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         sent = cache_marked(self.spec, messages, prefix_of(request))
         return await call_litellm(self.spec, self.timeout, sent, response_format)
 

@@ -29,7 +29,7 @@ from autorubric_cli.judges.policy.failures import ProviderError, classify, http_
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.price_table import native_cost, split_model
-from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import api_key_for, count
 from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
@@ -209,11 +209,9 @@ class NativeTransport:
             )
         return self.session
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
         key = bearer_key(self.spec)
-        body, headers = request_body(self.spec, messages, response_format)
+        body, headers = request_body(self.spec, call.messages, call.response_format)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
         try:

@@ -42,7 +42,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import BINARY_SET_LABELS
-from autorubric_cli.judges.request import CallRequest, Completion, VoteRequest
+from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
 
 PREFIX = "simulated/"
 PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
@@ -164,9 +164,8 @@ class SimulatedTransport:
         seed = digest(self.params.seed, item_id, criterion.name, sample, *stream)
         return random.Random(int.from_bytes(seed, "big"))
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, request = call.messages, call.request
         if isinstance(request, ItemRequest):
             sections = item_sections(messages)
             entries = [
