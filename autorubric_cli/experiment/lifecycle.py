@@ -125,7 +125,7 @@ class RunRecorder:
 
 
 def is_simulated(config: LLMConfig) -> bool:
-    return any(judges.is_simulated(j.model) for j in config.judges)
+    return judges.simulated_run(config.judges)
 
 
 @contextlib.contextmanager

@@ -34,6 +34,7 @@ from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap
 from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.transports.simulated import simulated_run
 
 if TYPE_CHECKING:
     from autorubric_cli.judges import BatchCoordinator, WorkerPool
@@ -158,7 +159,7 @@ class CriterionGrader:
         self.requests = RequestBuilder(
             rubric, seed, {} if self.per_item else examples_by_criterion(rubric, seed, base_dir)
         )
-        self.simulated = any(judge.simulated for judge in self.judges)
+        self.simulated = simulated_run(rubric.grader.judges)
 
     def word_count(self, item: Item) -> int:
         """The words of the submission the length penalty sees (0 with no penalty)."""
@@ -230,6 +231,8 @@ class CriterionGrader:
             await self.batches.aclose()
         if self.workers is not None:
             await self.workers.aclose()
+        for judge in self.judges:
+            await judge.aclose()
         await close_clients()
         if self.cache is not None:
             self.cache.close()

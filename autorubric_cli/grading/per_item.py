@@ -7,7 +7,7 @@ call listing only them (the same prompt restricted to those criteria, so it is e
 call `resume --retry-errors` would make for them). Every call that lists a criterion counts
 as an attempt of that criterion's vote (`attempts`), within `max_attempts`; when they are spent
 the criterion gets an error vote and the others keep their answers. A reply with no usable
-entry is retried like any failed call (`judges.item_judge`).
+entry is retried like any failed call (`Judge.ask`).
 
 Accounting: a call's usage and cost (and reasoning trace) are recorded once, on the vote of
 the FIRST criterion it asked for, in rubric order. The other votes of that call carry
@@ -25,16 +25,16 @@ from functools import partial
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import Vote
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.core.shuffle import original_index
 from autorubric_cli.grading.requests import shown_order
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
-from autorubric_cli.judges.judge import Judge, VoteState, original_set
-from autorubric_cli.judges.per_item.judge import ItemRound, ask_item
+from autorubric_cli.judges.asked import Asked
+from autorubric_cli.judges.judge import Judge, answer_fields
 from autorubric_cli.judges.per_item.prompts import (
     ItemExample,
     item_system_prompt,
     item_user_message,
 )
+from autorubric_cli.judges.per_item.replies import ItemReply, parse_item_reply
 from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.replies import Answer
 
@@ -76,16 +76,17 @@ class ItemRequestBuilder:
 
 @dataclass
 class Ledger:
-    """What one criterion's vote accumulates over the calls that listed it."""
+    """What one criterion's vote accumulates over the calls that listed it: the calls it
+    carries the bill of (`carried`: it was the first criterion they asked for), and all of them
+    (`attempts`, paid or served)."""
 
-    carried: VoteState = field(default_factory=lambda: VoteState(messages=[]))
+    carried: Asked[ItemReply] = field(default_factory=lambda: Asked(messages=[]))
     attempts: int = 0
     paid_calls: int = 0
     served_calls: int = 0
     first_carrier: str | None = None
     answer: Answer | None = None
     problem: str | None = None
-    thinking: str | None = None
 
     @property
     def cached(self) -> bool:
@@ -96,25 +97,25 @@ class Ledger:
         return self.carried.paid.calls + self.carried.saved.calls > 0
 
 
-def record_round(ledgers: dict[str, Ledger], request: ItemRequest, state: ItemRound) -> None:
+def record_round(ledgers: dict[str, Ledger], request: ItemRequest, asked: Asked[ItemReply]) -> None:
     names = [a.name for a in request.asked]
-    carrier = ledgers[names[0]]
-    for completion in state.completions:
-        carrier.carried.add(completion)
-    carrier.thinking = carrier.thinking or state.reasoning
-    paid = sum(not c.cached for c in state.completions)
+    carrier = ledgers[names[0]].carried
+    carrier.paid.merge(asked.paid)
+    carrier.saved.merge(asked.saved)
+    carrier.completion = carrier.completion or asked.completion
+    reply = asked.value
     for name in names:
         ledger = ledgers[name]
-        ledger.attempts += state.attempts
-        ledger.paid_calls += paid
-        ledger.served_calls += len(state.completions) - paid
+        ledger.attempts += asked.attempts
+        ledger.paid_calls += asked.paid.calls
+        ledger.served_calls += asked.saved.calls
         ledger.first_carrier = ledger.first_carrier or names[0]
-        if state.failure is not None:
-            ledger.problem = state.failure.describe()
-        elif state.reply is not None and name in state.reply.answers:
-            ledger.answer = state.reply.answers[name]
-        elif state.reply is not None:
-            ledger.problem = f"parse: {state.reply.problems[name]}"
+        if asked.failure is not None:
+            ledger.problem = asked.failure.describe()
+        elif reply is not None and name in reply.answers:
+            ledger.answer = reply.answers[name]
+        elif reply is not None:
+            ledger.problem = f"parse: {reply.problems[name]}"
 
 
 async def judge_item_votes(
@@ -125,41 +126,46 @@ async def judge_item_votes(
     sample: int,
     max_attempts: int,
 ) -> dict[str, Vote]:
-    """One judge's votes (one sample) for `criteria`: one call, then follow-ups as needed."""
+    """One judge's votes (one sample) for `criteria`: one call, then follow-ups as needed.
+
+    Each call goes through `Judge.ask` with the per-item reply parser, so retries, re-asks, the
+    adaptive limit and the circuit breaker treat it as they treat a per-criterion vote."""
     ledgers = {c.name: Ledger() for c in criteria}
     asked: dict[str, AskedCriterion] = {}
     pending = list(criteria)
-    request: ItemRequest | None = None
+    follow_up = False
     while pending:
-        if request is not None:
-            judge.stats.retries += 1  # a follow-up call for the criteria left unanswered
         request = build(pending)
         asked.update((a.name, a) for a in request.asked)
-        state = await ask_item(judge, request, max_attempts - ledgers[pending[0].name].attempts)
-        record_round(ledgers, request, state)
-        if state.failure is not None:
+        parse = partial(parse_item_reply, asked=request.asked)
+        left = max_attempts - ledgers[pending[0].name].attempts
+        answered = await judge.ask(request, parse, attempts=left, follow_up=follow_up)
+        follow_up = True
+        record_round(ledgers, request, answered)
+        if answered.failure is not None:
             break
         pending = [
             c
             for c in pending
             if ledgers[c.name].answer is None and ledgers[c.name].attempts < max_attempts
         ]
-    return {c.name: ledger_vote(judge, sample, asked[c.name], ledgers) for c in criteria}
+    return {
+        c.name: judge.counted(ledger_vote(judge.id, sample, asked[c.name], ledgers))
+        for c in criteria
+    }
 
 
 def ledger_vote(
-    judge: Judge, sample: int, asked: AskedCriterion, ledgers: dict[str, Ledger]
+    judge_id: str, sample: int, asked: AskedCriterion, ledgers: dict[str, Ledger]
 ) -> Vote:
     ledger = ledgers[asked.name]
     bill = ledger.carried.saved if ledger.cached else ledger.carried.paid
     billed_with = None if ledger.carries else ledger.first_carrier
     cost = bill.cost
     if billed_with is not None:
-        carrier = ledgers[billed_with].carried
-        cost = 0.0 if (carrier.saved if carrier.cached else carrier.paid).cost is not None else None
-    judge.stats.votes += 1
+        cost = 0.0 if ledgers[billed_with].carried.bill.cost is not None else None
     common = {
-        "judge": judge.id,
+        "judge": judge_id,
         "sample": sample,
         "shuffle_order": asked.shuffle_order,
         "usage": bill.usage,
@@ -170,25 +176,18 @@ def ledger_vote(
     }
     answer = ledger.answer
     if answer is None:
-        judge.stats.error_votes += 1
         logger.info(
             "judge %s: %s sample %d failed after %d attempt(s): %s",
-            judge.id,
+            judge_id,
             asked.name,
             sample,
             ledger.attempts,
             ledger.problem,
         )
         return Vote(error=ledger.problem or "error: no answer", **common)
-    option_index = None
-    if asked.shuffle_order is not None and answer.shown_position is not None:
-        option_index = original_index(asked.shuffle_order, answer.shown_position)
     return Vote(
-        verdict=answer.verdict,
-        option_index=option_index,
-        reason=answer.explanation,
-        thinking=ledger.thinking,
-        option_set=original_set(asked.shuffle_order, answer.shown_set),
+        thinking=ledger.carried.reasoning,
+        **answer_fields(asked.shuffle_order, answer),
         **common,
     )
 

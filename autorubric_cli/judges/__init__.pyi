@@ -50,6 +50,9 @@ from .transports.simulated import (
     is_simulated as is_simulated,
 )
 from .transports.simulated import (
+    simulated_run as simulated_run,
+)
+from .transports.simulated import (
     simulation_params as simulation_params,
 )
 from .transports.workers import (

@@ -1,12 +1,16 @@
-"""One judge: turns a VoteRequest into a Vote, with retries, re-asks, limits and accounting.
+"""One judge: the one call loop every judge call goes through.
 
-An attempt is one call plus the parsing of its reply. Transient failures (by status code) and
-unusable replies are retried by tenacity until `max_attempts` attempts (the first included)
-are spent; the vote is then an error vote, which abstains. Only `JudgeAuthError` and
-`JudgeUnavailable` (the circuit breaker tripped, breaker.py) escape.
+`Judge.ask(request, parse)` owns everything between "ask this" and "here is the answer or why
+there is none": the attempts and the retry decisions (`policy.retry.retrying`, the one tenacity
+loop), re-asks of unusable replies (`parse` raised a `parse` failure: the bad reply goes back in
+the conversation), the accounting (live `CallStats`, the `Asked` bill), the adaptive
+concurrency limit (adaptive.py), the rate limiter and spend cap, and the circuit breaker's
+hooks (breaker.py). Callers supply only a request and a parser: `vote` (one criterion),
+`grading.per_item` (several criteria of one item) alike. Only `JudgeAuthError` and
+`JudgeUnavailable` (the breaker tripped) escape; every other failure ends in `Asked.failure`.
 
-Every call goes through the judge's adaptive concurrency limit (adaptive.py) and reports to
-its circuit breaker, whatever the transport.
+One attempt is one `Judge._send(call, attempt)`: the cache lookup, the slot, the transport call
+and its accounting. Instrumentation of attempts (spans, timings) wraps that method only.
 
 With response-set elicitation the vote also carries `option_set`: the ORIGINAL option indices
 of the judge's set (mapped back through the shuffle shown), sorted and unique; for a binary
@@ -18,27 +22,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import RetryCallState
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.core.records import Vote, add_counts
+from autorubric_cli.core.records import Vote
 from autorubric_cli.core.shuffle import original_index
 from autorubric_cli.judges import tracing
+from autorubric_cli.judges.asked import Asked
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.breaker import CircuitBreaker
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.limits import UNLIMITED, RequestRateLimiter, call_slot
-from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
+from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.policy.spend import SpendCap
 from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
-from autorubric_cli.judges.request import CallRequest, Completion, Transport, VoteRequest
+from autorubric_cli.judges.request import Call, CallRequest, Completion, Transport, VoteRequest
 from autorubric_cli.judges.stats import CallStats
-from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight, cached_completion
+from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight
 from autorubric_cli.judges.transports.direct import direct_transport
 from autorubric_cli.judges.transports.litellm import api_key_for
 from autorubric_cli.judges.transports.simulated import SimulatedTransport, is_simulated
@@ -48,56 +54,9 @@ if TYPE_CHECKING:
     from autorubric_cli.judges.batch.transport import BatchCoordinator
 
 logger = logging.getLogger("autorubric_cli.judges")
-
-
-@dataclass
-class Bill:
-    """Usage and cost summed over completions; cost None once any of them is unpriced."""
-
-    usage: dict[str, int] = field(default_factory=dict)
-    cost: float | None = None
-    priced: bool = True
-    calls: int = 0
-    prompt_cache_saved: float | None = None
-
-    def add(self, completion: Completion) -> None:
-        self.calls += 1
-        add_counts(self.usage, completion.usage)
-        if completion.prompt_cache_saved is not None:
-            self.prompt_cache_saved = (
-                self.prompt_cache_saved or 0.0
-            ) + completion.prompt_cache_saved
-        if completion.cost is None:
-            self.priced = False
-        if self.priced and completion.cost is not None:
-            self.cost = (self.cost or 0.0) + completion.cost
-        else:
-            self.cost = None
-
-
-@dataclass
-class VoteState:
-    """What accumulates over the attempts of one vote: paid calls and cache-served ones apart.
-
-    A vote is `cached` when no attempt was paid; it then carries the original usage and cost.
-    Otherwise it carries what was paid only, so a total over votes never counts a call twice.
-    """
-
-    messages: list[dict[str, str]]
-    attempts: int = 0
-    paid: Bill = field(default_factory=Bill)
-    saved: Bill = field(default_factory=Bill)
-
-    def add(self, completion: Completion) -> None:
-        (self.saved if completion.cached else self.paid).add(completion)
-
-    @property
-    def cached(self) -> bool:
-        return self.paid.calls == 0 and self.saved.calls > 0
-
-    @property
-    def bill(self) -> Bill:
-        return self.saved if self.cached else self.paid
+T = TypeVar("T")
+Parser = Callable[[str | None], T]
+"""Reads a reply's text; raises a `parse` JudgeFailure when it is not a usable answer."""
 
 
 class Judge:
@@ -115,9 +74,11 @@ class Judge:
         breaker: CircuitBreaker | None = None,
         adaptive: bool = True,
         budget: SpendCap | None = None,
+        cache: CachedTransport | None = None,
     ) -> None:
         self.spec = spec
         self.transport = transport
+        self.cache = cache  # the call cache in `transport`, read before taking a slot
         self.max_attempts = max_attempts
         self.policy = policy
         self.stats = stats
@@ -132,76 +93,94 @@ class Judge:
     def id(self) -> str:
         return self.spec.judge_id
 
-    @property
-    def simulated(self) -> bool:
-        return self.transport.simulated
+    async def aclose(self) -> None:
+        """Close the judge's transport (its sessions) before the event loop ends."""
+        await self.transport.aclose()
 
-    async def vote(self, request: VoteRequest) -> Vote:
-        """The judge's vote; an error vote when every attempt failed."""
+    async def ask(
+        self,
+        request: CallRequest,
+        parse: Parser[T],
+        *,
+        attempts: int | None = None,
+        follow_up: bool = False,
+    ) -> Asked[T]:
+        """Ask until `parse` accepts a reply or `attempts` attempts (default `max_attempts`)
+        are spent. The whole is one vote for the circuit breaker; `follow_up`: a new request
+        for what an earlier one left unanswered, counted as a retry."""
         self.breaker.check()
-        state = VoteState(messages=list(request.messages))
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.max_attempts),
-            wait=self.policy.tenacity_wait,
-            retry=retry_if_exception(is_retryable),
-            before_sleep=self._count_retry,
-            reraise=True,
-        )
-        answer: Answer
-        completion: Completion
+        if follow_up:
+            self.stats.retries += 1
+        asked: Asked[T] = Asked(messages=list(request.messages))
+        limit = self.max_attempts if attempts is None else attempts
+        loop = retrying(self.policy, limit, self._count_retry)
         self.breaker.vote_started()
         try:
             try:
-                answer, completion = await retrying(self._attempt, request, state)
+                await loop(self._attempt, request, parse, asked)
             except JudgeFailure as failure:
-                await self.breaker.vote_failed(failure)
-                return self._error_vote(request, state, failure)
-            self.breaker.vote_succeeded()
+                asked.failure = failure
+                await self.breaker.vote_failed(failure)  # raises JudgeUnavailable on a trip
+            else:
+                self.breaker.vote_succeeded()
         finally:
             self.breaker.vote_ended()
-        self.stats.votes += 1
-        return self._answer_vote(request, state, answer, completion)
+        return asked
 
-    async def _attempt(self, request: VoteRequest, state: VoteState) -> tuple[Answer, Completion]:
+    async def vote(self, request: VoteRequest) -> Vote:
+        """The judge's vote on one criterion; an error vote when every attempt failed."""
+        parse = partial(
+            parse_answer,
+            option_count=request.option_count,
+            elicitation=request.elicitation,
+            asked=request.asked_fields,
+        )
+        asked = await self.ask(request, parse)
+        if asked.failure is not None or asked.value is None:
+            return self.counted(self._error_vote(request, asked))
+        return self.counted(self._answer_vote(request, asked, asked.value))
+
+    def counted(self, vote: Vote) -> Vote:
+        """`vote`, counted in the live stats."""
+        self.stats.votes += 1
+        if vote.error is not None:
+            self.stats.error_votes += 1
+        return vote
+
+    async def _attempt(self, request: CallRequest, parse: Parser[T], asked: Asked[T]) -> None:
         self.breaker.check()
-        state.attempts += 1
-        completion = await self._call(request, state.messages, state.attempts)
-        state.add(completion)
+        asked.attempts += 1
+        call = Call(asked.messages, request.response_format(), request)
+        with tracing.call_span(self.spec, request, call.messages, asked.attempts) as span:
+            completion = await self._send(call, asked.attempts)
+            span.record(completion)
+        asked.add(completion)
         try:
-            answer = parse_answer(
-                completion.content, request.option_count, request.elicitation, request.asked_fields
-            )
+            asked.value = parse(completion.content)
         except JudgeFailure as failure:
-            state.messages = reask_messages(request.messages, completion.content, failure.detail)
+            asked.messages = reask_messages(request.messages, completion.content, failure.detail)
             raise
+        asked.completion = completion
         if completion.confirm is not None:
             completion.confirm()
-        return answer, completion
 
-    async def _call(
-        self, request: CallRequest, messages: list[dict[str, str]], attempt: int
-    ) -> Completion:
-        """One call attempt, in its trace span (judges/tracing.py)."""
-        with tracing.call_span(self.spec, request, messages, attempt) as span:
-            completion = await self._send(request, messages)
-            span.record(completion)
-        return completion
-
-    async def _send(self, request: CallRequest, messages: list[dict[str, str]]) -> Completion:
-        fmt = request.response_format()
-        hit = cached_completion(self.transport, messages, fmt, request)
+    async def _send(self, call: Call, attempt: int) -> Completion:
+        """One attempt (`attempt`: 1-based): the call cache, else a slot and the transport."""
+        hit = None if self.cache is None else self.cache.lookup(call)
         if hit is not None:
             self.stats.add_saved(hit.usage, hit.cost)
             return hit
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.breaker.check()  # tripped while this call waited for its slot
             epoch = self.slots.epoch
-            reserved = 0.0 if self.budget is None else await self.budget.admit(self.spec, messages)
+            reserved = 0.0
+            if self.budget is not None:
+                reserved = await self.budget.admit(self.spec, call.messages)
             self.stats.calls_started += 1
             self.stats.in_flight += 1
             paid: float | None = None
             try:
-                completion = await self.transport.complete(messages, fmt, request)
+                completion = await self.transport.complete(call)
                 paid = None if completion.cached else completion.cost
             except JudgeFailure as failure:
                 self._call_failed(failure, epoch)
@@ -245,51 +224,47 @@ class Judge:
             wait,
         )
 
-    def _error_vote(self, request: VoteRequest, state: VoteState, failure: JudgeFailure) -> Vote:
-        self.stats.votes += 1
-        self.stats.error_votes += 1
+    def _error_vote(self, request: VoteRequest, asked: Asked[Answer]) -> Vote:
+        problem = asked.failure.describe() if asked.failure else "error: no answer"
         logger.info(
             "judge %s: %s/%s sample %d failed after %d attempt(s): %s",
             self.id,
             request.item_id,
             request.criterion.name,
             request.sample,
-            state.attempts,
-            failure.describe(),
+            asked.attempts,
+            problem,
         )
         return Vote(
             judge=self.id,
             sample=request.sample,
             shuffle_order=request.shuffle_order,
-            error=failure.describe(),
-            usage=state.bill.usage,
-            cost=state.bill.cost,
-            cached=state.cached,
-            attempts=state.attempts,
-            prompt_cache_saved=state.bill.prompt_cache_saved,
+            error=problem,
+            **asked.billing(),
         )
 
-    def _answer_vote(
-        self, request: VoteRequest, state: VoteState, answer: Answer, completion: Completion
-    ) -> Vote:
-        option_index = None
-        if request.shuffle_order is not None and answer.shown_position is not None:
-            option_index = original_index(request.shuffle_order, answer.shown_position)
+    def _answer_vote(self, request: VoteRequest, asked: Asked[Answer], answer: Answer) -> Vote:
         return Vote(
             judge=self.id,
             sample=request.sample,
-            verdict=answer.verdict,
-            option_index=option_index,
             shuffle_order=request.shuffle_order,
-            reason=answer.explanation,
-            usage=state.bill.usage,
-            cost=state.bill.cost,
-            cached=state.cached,
-            thinking=completion.reasoning,
-            attempts=state.attempts,
-            prompt_cache_saved=state.bill.prompt_cache_saved,
-            option_set=original_set(request.shuffle_order, answer.shown_set),
+            thinking=asked.reasoning,
+            **answer_fields(request.shuffle_order, answer),
+            **asked.billing(),
         )
+
+
+def answer_fields(shuffle_order: list[int] | None, answer: Answer) -> dict[str, object]:
+    """The vote fields an answer fills, its shown positions mapped back to original indices."""
+    option_index = None
+    if shuffle_order is not None and answer.shown_position is not None:
+        option_index = original_index(shuffle_order, answer.shown_position)
+    return {
+        "verdict": answer.verdict,
+        "option_index": option_index,
+        "reason": answer.explanation,
+        "option_set": original_set(shuffle_order, answer.shown_set),
+    }
 
 
 def original_set(
@@ -319,10 +294,10 @@ def transport_for(spec: JudgeSpec, timeout: float, workers: WorkerPool | None) -
 
 def cached(
     transport: Transport, spec: JudgeSpec, cache: CallCache | None, flights: SingleFlight
-) -> Transport:
+) -> CachedTransport | None:
     """Real judges go through the call cache; simulated ones never do (docs: cache-and-cost)."""
-    if cache is None or transport.simulated:
-        return transport
+    if cache is None or is_simulated(spec.model):
+        return None
     return CachedTransport(transport, spec, cache, flights)
 
 
@@ -349,13 +324,13 @@ def build_judges(
             if unlimited:  # batched calls wait on batches, never on concurrency slots
                 limits = spec.model_copy(update={"max_concurrency": UNLIMITED, "rpm": None})
                 slots = asyncio.Semaphore(UNLIMITED)
-        transport = cached(transport, spec, cache, flights)
-        if not transport.simulated:
+        wrapper = cached(transport, spec, cache, flights)
+        if not is_simulated(spec.model):
             api_key_for(spec)
         judges.append(
             Judge(
                 limits,
-                transport,
+                wrapper or transport,
                 max_attempts=config.max_attempts,
                 policy=policy,
                 stats=stats,
@@ -363,6 +338,7 @@ def build_judges(
                 breaker=CircuitBreaker(spec.judge_id, config.breaker),
                 adaptive=config.adaptive_concurrency and not unlimited,
                 budget=budget,
+                cache=wrapper,
             )
         )
     return judges

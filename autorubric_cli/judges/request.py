@@ -71,11 +71,21 @@ CallRequest = VoteRequest | ItemRequest
 """What a transport is asked: one criterion (per_criterion) or several of one item (per_item)."""
 
 
+@dataclass(frozen=True)
+class Call:
+    """One attempt's call: the messages sent (a re-ask adds the bad reply to the request's),
+    the reply schema, and the request it is about."""
+
+    messages: list[dict[str, str]]
+    response_format: dict[str, Any]
+    request: CallRequest
+
+
 class Transport(Protocol):
-    """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError."""
+    """Sends messages and returns a completion; raises JudgeFailure or JudgeAuthError, mapped
+    from its own library's exceptions (policy/failures.py). `aclose` releases what it owns
+    (sessions, the transport it wraps) before the event loop ends."""
 
-    simulated: bool
+    async def complete(self, call: Call) -> Completion: ...
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion: ...
+    async def aclose(self) -> None: ...

@@ -11,10 +11,11 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.judge import Judge
-from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure, classify
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.kinds import RULES, FailureKind
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from autorubric_cli.judges.transports.simulated import SimulatedTransport
 from autorubric_cli.judges.transports.worker_wire import outcome_of, reply_to
 
@@ -65,7 +66,7 @@ def test_a_failure_takes_its_defaults_from_its_kind(value: str) -> None:
 def test_the_situation_overrides_the_kind() -> None:
     cancelled = JudgeFailure(FailureKind.BATCH, "x", retryable=False, blames_judge=False)
     assert (cancelled.retryable, cancelled.blames_judge) == (False, False)
-    refused = classify(ConnectionRefusedError("refused"), judge_id="j", secret=None)
+    refused = litellm_failure(ConnectionRefusedError("refused"), judge_id="j", secret=None)
     assert isinstance(refused, JudgeFailure) and refused.category is FailureKind.CONNECTION
     assert refused.hopeless and refused.retryable
 
@@ -79,7 +80,7 @@ def test_a_refused_key_is_the_auth_kind() -> None:
     class Refused(Exception):
         status_code = 401
 
-    refused = classify(Refused("no"), judge_id="j", secret=None)
+    refused = litellm_failure(Refused("no"), judge_id="j", secret=None)
     assert isinstance(refused, JudgeAuthError) and refused.category is FailureKind.AUTH
     assert str(refused).startswith("auth: judge 'j' was refused")
 

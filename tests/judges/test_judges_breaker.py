@@ -12,8 +12,10 @@ import pytest
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeUnavailable, RetryPolicy
-from autorubric_cli.judges.policy.failures import JudgeFailure, classify
+from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from tests.support import TEST_KEY_ENV, closed_port, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 
@@ -123,7 +125,7 @@ async def test_litellm_exceptions_classify_by_their_real_cause(
         make_item(), rubric.criteria[0], "probe", 0
     )
     with pytest.raises(JudgeFailure) as caught:
-        await transport.complete(request.messages, {"type": "json_object"}, request)
+        await transport.complete(Call(request.messages, {"type": "json_object"}, request))
     failure = caught.value
     assert (failure.category, failure.hopeless, failure.retryable) == (
         category,
@@ -146,15 +148,15 @@ def test_chained_causes_decide_over_the_status() -> None:
     inner = ConnectionRefusedError(111, "Connect call failed")
     outer = Wrapped("Connection error.")
     outer.__cause__ = inner
-    failure = classify(outer, judge_id="j", secret=None, api_base="http://h/v1")
+    failure = litellm_failure(outer, judge_id="j", secret=None, api_base="http://h/v1")
     assert isinstance(failure, JudgeFailure)
     assert failure.describe() == "connection: connection refused to http://h/v1"
     dns = Wrapped("Connection error.")
     dns.__context__ = socket.gaierror(-2, "Name or service not known")
-    failure = classify(dns, judge_id="j", secret=None)
+    failure = litellm_failure(dns, judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert failure.describe() == "connection: unknown host to the provider"
-    plain = classify(Wrapped("boom"), judge_id="j", secret=None)
+    plain = litellm_failure(Wrapped("boom"), judge_id="j", secret=None)
     assert isinstance(plain, JudgeFailure) and not plain.hopeless and plain.category == "server"
 
 
@@ -164,7 +166,7 @@ def test_a_garbled_200_body_is_a_retryable_server_failure() -> None:
     class Garbled(Exception):
         status_code = 200
 
-    failure = classify(Garbled("bad body"), judge_id="j", secret=None)
+    failure = litellm_failure(Garbled("bad body"), judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retryable, failure.hopeless) == ("server", True, False)
 

@@ -12,11 +12,11 @@ from autorubric_cli.core.config import RetryConfig
 from autorubric_cli.judges.policy.failures import (
     JudgeAuthError,
     JudgeFailure,
-    classify,
     parse_retry_after,
     redact,
 )
 from autorubric_cli.judges.policy.retry import RetryPolicy
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
 
 class StatusError(Exception):
@@ -43,7 +43,7 @@ class StatusError(Exception):
     ],
 )
 def test_status_codes_decide_retries(status: int, category: str, retryable: bool) -> None:
-    failure = classify(StatusError(status), judge_id="j", secret=None)
+    failure = litellm_failure(StatusError(status), judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retryable) == (category, retryable)
     assert failure.describe().startswith(f"{category}: HTTP {status}")
@@ -51,15 +51,15 @@ def test_status_codes_decide_retries(status: int, category: str, retryable: bool
 
 @pytest.mark.parametrize("status", [401, 403])
 def test_auth_statuses_stop_the_run(status: int) -> None:
-    error = classify(StatusError(status), judge_id="gpt", secret=None, key_env="MY_KEY")
+    error = litellm_failure(StatusError(status), judge_id="gpt", secret=None, key_env="MY_KEY")
     assert isinstance(error, JudgeAuthError)
     assert "'gpt'" in str(error) and "$MY_KEY" in str(error) and str(status) in str(error)
 
 
 def test_exceptions_without_status() -> None:
-    timeout = classify(TimeoutError("slow"), judge_id="j", secret=None)
-    connection = classify(ConnectionResetError("reset"), judge_id="j", secret=None)
-    other = classify(ValueError("odd"), judge_id="j", secret=None)
+    timeout = litellm_failure(TimeoutError("slow"), judge_id="j", secret=None)
+    connection = litellm_failure(ConnectionResetError("reset"), judge_id="j", secret=None)
+    other = litellm_failure(ValueError("odd"), judge_id="j", secret=None)
     assert isinstance(timeout, JudgeFailure) and timeout.category == "timeout"
     assert isinstance(connection, JudgeFailure) and connection.category == "connection"
     assert connection.retryable
@@ -67,10 +67,14 @@ def test_exceptions_without_status() -> None:
 
 
 def test_retry_after_is_read_from_litellm_response_headers() -> None:
-    failure = classify(StatusError(429, headers={"Retry-After": "7"}), judge_id="j", secret=None)
+    failure = litellm_failure(
+        StatusError(429, headers={"Retry-After": "7"}), judge_id="j", secret=None
+    )
     assert isinstance(failure, JudgeFailure)
     assert failure.retry_after == 7.0
-    ms = classify(StatusError(429, headers={"retry-after-ms": "250"}), judge_id="j", secret=None)
+    ms = litellm_failure(
+        StatusError(429, headers={"retry-after-ms": "250"}), judge_id="j", secret=None
+    )
     assert isinstance(ms, JudgeFailure) and ms.retry_after == 0.25
 
 
@@ -117,6 +121,6 @@ def test_redact_removes_the_secret_and_key_lookalikes() -> None:
 
 def test_classified_text_never_holds_the_secret() -> None:
     secret = "hunter2-but-longer"
-    failure = classify(StatusError(500, f"bad key {secret}"), judge_id="j", secret=secret)
-    auth = classify(StatusError(401, f"bad key {secret}"), judge_id="j", secret=secret)
+    failure = litellm_failure(StatusError(500, f"bad key {secret}"), judge_id="j", secret=secret)
+    auth = litellm_failure(StatusError(401, f"bad key {secret}"), judge_id="j", secret=secret)
     assert secret not in str(failure) and secret not in str(auth)

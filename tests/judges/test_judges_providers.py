@@ -13,9 +13,10 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
-from autorubric_cli.judges.policy.failures import JudgeFailure, classify
+from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.policy.providers import preflight, provider_name, sent_temperature
 from autorubric_cli.judges.prompts import reask_messages
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from tests.support.cli import cli
 
 
@@ -154,7 +155,7 @@ def test_anthropic_overload_is_named_and_slows_down() -> None:
     exc = StatusError(
         500, 'AnthropicException - {"type":"error","error":{"type":"overloaded_error"}}'
     )
-    failure = classify(exc, judge_id="j", secret=None)
+    failure = litellm_failure(exc, judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert failure.describe().startswith("overloaded: HTTP 500: the provider is overloaded")
     assert failure.retryable and failure.category.slows_down
@@ -165,10 +166,12 @@ def test_gemini_unavailable_is_an_overload_and_its_retry_info_is_read() -> None:
         '{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [{"@type": '
         '"type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "3s"}]}}'
     )
-    failure = classify(StatusError(429, f"GeminiException - {body}"), judge_id="j", secret=None)
+    failure = litellm_failure(
+        StatusError(429, f"GeminiException - {body}"), judge_id="j", secret=None
+    )
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retry_after) == ("rate_limit", 3.0)
-    overloaded = classify(
+    overloaded = litellm_failure(
         StatusError(
             503, '{"error": {"message": "The model is overloaded.", "status": "UNAVAILABLE"}}'
         ),
@@ -179,7 +182,7 @@ def test_gemini_unavailable_is_an_overload_and_its_retry_info_is_read() -> None:
 
 
 def test_a_plain_503_stays_a_server_error() -> None:
-    failure = classify(StatusError(503, "Service Unavailable"), judge_id="j", secret=None)
+    failure = litellm_failure(StatusError(503, "Service Unavailable"), judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure) and failure.category == "server"
 
 
@@ -187,7 +190,7 @@ def test_litellm_groq_service_tier_bug_is_not_retried() -> None:
     exc = StatusError(
         500, "litellm.APIConnectionError: 'ModelResponse' object has no attribute 'service_tier'"
     )
-    failure = classify(exc, judge_id="j", secret=None)
+    failure = litellm_failure(exc, judge_id="j", secret=None)
     assert isinstance(failure, JudgeFailure)
     assert (failure.category, failure.retryable, failure.hopeless) == ("client", False, True)
     assert "litellm bug" in failure.detail

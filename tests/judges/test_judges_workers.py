@@ -19,7 +19,7 @@ import autorubric_cli.judges.transports.litellm as litellm_transport
 import autorubric_cli.judges.transports.workers as workers_module
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import call_litellm
 from autorubric_cli.judges.transports.workers import (
     MAX_EXITS,
@@ -237,7 +237,7 @@ async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
     pool = WorkerPool([spec], 10.0, 1, spill=True)
     transport = WorkerTransport(spec, pool)
     try:
-        first = await transport.complete(asking(0), FORMAT, None)  # type: ignore[arg-type]
+        first = await transport.complete(Call(asking(0), FORMAT, None))  # type: ignore[arg-type]
         assert first.content and not pool.takes_calls  # the first call runs here
         if spills:
             await until(lambda: pool.takes_calls)  # once its worker has imported litellm
@@ -249,7 +249,7 @@ async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
         assert len(pool.workers) == (1 if spills else 0)
         if spills:  # from now on the calls leave this process
             monkeypatch.setattr(litellm_transport, "call_litellm", None)
-            second = await transport.complete(asking(1), FORMAT, None)  # type: ignore[arg-type]
+            second = await transport.complete(Call(asking(1), FORMAT, None))  # type: ignore[arg-type]
             assert second.content
     finally:
         await pool.aclose()
@@ -264,13 +264,13 @@ async def test_auto_takes_calls_back_when_its_worker_dies_and_starts_another(
     pool = WorkerPool([spec], 10.0, 1, spill=True)
     transport = WorkerTransport(spec, pool)
     try:
-        await transport.complete(asking(0), FORMAT, None)  # type: ignore[arg-type]
+        await transport.complete(Call(asking(0), FORMAT, None))  # type: ignore[arg-type]
         await until(lambda: pool.takes_calls)
         first = pool.workers[0]
         os.kill(first.process.pid, signal.SIGKILL)
         await until(lambda: not first.alive)
         assert not pool.takes_calls  # back in this process at once
-        back = await transport.complete(asking(1), FORMAT, None)  # type: ignore[arg-type]
+        back = await transport.complete(Call(asking(1), FORMAT, None))  # type: ignore[arg-type]
         assert back.content
         await until(lambda: pool.takes_calls)  # a new worker, started because still busy
         assert pool.exits == 1 and len(pool.workers) == 2 and pool.workers[1].ready

@@ -12,9 +12,9 @@ from aiohttp import web
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.replies import response_format
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport, close_clients
-from autorubric_cli.judges.transports.native import NativeTransport, close_sessions
+from autorubric_cli.judges.transports.native import NativeTransport
 from tests.support import TEST_KEY_ENV
 
 MESSAGES = [
@@ -75,10 +75,10 @@ async def both(spec: JudgeSpec, recorder: Capture) -> list[tuple[Completion, dic
     fmt = response_format(None, "forced_choice")
     out = []
     for transport in (LiteLLMTransport(spec, 5.0), NativeTransport(spec, 5.0)):
-        completion = await transport.complete(MESSAGES, fmt, None)  # type: ignore[arg-type]
+        completion = await transport.complete(Call(MESSAGES, fmt, None))  # type: ignore[arg-type]
         headers, body = recorder.seen[-1]
         out.append((completion, headers, body))
-    await close_sessions()
+        await transport.aclose()
     await close_clients()
     return out
 

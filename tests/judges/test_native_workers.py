@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.direct import close_clients, direct_transport, needs_litellm
 from autorubric_cli.judges.transports.native import NativeTransport
 from autorubric_cli.judges.transports.workers import WorkerPool
@@ -49,9 +50,10 @@ async def test_a_native_worker_answers_like_the_in_process_native_call(
         await pool.aclose()
     local_transport = direct_transport(judge, 10.0)
     local = [
-        await local_transport.complete(asking(i), FORMAT, None)  # type: ignore[arg-type]
+        await local_transport.complete(Call(asking(i), FORMAT, None))  # type: ignore[arg-type]
         for i in range(6)
     ]
+    await local_transport.aclose()
     await close_clients()
     assert remote == local
     assert all(c.content and c.usage["prompt_tokens"] > 0 for c in remote)

@@ -18,6 +18,7 @@ from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable, RetryPolicy
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.direct import close_clients, direct_transport
 from tests.support import TEST_KEY_ENV, closed_port, http_judge, make_item, make_rubric
 from tests.support.judge_server import Fault, JudgeServer, completion_body, default_answer
@@ -115,8 +116,9 @@ async def failure_of(api_base: str, transport: str) -> JudgeFailure:
     caller = direct_transport(spec, 5.0)
     try:
         with pytest.raises(JudgeFailure) as caught:
-            await caller.complete(MESSAGES, response_format(None, "forced_choice"), None)  # type: ignore[arg-type]
+            await caller.complete(Call(MESSAGES, response_format(None, "forced_choice"), None))  # type: ignore[arg-type]
     finally:
+        await caller.aclose()
         await close_clients()
     return caught.value
 

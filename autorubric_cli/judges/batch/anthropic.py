@@ -25,11 +25,12 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S, BatchInfo
+from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S
+from autorubric_cli.judges.batch.base import BatchInfo
 from autorubric_cli.judges.batch.capture import CapturedRequest, RawReply
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import Result
-from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatchAPI, reply_failure
+from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatches, reply_failure
 
 API_VERSION = "2023-06-01"
 DEFAULT_BASE = "https://api.anthropic.com"
@@ -82,7 +83,7 @@ def result_of(batch_id: str, line: dict[str, Any]) -> Result:
     return reply_failure(batch_id, str(kind))
 
 
-class AnthropicBatches(NativeBatchAPI):
+class AnthropicBatches(NativeBatches):
     provider = "anthropic"
     limits = (100_000, 250 * 1024 * 1024)  # a margin under 256 MB
     key_envs = ("ANTHROPIC_API_KEY",)

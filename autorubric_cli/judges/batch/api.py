@@ -3,7 +3,7 @@
 Which providers: litellm 1.106.2 uploads files and creates batches for `openai` (and any
 OpenAI-compatible base through `api_base`), `azure`, `hosted_vllm` and `litellm_proxy` with
 one call shape: this module. Anthropic message batches litellm does not submit (its issue
-#17265), nor Gemini batch mode: those speak to the provider directly (`batch_native.py`).
+#17265), nor Gemini batch mode: those speak to the provider directly (`batch/native.py`).
 Anything else is an InputError before any call. Control calls are retried by our own policy
 (litellm's and the openai SDK's retries are off) and classified like chat calls: 401/403 stop
 the run.
@@ -12,14 +12,12 @@ the run.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
-
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.batch.base import BatchInfo, ProviderBatches
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import (
     ENDPOINT,
@@ -29,31 +27,20 @@ from autorubric_cli.judges.batch.lines import (
     parse_results,
     request_body,
 )
-from autorubric_cli.judges.policy.failures import classify
-from autorubric_cli.judges.policy.retry import RetryPolicy, is_retryable
+from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import api_key_for, load_litellm
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from autorubric_cli.judges.transports.simulated import is_simulated
 
 LITELLM_BATCH_PROVIDERS = ("openai", "azure", "hosted_vllm", "litellm_proxy")
-NATIVE_BATCH_PROVIDERS = ("anthropic", "gemini")  # batch_native.py
+NATIVE_BATCH_PROVIDERS = ("anthropic", "gemini")  # batch/native.py
 BATCH_PROVIDERS = LITELLM_BATCH_PROVIDERS + NATIVE_BATCH_PROVIDERS
 CLOCK_SKEW_S = 300.0
 FILE_TIMEOUT_S = 600.0  # uploads and downloads of up to 200 MB
 LIST_PAGE = 100
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class BatchInfo:
-    id: str
-    status: str
-    output_file_id: str | None = None
-    error_file_id: str | None = None
-    metadata: dict[str, str] = field(default_factory=dict)
-    created_at: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
 
 
 def batch_provider(spec: JudgeSpec) -> tuple[str, str]:
@@ -103,8 +90,8 @@ def info_of(batch: Any) -> BatchInfo:
     )
 
 
-class BatchAPI:
-    """One judge's files and batches endpoints."""
+class LiteLLMBatches(ProviderBatches):
+    """One judge's files and batches endpoints, through litellm."""
 
     def __init__(self, spec: JudgeSpec, timeout: float, policy: RetryPolicy, attempts: int):
         self.spec = spec
@@ -132,13 +119,23 @@ class BatchAPI:
         return kwargs
 
     async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
-        return await retried(call, self.spec, self.secret, self.policy, self.attempts)
+        """A control call (create, retrieve, list, download) under our retry policy, litellm's
+        exceptions read like a chat call's."""
 
-    # -- what the batch transport asks of every provider's batch API -----------------------
+        async def once() -> T:
+            failure: Exception | None = None
+            try:
+                return await call()
+            except Exception as exc:
+                spec = self.spec
+                failure = litellm_failure(
+                    exc, judge_id=spec.judge_id, secret=self.secret, key_env=spec.api_key_env
+                )
+            raise failure  # outside `except`: the provider's text is not chained
 
-    inline = False  # requests travel in an uploaded file, not in the create call
-    found_by = "metadata"  # how an orphan is recognised (the ledger says so)
-    limits = (50_000, 190 * 1024 * 1024)  # requests, bytes per batch (a margin under 200 MB)
+        return await retrying(self.policy, self.attempts)(once)
+
+    # -- ProviderBatches (base.py); limits: a margin under 200 MB -------------------------
 
     async def start(
         self, data: bytes, local: str, metadata: dict[str, str], uploaded: Callable[[str], None]
@@ -153,7 +150,9 @@ class BatchAPI:
         for file_id in (info.error_file_id, info.output_file_id):  # an answer wins
             if file_id:
                 content = await self.content(file_id)
-                results.update(parse_results(content, self.price(), self.spec.judge_id, None))
+                results.update(
+                    parse_results(content, self._batch_price(), self.spec.judge_id, None)
+                )
         return results
 
     async def answered(
@@ -237,39 +236,12 @@ class BatchAPI:
             after = infos[-1].id
         return found
 
-    def price(self) -> BatchPrice | None:
+    def _batch_price(self) -> BatchPrice | None:
         """litellm's batch price for the model; half the list price where it has only that
         (litellm's own rule); None for a model it does not price."""
         if self._price is False:
             self._price = batch_price(self.model, self.provider)
         return self._price  # type: ignore[return-value]
-
-
-async def retried(
-    call: Callable[[], Awaitable[T]],
-    spec: JudgeSpec,
-    secret: str | None,
-    policy: RetryPolicy,
-    attempts: int,
-) -> T:
-    """A batch control call (create, retrieve, list, download) under our retry policy, its
-    failure classified like a chat call's."""
-
-    async def once() -> T:
-        failure: Exception | None = None
-        try:
-            return await call()
-        except Exception as exc:
-            failure = classify(exc, judge_id=spec.judge_id, secret=secret, key_env=spec.api_key_env)
-        raise failure  # outside `except`: the provider's text is not chained
-
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(attempts),
-        wait=policy.tenacity_wait,
-        retry=retry_if_exception(is_retryable),
-        reraise=True,
-    )
-    return await retrying(once)
 
 
 def batch_price(model: str, provider: str) -> BatchPrice | None:

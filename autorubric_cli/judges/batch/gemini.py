@@ -22,11 +22,12 @@ from typing import Any
 import orjson
 
 from autorubric_cli.judges.batch.anthropic import parse_time
-from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S, BatchInfo
+from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S
+from autorubric_cli.judges.batch.base import BatchInfo
 from autorubric_cli.judges.batch.capture import CapturedRequest, RawReply
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import Result
-from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatchAPI
+from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatches
 
 DEFAULT_BASE = "https://generativelanguage.googleapis.com/v1beta"
 STATES = {
@@ -81,7 +82,7 @@ def result_of(inlined: dict[str, Any]) -> RawReply:
     return RawReply(status, {"error": body})
 
 
-class GeminiBatches(NativeBatchAPI):
+class GeminiBatches(NativeBatches):
     provider = "gemini"
     limits = (100_000, 19 * 1024 * 1024)  # a margin under the 20 MB of an inline create call
     key_envs = ("GEMINI_API_KEY", "GOOGLE_API_KEY")

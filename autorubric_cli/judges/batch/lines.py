@@ -15,9 +15,8 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.batch.capture import RawReply
-from autorubric_cli.judges.policy.failures import JudgeFailure, classify
+from autorubric_cli.judges.policy.failures import JudgeFailure, classify, http_error
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.request import Completion
@@ -69,17 +68,9 @@ def batch_line(custom_id: str, body: dict[str, Any]) -> bytes:
     return orjson.dumps(line) + b"\n"
 
 
-class LineError(JudgeError):
-    """A failed batch line, shaped like a provider exception so `classify` can read it."""
-
-    def __init__(self, status_code: int, message: str) -> None:
-        self.status_code = status_code
-        super().__init__(message)
-
-
 Result = Completion | RawReply | Exception
 """A batch's answer to one request: parsed already (OpenAI output files), a provider reply for
-litellm to read (batch_native.py), or the failure the Judge's retry loop judges."""
+litellm to read (batch/native.py), or the failure the Judge's retry loop judges."""
 
 
 def parse_results(
@@ -109,7 +100,7 @@ def line_result(
     if isinstance(status, int):
         error = body.get("error") or {}
         message = str(error.get("message") or body or "failed")
-        return classify(LineError(status, message), judge_id=judge_id, secret=secret)
+        return classify(http_error(status, message, {}), judge_id=judge_id, secret=secret)
     error = line.get("error") or {}
     detail = f"{error.get('code') or 'error'}: {error.get('message') or 'no result'}"
     return JudgeFailure(FailureKind.BATCH, detail)

@@ -1,8 +1,8 @@
 """Batch APIs litellm does not submit to, spoken over HTTP (SPEC §11): Anthropic Message Batches
 and Gemini batch mode. Both take the requests inline in the create call; each request is the
-body litellm builds for the direct call (`batch_capture.py`), and each answer goes back through
+body litellm builds for the direct call (`batch/capture.py`), and each answer goes back through
 litellm as the direct reply would. The provider specifics (endpoints, states, result shapes,
-limits, how an orphan is recognised) are in `batch_anthropic.py` and `batch_gemini.py`; this
+limits, how an orphan is recognised) are in `batch/anthropic.py` and `batch/gemini.py`; this
 module holds what they share: HTTP with our retry policy, and the litellm round trip.
 
 httpx, not the providers' SDKs: litellm already depends on it (and its client is how the
@@ -13,6 +13,7 @@ would bring its own retries, timeouts and types to keep in step with the ones we
 from __future__ import annotations
 
 import os
+from abc import abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,36 +21,31 @@ import httpx
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.errors import JudgeError
-from autorubric_cli.judges.batch.api import FILE_TIMEOUT_S, BatchInfo, retried
+from autorubric_cli.judges.batch.api import FILE_TIMEOUT_S
+from autorubric_cli.judges.batch.base import BatchInfo, ProviderBatches
 from autorubric_cli.judges.batch.capture import (
     BatchedLiteLLM,
     CapturedRequest,
     RawReply,
     batch_cost,
 )
-from autorubric_cli.judges.batch.ledger import RecordedBatch
-from autorubric_cli.judges.batch.lines import BatchPrice, Result
-from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.batch.lines import Result
+from autorubric_cli.judges.policy.failures import (
+    JudgeFailure,
+    ProviderError,
+    classify,
+    http_error,
+)
 from autorubric_cli.judges.policy.kinds import FailureKind
-from autorubric_cli.judges.policy.retry import RetryPolicy
+from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.request import Completion
 from autorubric_cli.judges.transports.litellm import api_key_for
+from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
 LIST_PAGE = 100
 
 
-class ProviderHTTPError(JudgeError):
-    """A non-2xx reply to a control call, shaped so that `classify` reads its status and
-    `Retry-After` (like `batch_lines.LineError`; never leaves `retried`, which classifies it)."""
-
-    def __init__(self, status_code: int, message: str, headers: dict[str, str]) -> None:
-        self.status_code = status_code
-        self.headers = headers
-        super().__init__(message)
-
-
-class NativeBatchAPI:
+class NativeBatches(ProviderBatches):
     """What both native batch APIs share; subclasses say where and how."""
 
     provider = ""
@@ -57,7 +53,6 @@ class NativeBatchAPI:
     limits = (100_000, 250 * 1024 * 1024)
     key_envs: tuple[str, ...] = ()
     found_by = ""
-    poll_s = 15.0  # the coordinator's polling interval (telling look-alike orphans apart)
 
     def __init__(
         self, spec: JudgeSpec, model: str, timeout: float, policy: RetryPolicy, attempts: int
@@ -79,11 +74,8 @@ class NativeBatchAPI:
             return key
         return next((os.environ[n] for n in self.key_envs if os.environ.get(n)), None)
 
-    def auth_headers(self) -> dict[str, str]:
-        raise NotImplementedError
-
-    def price(self) -> BatchPrice | None:  # the OpenAI path's per-token price; unused here
-        return None
+    @abstractmethod
+    def auth_headers(self) -> dict[str, str]: ...
 
     # -- HTTP ------------------------------------------------------------------------------
 
@@ -104,19 +96,27 @@ class NativeBatchAPI:
         sent = {**self.auth_headers(), "content-type": "application/json", **(headers or {})}
 
         async def once() -> bytes:
-            reply = await http.request(
-                method,
-                url,
-                content=body,
-                params=params,
-                headers=sent,
-                timeout=timeout or self.timeout,
+            try:
+                reply = await http.request(
+                    method,
+                    url,
+                    content=body,
+                    params=params,
+                    headers=sent,
+                    timeout=timeout or self.timeout,
+                )
+            except httpx.TransportError as exc:
+                error = httpx_error(exc)
+            else:
+                if reply.status_code < 300:
+                    return bytes(reply.content)
+                error = http_error(reply.status_code, reply.text, reply.headers)
+            spec = self.spec
+            raise classify(
+                error, judge_id=spec.judge_id, secret=self.secret, key_env=spec.api_key_env
             )
-            if reply.status_code >= 300:
-                raise ProviderHTTPError(reply.status_code, reply.text, dict(reply.headers))
-            return bytes(reply.content)
 
-        return await retried(once, self.spec, self.secret, self.policy, self.attempts)
+        return await retrying(self.policy, self.attempts)(once)
 
     async def json(self, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
         data = orjson.loads(await self.request(method, url, **kwargs))
@@ -129,9 +129,9 @@ class NativeBatchAPI:
 
     # -- the batch transport's interface ---------------------------------------------------
 
+    @abstractmethod
     def line(self, key: str, request: CapturedRequest) -> bytes:
         """One request of the create call: one JSON line, newline included."""
-        raise NotImplementedError
 
     async def start(
         self, data: bytes, local: str, metadata: dict[str, str], uploaded: Callable[[str], None]
@@ -139,17 +139,8 @@ class NativeBatchAPI:
         """Create the batch with its requests inline (`data`: one JSON request per line)."""
         return await self.create(b"[" + b",".join(data.splitlines()) + b"]", local)
 
-    async def create(self, requests: bytes, local: str) -> BatchInfo:
-        raise NotImplementedError
-
-    async def retrieve(self, batch_id: str) -> BatchInfo:
-        raise NotImplementedError
-
-    async def results(self, info: BatchInfo) -> dict[str, Result]:
-        raise NotImplementedError
-
-    async def find(self, pending: list[RecordedBatch], known: set[str]) -> dict[str, BatchInfo]:
-        raise NotImplementedError
+    @abstractmethod
+    async def create(self, requests: bytes, local: str) -> BatchInfo: ...
 
     async def answered(
         self, result: Result, messages: list[dict[str, str]], response_format: dict[str, Any]
@@ -187,6 +178,18 @@ class NativeBatchAPI:
         return completion
 
 
+def httpx_error(exc: httpx.TransportError) -> ProviderError:
+    """An httpx failure with no reply: a timeout, or a connection refused, unknown or lost."""
+    kind = FailureKind.TIMEOUT if isinstance(exc, httpx.TimeoutException) else None
+    reached = unreachable(exception_chain(exc))
+    return ProviderError(
+        None,
+        str(exc) or type(exc).__name__,
+        kind=kind or FailureKind.CONNECTION,
+        unreachable=reached,
+    )
+
+
 def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
     """A request the batch ended without answering: expired (asked again) or cancelled (an
     error vote: someone cancelled on purpose, the judge is not to blame)."""
@@ -200,4 +203,4 @@ def reply_failure(batch_id: str, kind: str) -> JudgeFailure:
     )
 
 
-__all__ = ["FILE_TIMEOUT_S", "LIST_PAGE", "NativeBatchAPI", "ProviderHTTPError", "reply_failure"]
+__all__ = ["FILE_TIMEOUT_S", "LIST_PAGE", "NativeBatches", "reply_failure"]

@@ -7,12 +7,10 @@ from dataclasses import dataclass
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.judges.batch.anthropic import AnthropicBatches
-from autorubric_cli.judges.batch.api import BatchAPI, batch_provider
+from autorubric_cli.judges.batch.api import LiteLLMBatches, batch_provider
+from autorubric_cli.judges.batch.base import ProviderBatches
 from autorubric_cli.judges.batch.gemini import GeminiBatches
-from autorubric_cli.judges.batch.native import NativeBatchAPI
 from autorubric_cli.judges.policy.retry import RetryPolicy
-
-ProviderAPI = BatchAPI | NativeBatchAPI
 
 
 @dataclass(frozen=True)
@@ -43,12 +41,12 @@ class BatchSettings:
         )
 
 
-def provider_api(spec: JudgeSpec, config: LLMConfig, policy: RetryPolicy) -> ProviderAPI:
+def provider_api(spec: JudgeSpec, config: LLMConfig, policy: RetryPolicy) -> ProviderBatches:
     """The judge's batch API: litellm's for OpenAI-compatible providers, ours for the rest."""
     provider, model = batch_provider(spec)
     native = {"anthropic": AnthropicBatches, "gemini": GeminiBatches}.get(provider)
     if native is None:
-        return BatchAPI(spec, config.timeout, policy, config.max_attempts)
+        return LiteLLMBatches(spec, config.timeout, policy, config.max_attempts)
     return native(spec, model, config.timeout, policy, config.max_attempts)
 
 

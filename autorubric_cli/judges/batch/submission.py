@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from autorubric_cli.judges.batch.api import BatchInfo
+from autorubric_cli.judges.batch.base import BatchInfo
 from autorubric_cli.judges.batch.capture import RawReply
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import Result

@@ -28,23 +28,22 @@ from collections import deque
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
-from autorubric_cli.judges.batch.api import BatchInfo
+from autorubric_cli.judges.batch.base import BatchInfo, ProviderBatches
 from autorubric_cli.judges.batch.capture import RawReply
 from autorubric_cli.judges.batch.ledger import BatchLedger, RecordedBatch
 from autorubric_cli.judges.batch.lines import Result
-from autorubric_cli.judges.batch.native import NativeBatchAPI
 from autorubric_cli.judges.batch.settings import (
     BatchSettings,
-    ProviderAPI,
     batch_enabled,
     provider_api,
 )
 from autorubric_cli.judges.batch.submission import TERMINAL, Submission
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.retry import RetryPolicy
-from autorubric_cli.judges.request import CallRequest, Completion, Transport
+from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.transports.simulated import is_simulated
 
 logger = logging.getLogger(__name__)
 
@@ -83,11 +82,10 @@ class BatchCoordinator:
         """The transport for a judge, and whether its calls skip concurrency limits."""
         self.stats = stats
         submit = batch_enabled(config, spec)
-        if not submit and (direct.simulated or not self._has_recorded(spec.judge_id)):
+        if not submit and (is_simulated(spec.model) or not self._has_recorded(spec.judge_id)):
             return direct, False
         api = provider_api(spec, config, policy)
-        if isinstance(api, NativeBatchAPI):
-            api.poll_s = self.settings.poll_s
+        api.poll_s = self.settings.poll_s
         transport = BatchTransport(self, spec, api, direct, submit=submit)
         self.transports.append(transport)
         return transport, submit
@@ -111,7 +109,7 @@ class BatchCoordinator:
     def known_ids(self) -> set[str]:
         return {s.record.batch_id for s in self.recorded if s.record.batch_id is not None}
 
-    async def check_orphans(self, judge: str, api: ProviderAPI) -> None:
+    async def check_orphans(self, judge: str, api: ProviderBatches) -> None:
         """Once per judge: find at the provider the recorded batches that have no id."""
         if judge in self.orphans_checked:
             return
@@ -137,7 +135,7 @@ class BatchCoordinator:
                         self._record_id(submission, info.id, api.found_by)
             self.orphans_checked.add(judge)
 
-    async def finished(self, submission: Submission, api: ProviderAPI) -> bool:
+    async def finished(self, submission: Submission, api: ProviderBatches) -> bool:
         """Whether a recorded batch has ended (one retrieve per batch per run)."""
         if submission.results is not None or submission.record.status in TERMINAL:
             return True
@@ -159,7 +157,9 @@ class BatchCoordinator:
             )
         return info.status in TERMINAL
 
-    def attach(self, submission: Submission, key: str, api: ProviderAPI) -> asyncio.Future[Result]:
+    def attach(
+        self, submission: Submission, key: str, api: ProviderBatches
+    ) -> asyncio.Future[Result]:
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         submission.waiters.setdefault(key, []).append(future)
         if submission.results is not None:
@@ -172,13 +172,13 @@ class BatchCoordinator:
 
     # -- sending ---------------------------------------------------------------------------
 
-    def send(self, submission: Submission, data: bytes, api: ProviderAPI) -> None:
+    def send(self, submission: Submission, data: bytes, api: ProviderBatches) -> None:
         submission.watching = True
         task = self._spawn(self._submit(submission, data, api))
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
 
-    async def _submit(self, submission: Submission, data: bytes, api: ProviderAPI) -> None:
+    async def _submit(self, submission: Submission, data: bytes, api: ProviderBatches) -> None:
         record = submission.record
         self.ledger.prepared(record)  # BEFORE the upload: the invariant of this module
         self.stats.batches_submitted += 1
@@ -207,7 +207,7 @@ class BatchCoordinator:
         self.sending.discard(asyncio.current_task())
         await self._watch(submission, api)
 
-    async def _look_up(self, api: ProviderAPI, record: RecordedBatch) -> BatchInfo | None:
+    async def _look_up(self, api: ProviderBatches, record: RecordedBatch) -> BatchInfo | None:
         """After a failed create: did the provider create it anyway?"""
         try:
             return (await api.find([record], self.known_ids())).get(record.local)
@@ -225,7 +225,7 @@ class BatchCoordinator:
 
     # -- polling ---------------------------------------------------------------------------
 
-    async def _watch(self, submission: Submission, api: ProviderAPI) -> None:
+    async def _watch(self, submission: Submission, api: ProviderBatches) -> None:
         """Poll until the batch ends, then download its answers and hand them out."""
         record = submission.record
         assert record.batch_id is not None
@@ -244,7 +244,7 @@ class BatchCoordinator:
         self.stats.batch_requests_done += len(results)
         submission.resolve()
 
-    async def _poll(self, submission: Submission, api: ProviderAPI) -> BatchInfo:
+    async def _poll(self, submission: Submission, api: ProviderBatches) -> BatchInfo:
         record = submission.record
         assert record.batch_id is not None
         while True:
@@ -291,13 +291,11 @@ class BatchTransport:
     """One judge's calls: re-attached to a recorded batch, queued for a new one, or (with
     `submit=False`) sent directly."""
 
-    simulated = False
-
     def __init__(
         self,
         coordinator: BatchCoordinator,
         spec: JudgeSpec,
-        api: ProviderAPI,
+        api: ProviderBatches,
         direct: Transport,
         *,
         submit: bool,
@@ -315,9 +313,8 @@ class BatchTransport:
         self.max_bytes = min(settings.max_bytes or api.limits[1], api.limits[1])
         self.timer: asyncio.TimerHandle | None = None
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         key = request_key(self.spec, messages, response_format, request.sample)
         coordinator = self.coordinator
         await coordinator.check_orphans(self.spec.judge_id, self.api)
@@ -332,8 +329,12 @@ class BatchTransport:
                 continue  # the same, for an error reply litellm has not read yet
             return await self.api.answered(result, messages, response_format)
         if not self.submit:
-            return await self.direct.complete(messages, response_format, request)
+            return await self.direct.complete(call)
         return await self.api.ask(self.enqueue, key, messages, response_format)
+
+    async def aclose(self) -> None:
+        """Close the direct transport (the batch API is the coordinator's to close)."""
+        await self.direct.aclose()
 
     def enqueue(self, key: str, line: bytes) -> asyncio.Future[Result]:
         """Queue one call; a full queue (requests or bytes) is sent at once, the first call of

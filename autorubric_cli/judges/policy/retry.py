@@ -1,11 +1,14 @@
-"""Retry timing: exponential backoff with full jitter, capped; `Retry-After` honoured, capped."""
+"""Retry timing and the one retry loop factory: exponential backoff with full jitter, capped;
+`Retry-After` honoured, capped. Every retried thing (a judge's attempts, a batch control call)
+gets its tenacity loop from `retrying`, so the decisions are made in one place."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenacity import RetryCallState
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from autorubric_cli.core.config import RetryConfig
 from autorubric_cli.judges.policy.failures import JudgeFailure
@@ -52,3 +55,19 @@ class RetryPolicy:
 
 def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, JudgeFailure) and exc.retryable
+
+
+def retrying(
+    policy: RetryPolicy,
+    attempts: int,
+    before_sleep: Callable[[RetryCallState], None] | None = None,
+) -> AsyncRetrying:
+    """A tenacity loop: at most `attempts` attempts (the first included), retrying retryable
+    `JudgeFailure`s after `policy`'s wait; the last failure is re-raised."""
+    return AsyncRetrying(
+        stop=stop_after_attempt(attempts),
+        wait=policy.tenacity_wait,
+        retry=retry_if_exception(is_retryable),
+        before_sleep=before_sleep,
+        reraise=True,
+    )

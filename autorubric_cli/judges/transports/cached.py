@@ -4,7 +4,8 @@ A call is identified by `request_key` alone, so the wrapper knows nothing of wha
 is about (a criterion, a whole item, a batch line) beyond `request.sample`.
 
 - `lookup` is a synchronous read the Judge makes BEFORE taking a concurrency slot or a rate
-  turn, so cache hits never wait behind, or count against, a judge's limits.
+  turn, so cache hits never wait behind, or count against, a judge's limits. `build_judges`
+  hands the judge this wrapper as its `cache` when it builds it: nobody looks for it later.
 - Single flight: identical calls in flight at once are sent once; the others await the first
   and get its answer marked `cached` (it was paid once, by the first).
 - Only answers that parsed are stored: the returned Completion carries `confirm`, which the
@@ -19,7 +20,7 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.cache import CachedAnswer, CallCache
-from autorubric_cli.judges.request import CallRequest, Completion, Transport
+from autorubric_cli.judges.request import Call, CallRequest, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 
 
@@ -50,22 +51,19 @@ class CachedTransport:
         self.spec = spec
         self.cache = cache
         self.flights = flights
-        self.simulated = inner.simulated
 
     def key(
         self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
     ) -> str:
         return request_key(self.spec, messages, response_format, request.sample)
 
-    def lookup(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion | None:
-        answer = self.cache.get(self.key(messages, response_format, request))
+    def lookup(self, call: Call) -> Completion | None:
+        """The stored answer to `call`, read at once (no slot, no rate turn); else None."""
+        answer = self.cache.get(self.key(call.messages, call.response_format, call.request))
         return None if answer is None else served(answer)
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         key = self.key(messages, response_format, request)
         while True:
             answer = self.cache.get(key)
@@ -73,7 +71,7 @@ class CachedTransport:
                 return served(answer)
             pending = self.flights.calls.get(key)
             if pending is None:
-                return await self._send(key, messages, response_format, request)
+                return await self._send(key, call)
             try:
                 first = await asyncio.shield(pending)
             except asyncio.CancelledError:
@@ -82,17 +80,14 @@ class CachedTransport:
                 raise
             return replace(first, usage=dict(first.usage), cached=True, confirm=None)
 
-    async def _send(
-        self,
-        key: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
-        request: CallRequest,
-    ) -> Completion:
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def _send(self, key: str, call: Call) -> Completion:
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self.flights.calls[key] = future
         try:
-            completion = await self.inner.complete(messages, response_format, request)
+            completion = await self.inner.complete(call)
         except asyncio.CancelledError:
             future.cancel()
             raise
@@ -109,15 +104,3 @@ class CachedTransport:
 
 def stored(completion: Completion) -> CachedAnswer:
     return CachedAnswer(completion.content, completion.reasoning, completion.usage, completion.cost)
-
-
-def cached_completion(
-    transport: Transport,
-    messages: list[dict[str, str]],
-    response_format: dict[str, Any],
-    request: CallRequest,
-) -> Completion | None:
-    """The cached answer when `transport` has a cache and the call is in it; else None."""
-    if isinstance(transport, CachedTransport):
-        return transport.lookup(messages, response_format, request)
-    return None

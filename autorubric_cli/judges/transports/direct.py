@@ -7,7 +7,7 @@ from autorubric_cli.judges.request import Transport
 from autorubric_cli.judges.transports.choice import transport_of
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport
 from autorubric_cli.judges.transports.litellm import close_clients as close_litellm_clients
-from autorubric_cli.judges.transports.native import NativeTransport, close_sessions
+from autorubric_cli.judges.transports.native import NativeTransport
 
 
 def direct_transport(spec: JudgeSpec, timeout: float) -> Transport:
@@ -22,6 +22,6 @@ def needs_litellm(specs: list[JudgeSpec]) -> bool:
 
 
 async def close_clients() -> None:
-    """Close the native sessions and litellm's clients of this event loop (before it ends)."""
-    await close_sessions()
+    """Close litellm's clients of this event loop (before it ends); each transport closes its
+    own sessions (`aclose`)."""
     await close_litellm_clients()

@@ -17,7 +17,6 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.policy.failures import classify
 from autorubric_cli.judges.policy.providers import (
     facts_for,
     priced,
@@ -27,7 +26,8 @@ from autorubric_cli.judges.policy.providers import (
 )
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
-from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.request import Call, CallRequest, Completion
+from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
 # request transform; same request bytes, exception classes, status codes and Retry-After
@@ -223,7 +223,7 @@ async def call_litellm(
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`), in a judge worker process (workers.py) or over a
-    provider batch (`client`: litellm's HTTP client whose network is the batch, batch_capture.py;
+    provider batch (`client`: litellm's HTTP client whose network is the batch, batch/capture.py;
     `price`: the batch price)."""
     litellm = load_litellm()
     facts = facts_for(spec.model)
@@ -239,7 +239,7 @@ async def call_litellm(
     try:
         response = await litellm.acompletion(**kwargs)
     except Exception as exc:
-        failure = classify(
+        failure = litellm_failure(
             exc,
             judge_id=spec.judge_id,
             secret=key,
@@ -254,17 +254,17 @@ async def call_litellm(
 class LiteLLMTransport:
     """Calls a real provider through `litellm.acompletion`, in this process."""
 
-    simulated = False
-
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
         self.spec = spec
         self.timeout = timeout
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         sent = cache_marked(self.spec, messages, prefix_of(request))
         return await call_litellm(self.spec, self.timeout, sent, response_format)
+
+    async def aclose(self) -> None:
+        """Nothing of its own: litellm's clients are the process's (`close_clients`)."""
 
 
 def prefix_of(request: CallRequest) -> int | None:

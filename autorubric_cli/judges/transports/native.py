@@ -5,20 +5,19 @@ an `api_base`), the request body is the one litellm 1.106.2 sends for our call s
 (tests/judges/test_native_wire.py captures both and compares them): the model name without
 its prefix, the messages, `temperature`, `max_tokens`, `response_format`, `reasoning_effort`
 for an effort level, and the judge's `params` as they are, except `extra_headers` (sent as
-headers) and `extra_body` (merged into the body). A reply's failure is raised as litellm's
-would be read (`HTTPStatusError`, aiohttp's connector errors beneath) and classified by the
-same `classify`; a 200 whose body is not a completion is a retryable `server` failure, as
-litellm reports it. The cost is litellm's own price for the reply (`price_table.py`).
+headers) and `extra_body` (merged into the body). aiohttp's exceptions and the provider's error
+replies are read here into a `ProviderError` (the status sent, the provider's message, its
+retry hint) and classified by the same `classify` as litellm's; a 200 whose body is not a
+completion is a retryable `server` failure, as litellm reports it. The cost is litellm's own
+price for the reply (`price_table.py`).
 
 The session is created on the first call (it belongs to the running event loop), its
-connection pool sized by the judge's `max_concurrency`, and closed by `close_sessions`.
+connection pool sized by the judge's `max_concurrency`, and closed by `aclose`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import weakref
 from typing import Any
 
 import aiohttp
@@ -26,11 +25,13 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError, JudgeError
-from autorubric_cli.judges.policy.failures import HTTPStatusError, classify
+from autorubric_cli.judges.policy.failures import ProviderError, classify, http_error
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.price_table import native_cost, split_model
-from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import api_key_for, count
+from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
 # where litellm reads a key or a base URL the judge does not name (litellm 1.106.2)
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
@@ -47,8 +48,6 @@ OPENAI_ORDER = (
     *("web_search_options", "safety_identifier", "prompt_cache_key", "prompt_cache_retention"),
     "store",
 )
-
-_SESSIONS: weakref.WeakSet[aiohttp.ClientSession] = weakref.WeakSet()
 
 
 def api_base_of(spec: JudgeSpec) -> str | None:
@@ -93,7 +92,7 @@ def request_body(
 
 
 def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
-    """The completion in a 200 reply; `HTTPStatusError(200)` when the body is not one."""
+    """The completion in a 200 reply; `Failed` (status 200) when the body is not one."""
     try:
         reply = orjson.loads(raw)
         message = reply["choices"][0]["message"]
@@ -101,7 +100,9 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
         usage = reply.get("usage") or {}
         counts = usage_counts(usage)
     except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError, ValueError):
-        raise HTTPStatusError(200, "the reply is not a chat completion: " + garbled(raw)) from None
+        raise Failed(
+            ProviderError(200, "the reply is not a chat completion: " + garbled(raw))
+        ) from None
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     tier = reply.get("service_tier")
     cost = native_cost(spec.model, usage, tier)
@@ -151,7 +152,7 @@ def garbled(raw: bytes) -> str:
     return raw[:200].decode("utf-8", "replace")
 
 
-def status_error(status: int, raw: bytes, headers: Any) -> HTTPStatusError:
+def status_error(status: int, raw: bytes, headers: Any) -> ProviderError:
     """The failure of a non-200 reply, with the provider's own message when it sent one."""
     message, code = garbled(raw), ""
     try:
@@ -164,17 +165,29 @@ def status_error(status: int, raw: bytes, headers: Any) -> HTTPStatusError:
     elif isinstance(error, str):
         message = error
     per_request = code in PER_REQUEST_CODES or "maximum context length" in message
-    return HTTPStatusError(status, message, dict(headers), per_request=per_request)
+    return http_error(status, message, headers, garbled(raw), per_request=per_request)
 
 
-class ConnectionLost(JudgeError, ConnectionError):
-    """The connection could not be used: refused, reset, or broken mid-reply."""
+def aiohttp_error(exc: aiohttp.ClientError | TimeoutError | OSError) -> ProviderError:
+    """A call with no reply: timed out, or its connection refused, reset or broken mid-reply
+    (retryable, as litellm's APIConnectionError is; an unreachable host is hopeless)."""
+    kind = FailureKind.TIMEOUT if isinstance(exc, TimeoutError) else FailureKind.CONNECTION
+    message = str(exc) or type(exc).__name__
+    if kind is FailureKind.CONNECTION:
+        message = f"connection lost: {message}"
+    return ProviderError(None, message, kind=kind, unreachable=unreachable(exception_chain(exc)))
+
+
+class Failed(JudgeError):
+    """A call that failed, with what the provider said; never leaves `complete`."""
+
+    def __init__(self, error: ProviderError) -> None:
+        self.error = error
+        super().__init__(error.message)
 
 
 class NativeTransport:
     """Calls an OpenAI-compatible endpoint directly; one session per judge."""
-
-    simulated = False
 
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
         self.spec = spec
@@ -195,55 +208,40 @@ class NativeTransport:
                 connector=aiohttp.TCPConnector(limit=limit, limit_per_host=limit),
                 headers={"User-Agent": USER_AGENT, "Content-Type": "application/json"},
             )
-            _SESSIONS.add(self.session)
         return self.session
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
         key = bearer_key(self.spec)
-        body, headers = request_body(self.spec, messages, response_format)
+        body, headers = request_body(self.spec, call.messages, call.response_format)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
-        failure: Exception | None = None
         try:
             return await self._post(orjson.dumps(body), headers)
-        except (HTTPStatusError, aiohttp.ClientError, TimeoutError, OSError) as exc:
-            failure = classify(
-                exc,
-                judge_id=self.spec.judge_id,
-                secret=key,
-                key_env=self.spec.api_key_env,
-                api_base=self.spec.api_base,
-            )
-        raise failure  # outside `except`: the provider's text is not chained
+        except Failed as failed:
+            error = failed.error
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            error = aiohttp_error(exc)
+        spec = self.spec
+        raise classify(  # outside `except`: the provider's text is not chained
+            error,
+            judge_id=spec.judge_id,
+            secret=key,
+            key_env=spec.api_key_env,
+            api_base=spec.api_base,
+        )
 
     async def _post(self, data: bytes, headers: dict[str, str]) -> Completion:
         session = self._session()
-        try:
-            async with session.post(
-                self.url, data=data, headers=headers, timeout=self.timeout
-            ) as reply:
-                raw = await reply.read()
-                if reply.status != 200:
-                    raise status_error(reply.status, raw, reply.headers)
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
-            # a connection that failed or broke (refused, reset, closed mid-reply): retryable
-            # as litellm's APIConnectionError is; `classify` still reads a refusal or an
-            # unknown host from the chain beneath (`from exc`)
-            raise ConnectionLost(f"connection lost: {exc}") from exc
+        async with session.post(
+            self.url, data=data, headers=headers, timeout=self.timeout
+        ) as reply:
+            raw = await reply.read()
+            if reply.status != 200:
+                raise Failed(status_error(reply.status, raw, reply.headers))
         return completion_of(self.spec, raw)
 
     async def aclose(self) -> None:
-        if self.session is not None:
+        """Close this judge's session (before its event loop ends)."""
+        if self.session is not None and not self.session.closed:
             await self.session.close()
-
-
-async def close_sessions() -> None:
-    """Close every native session of the running event loop; forget the others (their loop
-    has ended)."""
-    loop = asyncio.get_running_loop()
-    for session in list(_SESSIONS):
-        if getattr(session, "_loop", loop) is loop and not session.closed:
-            await session.close()
-        _SESSIONS.discard(session)
+        self.session = None

@@ -42,7 +42,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import BINARY_SET_LABELS
-from autorubric_cli.judges.request import CallRequest, Completion, VoteRequest
+from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
 
 PREFIX = "simulated/"
 PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
@@ -66,6 +66,11 @@ MET, UNMET, CANNOT_ASSESS = (v.value for v in CriterionVerdict)
 
 def is_simulated(model: str) -> bool:
     return model.startswith(PREFIX)
+
+
+def simulated_run(judges: list[JudgeSpec]) -> bool:
+    """The one fact records, the manifest and the reports carry: some judge is simulated."""
+    return any(is_simulated(j.model) for j in judges)
 
 
 def digest(*parts: object) -> bytes:
@@ -148,9 +153,8 @@ def pseudo_truth(item_id: str, criterion: Criterion) -> str:
 
 
 class SimulatedTransport:
-    """Answers like a judge with the configured accuracy and biases."""
-
-    simulated = True
+    """Answers like a judge with the configured accuracy and biases: an ordinary transport
+    (what is simulated is known from the judge's model, `is_simulated`, never asked of it)."""
 
     def __init__(self, spec: JudgeSpec) -> None:
         self.spec = spec
@@ -160,9 +164,8 @@ class SimulatedTransport:
         seed = digest(self.params.seed, item_id, criterion.name, sample, *stream)
         return random.Random(int.from_bytes(seed, "big"))
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, request = call.messages, call.request
         if isinstance(request, ItemRequest):
             sections = item_sections(messages)
             entries = [
@@ -177,6 +180,9 @@ class SimulatedTransport:
         words = sum(len(m.get("content", "").split()) for m in messages)
         usage = {"prompt_tokens": words, "completion_tokens": len(content.split())}
         return Completion(content=content, usage=usage, cost=0.0)
+
+    async def aclose(self) -> None:
+        """Nothing to close: it never touches the network."""
 
     def answer(
         self,

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.request import Completion, Transport
+from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.transports.direct import close_clients, direct_transport
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.worker_wire import LINE_LIMIT, encode, reply_to
@@ -56,7 +56,8 @@ class Worker:
         outcome: Completion | BaseException
         try:
             transport = self.transports[judge_id]
-            outcome = await transport.complete(messages, response_format, None)  # type: ignore[arg-type]
+            call = Call(messages, response_format, None)  # type: ignore[arg-type]
+            outcome = await transport.complete(call)
         except Exception as exc:
             outcome = exc
         self.writer.write(encode(reply_to(call_id, outcome)))
@@ -82,6 +83,8 @@ async def serve(sock: socket.socket, litellm: bool) -> None:
         for task in list(worker.calls.values()):
             task.cancel()
         await asyncio.gather(*worker.calls.values(), return_exceptions=True)
+        for transport in worker.transports.values():
+            await transport.aclose()
         await close_clients()
         writer.close()
 

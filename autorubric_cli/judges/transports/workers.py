@@ -44,7 +44,7 @@ from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.prompt_caching import cache_marked
-from autorubric_cli.judges.request import CallRequest, Completion, Transport
+from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.transports.direct import needs_litellm
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport, prefix_of
 from autorubric_cli.judges.transports.worker_wire import LINE_LIMIT, encode, outcome_of
@@ -272,19 +272,20 @@ class WorkerTransport:
     """A real judge whose calls run in the pool's worker processes when it takes them, else
     in this process (through `inner`, the judge's direct transport: native or litellm)."""
 
-    simulated = False
-
     def __init__(self, spec: JudgeSpec, pool: WorkerPool, inner: Transport | None = None) -> None:
         self.spec = spec
         self.pool = pool
         self.inner = inner or LiteLLMTransport(spec, pool.timeout)
 
-    async def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> Completion:
+    async def complete(self, call: Call) -> Completion:
+        messages, response_format, request = call.messages, call.response_format, call.request
         if self.pool.takes_calls:
             sent = cache_marked(self.spec, messages, prefix_of(request))
             return await self.pool.call(self.spec, sent, response_format)
-        completion = await self.inner.complete(messages, response_format, request)
+        completion = await self.inner.complete(call)
         self.pool.watch()
         return completion
+
+    async def aclose(self) -> None:
+        """Close the in-process transport (the pool is the grader's to close)."""
+        await self.inner.aclose()

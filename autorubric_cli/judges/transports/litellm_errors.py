@@ -1,0 +1,146 @@
+"""litellm's exceptions read into `ProviderError`s, where they arise (as httpx maps httpcore's).
+
+litellm re-labels provider errors: Anthropic's 529 `overloaded_error` and Gemini's 503
+`UNAVAILABLE` both reach us as `InternalServerError`, status 500; a refused connection as
+`APIConnectionError`, status 500, "Connection error.". The provider's own reply survives
+beneath, in the exception chain (litellm 1.106.2 raises inside `except`): the provider
+exception (`AnthropicError`, `VertexAIError`, ...) and httpx's `HTTPStatusError`, whose
+`response` is the reply as received. So the status is the wire's when the chain holds one, the
+headers are the first found along the chain (`litellm_response_headers`, `headers`,
+`response.headers`), and an unreachable endpoint is read from the socket errors beneath.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import aiohttp
+import httpx
+
+from autorubric_cli.judges.policy.failures import (
+    JudgeAuthError,
+    JudgeFailure,
+    ProviderError,
+    classify,
+    overloaded,
+    retry_hint,
+)
+from autorubric_cli.judges.policy.kinds import FailureKind
+from autorubric_cli.judges.policy.providers import LITELLM_READ_BUGS
+
+PER_REQUEST_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
+"""litellm's classes for a 400 about one request, not the judge (context window, policy)."""
+
+
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and every exception it was raised from or while handling, outermost first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def unreachable(chain: list[BaseException]) -> str | None:
+    """Why the endpoint could not be reached at all, from the socket errors beneath."""
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        return "connection refused"
+    dns = (socket.gaierror, aiohttp.ClientConnectorDNSError)
+    if any(isinstance(e, dns) for e in chain):
+        return "unknown host"
+    if any(isinstance(e, aiohttp.ClientConnectorError | httpx.ConnectError) for e in chain):
+        return "cannot connect"
+    return None
+
+
+def about_one_request(chain: list[BaseException]) -> bool:
+    litellm = sys.modules.get("litellm")  # not loaded: the exception is not litellm's
+    if litellm is None:
+        return False
+    classes = tuple(getattr(litellm, name) for name in PER_REQUEST_ERRORS)
+    return any(isinstance(e, classes) for e in chain)
+
+
+def wire_reply(chain: list[BaseException]) -> httpx.Response | None:
+    """The provider's reply as received, kept by httpx's `HTTPStatusError` beneath litellm's."""
+    for e in reversed(chain):
+        if isinstance(e, httpx.HTTPStatusError):
+            return e.response
+    return None
+
+
+def status_of(exc: BaseException, wire: httpx.Response | None) -> int | None:
+    if wire is not None:
+        return wire.status_code
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def headers_of(chain: list[BaseException]) -> list[Mapping[str, Any]]:
+    found: list[Any] = []
+    for e in chain:
+        response = getattr(e, "response", None)
+        found += [getattr(e, "litellm_response_headers", None), getattr(e, "headers", None)]
+        found.append(getattr(response, "headers", None))
+    return [h for h in found if h]
+
+
+def body_of(wire: httpx.Response | None) -> str:
+    try:
+        return "" if wire is None else wire.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):
+        return ""
+
+
+def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | None:
+    """What the status alone would not say: an overload, a litellm reading bug, a timeout or a
+    lost connection without a status."""
+    if overloaded(status, text):
+        return FailureKind.OVERLOADED
+    if any(bug.search(text) for bug in LITELLM_READ_BUGS):
+        return FailureKind.CLIENT
+    if status is None and isinstance(exc, TimeoutError | httpx.TimeoutException):
+        return FailureKind.TIMEOUT
+    if status is None and isinstance(exc, ConnectionError | httpx.TransportError):
+        return FailureKind.CONNECTION
+    return None
+
+
+def litellm_error(exc: BaseException) -> ProviderError:
+    """The provider's status, message and hints in an exception litellm raised."""
+    chain = exception_chain(exc)
+    wire = wire_reply(chain)
+    status = status_of(exc, wire)
+    message = str(exc) or type(exc).__name__
+    text = f"{message}\n{body_of(wire)}"
+    kind = kind_of(exc, status, text)
+    if kind is FailureKind.CLIENT:
+        status, message = (
+            None,
+            f"litellm could not read the provider's reply (a litellm bug): {message}",
+        )
+    return ProviderError(
+        status,
+        message,
+        kind=kind,
+        retry_after=retry_hint(headers_of(chain), text),
+        unreachable=unreachable(chain),
+        per_request=about_one_request(chain),
+    )
+
+
+def litellm_failure(
+    exc: BaseException,
+    *,
+    judge_id: str,
+    secret: str | None,
+    key_env: str | None = None,
+    api_base: str | None = None,
+) -> JudgeFailure | JudgeAuthError:
+    """`classify` of what litellm raised."""
+    error = litellm_error(exc)
+    return classify(error, judge_id=judge_id, secret=secret, key_env=key_env, api_base=api_base)
