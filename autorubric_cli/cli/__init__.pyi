@@ -11,6 +11,7 @@ from .cache_body import dry_run_run as dry_run_run
 from .cache_body import show_cache_info as show_cache_info
 from .check import run_check as run_check
 from .compare_body import run_compare as run_compare
+from .finish import refuse_unreachable as refuse_unreachable
 from .finish import run_report as run_report
 from .merge_body import run_merge as run_merge
 from .validate_body import run_simulate as run_simulate

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from autorubric_cli import experiment, judges
 from autorubric_cli.cli.console import output_console
+from autorubric_cli.errors import InputError
 from autorubric_cli.loading.dataset import summarize_dataset
 
 if TYPE_CHECKING:
@@ -24,7 +25,11 @@ def run_check(
     print a summary. `env=False` (--no-env) skips the rules that read the environment."""
     # no "judges" scope: a rubric without judges is meant for `run --judge MODEL` (said below)
     scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
-    plan = experiment.preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    try:
+        plan = experiment.preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    except experiment.MissingKeyVariable as exc:
+        message = f"{exc.message}, or pass --no-env to skip the environment checks"
+        raise InputError(message, path=exc.path, line=exc.line, key=exc.key) from None
     rubric = plan.rubric
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
     console = output_console()

@@ -23,6 +23,7 @@ from autorubric_cli.core.config import (
 )
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
+from autorubric_cli.core.metric_paths import unreachable_bound
 from autorubric_cli.errors import InputError
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def finish(
             key="--format",
         )
     opened = experiment.open_experiment(directory)
+    refuse_unreachable(opened, fail_under)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
     built, fold = report.build_report_and_fold(
         opened, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
@@ -139,6 +141,13 @@ def finish(
             render(built, fmt, opened)
         sys.stdout.flush()
     return code
+
+
+def refuse_unreachable(opened: Experiment, fail_under: float | None) -> None:
+    """`--fail-under` above what the experiment's scores can reach is an input error."""
+    problem = unreachable_bound("score.mean", fail_under, opened.rubric.grader.normalize)
+    if problem is not None:
+        raise InputError(problem, key="--fail-under")
 
 
 def run_report(

@@ -41,9 +41,10 @@ def check(
     rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
     dataset: Annotated[
         Path | None,
-        typer.Argument(metavar="[DATASET]", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
+        typer.Argument(metavar="DATASET", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
     ] = None,
     judge: JudgeOpt = None,
+    fail_under: FailUnder = None,
     field: FieldOpt = None,
     limit: LimitOpt = None,
     llm_calls: LLMCallsOpt = None,
@@ -71,6 +72,7 @@ def check(
             llm_calls=None if llm_calls is None else llm_calls.value,
             shard=shard,
             batch=batch,
+            fail_under=fail_under,
         )
         cli.run_check(rubric, dataset, options, env=not no_env)
         return EXIT_OK
@@ -113,6 +115,13 @@ def run(
     shard: ShardOpt = None,
     batch: BatchOpt = False,
     max_cost: MaxCost = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Start over: empty an existing experiment directory (one with manifest.json).",
+        ),
+    ] = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -132,6 +141,8 @@ def run(
             shard=shard,
             batch=batch,
             max_cost=max_cost,
+            fail_under=fail_under,
+            replace=replace,
         )
         if dry_run:
             return cli.dry_run_run(rubric, dataset, options, format.value)
@@ -182,6 +193,7 @@ def resume(
 
     def resume_body() -> int:
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        cli.refuse_unreachable(experiment.open_experiment(directory), fail_under)
         warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
             directory,
             retry_errors=retry_errors,

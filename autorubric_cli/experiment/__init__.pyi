@@ -12,6 +12,7 @@ from .manifest import write_atomic as write_atomic
 from .merge import merge_shards as merge_shards
 from .opened import open_experiment as open_experiment
 from .options import RunOptions as RunOptions
+from .preflight import MissingKeyVariable as MissingKeyVariable
 from .preflight import preflight as preflight
 from .session import (
     JudgeRunStopped as JudgeRunStopped,

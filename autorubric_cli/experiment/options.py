@@ -29,3 +29,5 @@ class RunOptions:
     shard: str | None = None  # --shard K/N (SPEC §11)
     batch: bool = False  # run --batch (SPEC §11)
     max_cost: float | None = None  # --max-cost USD (SPEC §8)
+    fail_under: float | None = None  # --fail-under X: a gate check on score.mean
+    replace: bool = False  # --replace: empty an existing experiment directory first
