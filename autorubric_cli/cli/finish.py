@@ -115,13 +115,21 @@ def finish(
             "a what-if report writes nothing to the experiment directory: give -o PATH",
             key="--format",
         )
+    # a run or resume at work owns the directory: a report then writes nothing into it
+    in_use = experiment.writer_active(directory)
+    if in_use and fmt == "html" and output is None:
+        raise InputError(
+            "a run or resume is writing this experiment: give -o PATH to write the page elsewhere",
+            path=str(directory),
+            key="--format",
+        )
     opened = experiment.open_experiment(directory)
     refuse_unreachable(opened, fail_under)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
     built, fold = report.build_report_and_fold(
         opened, extra_checks=extra, what_if=what_if, ca_mode=ca_mode, ground_truth=ground_truth
     )
-    if what_if is None and output is None:  # a what-if or `-o` elsewhere changes nothing in DIR
+    if what_if is None and output is None and not in_use:  # a what-if or -o: nothing in DIR
         experiment.write_atomic(directory / experiment.REPORT, to_json(built))
     if junit is not None:
         junit.write_text(report.render_junit(built))

@@ -6,6 +6,7 @@ See docs/design/startup.md.
 from .dry_run import dry_run_resume as dry_run_resume
 from .dry_run import dry_run_start as dry_run_start
 from .lock import lock_early as lock_early
+from .lock import writer_active as writer_active
 from .manifest import ITEMS as ITEMS
 from .manifest import REPORT as REPORT
 from .manifest import write_atomic as write_atomic
