@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autorubric_cli.core.json_model import absent
+
 
 class CriterionVerdict(StrEnum):
     MET = "MET"
@@ -46,6 +48,8 @@ class Vote(Record):
     # USD the provider's prompt cache saved on this vote's paid calls: their cost with no cached
     # tokens minus what was billed (negative for a call that only wrote the cache); docs/cost.md
     prompt_cache_saved: float | None = None
+    # reply fields the judge filled although not asked (ignored; docs/reference/report-json.md)
+    ignored_fields: list[str] | None = absent()
 
 
 class OptionRecord(Record):

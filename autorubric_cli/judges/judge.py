@@ -279,6 +279,7 @@ class Judge:
             attempts=state.attempts,
             prompt_cache_saved=state.bill.prompt_cache_saved,
             option_set=original_set(request.shuffle_order, answer.shown_set),
+            ignored_fields=list(answer.ignored) or None,
         )
 
 
