@@ -127,6 +127,7 @@ def run(
     """Grade `dataset` with the rubric file `rubric`, as `autorubric run` does; the experiment
     directory is `out`, else `experiments/<name>`, else one named after the rubric and time.
     Writes `report.json` at the end."""
+    _outside_event_loop("run")
     options = experiment.RunOptions(
         judges=list(judges or []),
         name=name,
@@ -156,6 +157,7 @@ def resume(
 ) -> Experiment:
     """Grade what `path` is missing (and its errored items with `retry_errors`), as
     `autorubric resume` does; never calls a judge for an item already recorded."""
+    _outside_event_loop("resume")
     directory = Path(path)
     experiment.resume_run(
         directory,
@@ -166,6 +168,19 @@ def resume(
         no_batch=not batch,
     )
     return _finished(directory)
+
+
+def _outside_event_loop(name: str) -> None:
+    """`run` and `resume` start an event loop of their own: inside a running one (Jupyter,
+    async code) say to await their twins, before any coroutine exists."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(
+        f"autorubric_cli.{name}() cannot be called from a running event loop (Jupyter, async "
+        f"code): use `await autorubric_cli.a{name}(...)` there"
+    )
 
 
 async def arun(rubric: PathLike, dataset: PathLike, **options: Any) -> Experiment:

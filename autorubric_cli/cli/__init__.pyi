@@ -14,6 +14,7 @@ from .check import run_check as run_check
 from .compare_body import run_compare as run_compare
 from .export_body import run_exports as run_exports
 from .export_body import run_mlflow_export as run_mlflow_export
+from .finish import refuse_unreachable as refuse_unreachable
 from .finish import run_report as run_report
 from .merge_body import run_merge as run_merge
 from .plan_body import run_plan as run_plan

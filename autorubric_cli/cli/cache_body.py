@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from rich.table import Table
 
 from autorubric_cli import experiment, judges, report
 from autorubric_cli.cli.console import output_console
@@ -38,24 +37,15 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
         print_json(bill)
         return 0
     calls = bill["calls"]
-    table = Table(title="Dry run: no judge called, nothing written")
-    report.name_column(table, "judge", [r["judge"] for r in bill["criteria"]])
-    report.name_column(table, "criterion", [r["criterion"] for r in bill["criteria"]])
-    for column in (
-        "calls",
-        "cached",
-        "to send",
-        "prompt tok",
-        "compl tok ~",
-        "cost ~",
-    ):
-        table.add_column(column, justify="right")
-    for row in bill["criteria"]:
-        table.add_row(*_bill_cells(row, row["judge"], row["criterion"]))
-    for row in bill["judges"]:
-        table.add_row(*_bill_cells(row, row["id"], "(all)"))
+    rows = [_bill_cells(r, r["judge"], r["criterion"]) for r in bill["criteria"]]
+    rows += [_bill_cells(r, r["id"], "(all)") for r in bill["judges"]]
+    figures = ("calls", "cached", "to send", "prompt tok", "compl tok ~", "cost ~")
+    title = "Dry run: no judge called, nothing written"
+    table = report.build_table(
+        title, ["judge", "criterion", *figures], rows, names=2, right=figures
+    )
     console = output_console()
-    console.print(table)
+    report.print_fitted(console, table, names=2)
     console.print(
         f"calls {calls['total']:,}: {calls['cached']:,} from the cache, {calls['to_send']:,} to "
         f"send · prompt tokens {bill['prompt_tokens']:,} · completion tokens "

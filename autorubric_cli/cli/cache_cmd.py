@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,14 +9,11 @@ import typer
 from autorubric_cli import cli, judges
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
+from autorubric_cli.cli.options import CacheDir as CacheDirOpt
 
 cache_app = typer.Typer(
     cls=PlainHelpGroup, no_args_is_help=True, help="The call cache shared by all experiments."
 )
-CacheDirOpt = Annotated[
-    Path | None,
-    typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
-]
 FormatOpt = Annotated[
     str, typer.Option("--format", "-f", metavar="FORMAT", help="One of: table, json.")
 ]

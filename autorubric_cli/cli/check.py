@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
-from autorubric_cli import experiment, judges
+from autorubric_cli import experiment, judges, report
 from autorubric_cli.cli.console import output_console
+from autorubric_cli.errors import InputError
 from autorubric_cli.loading.dataset import summarize_dataset
 
 if TYPE_CHECKING:
@@ -24,18 +23,25 @@ def run_check(
     print a summary. `env=False` (--no-env) skips the rules that read the environment."""
     # no "judges" scope: a rubric without judges is meant for `run --judge MODEL` (said below)
     scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
-    plan = experiment.preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    try:
+        plan = experiment.preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    except experiment.MissingKeyVariable as exc:
+        message = f"{exc.message}, or pass --no-env to skip the environment checks"
+        raise InputError(message, path=exc.path, line=exc.line, key=exc.key) from None
     rubric = plan.rubric
     summary = None if dataset_path is None else summarize_dataset(dataset_path, rubric, plan.fields)
-    console = output_console()
-    table = Table(title=f"{rubric_path}: {rubric.name or rubric_path.stem} — OK")
-    for column in ("criterion", "kind", "weight", "aggregation", "options", "labelled items"):
-        table.add_column(column)
+    rows = []
     for c in rubric.criteria:
         shown = "MET / UNMET" if c.options is None else _options(c.options)
         labelled = "-" if summary is None else str(summary.labels.get(c.name, 0))
-        table.add_row(c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled)
-    console.print(table)
+        rows.append([c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled])
+    headers = ["criterion", "kind", "weight", "aggregation", "options", "labelled items"]
+    title = f"{rubric_path}: {rubric.name or rubric_path.stem} — OK"
+    table = report.build_table(
+        title, headers, rows, free=("options",), right=("weight", "labelled items")
+    )
+    console = output_console()
+    report.print_fitted(console, table)
     used = ", ".join(
         f"{j.judge_id} ({judges.describe_transport(j)})" for j in rubric.grader.judges
     ) or ("none: `run` needs --judge MODEL (pass it to `check` too, to check that run)")

@@ -23,6 +23,7 @@ from autorubric_cli.core.config import (
 )
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
+from autorubric_cli.core.metric_paths import unreachable_bound
 from autorubric_cli.errors import InputError
 
 if TYPE_CHECKING:
@@ -115,7 +116,16 @@ def finish(
             "a what-if report writes nothing to the experiment directory: give -o PATH",
             key="--format",
         )
+    # a run or resume at work owns the directory: a report then writes nothing into it
+    in_use = experiment.writer_active(directory)
+    if in_use and fmt == "html" and output is None:
+        raise InputError(
+            "a run or resume is writing this experiment: give -o PATH to write the page elsewhere",
+            path=str(directory),
+            key="--format",
+        )
     opened = experiment.open_experiment(directory)
+    refuse_unreachable(opened, fail_under)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
     built, fold = report.build_report_and_fold(
         opened,
@@ -125,7 +135,7 @@ def finish(
         ground_truth=ground_truth,
         cluster=cluster,
     )
-    if what_if is None and output is None:  # a what-if or `-o` elsewhere changes nothing in DIR
+    if what_if is None and output is None and not in_use:  # a what-if or -o: nothing in DIR
         experiment.write_atomic(directory / experiment.REPORT, to_json(built))
     if junit is not None:
         junit.write_text(report.render_junit(built))
@@ -145,6 +155,13 @@ def finish(
             render(built, fmt, opened)
         sys.stdout.flush()
     return code
+
+
+def refuse_unreachable(opened: Experiment, fail_under: float | None) -> None:
+    """`--fail-under` above what the experiment's scores can reach is an input error."""
+    problem = unreachable_bound("score.mean", fail_under, opened.rubric.grader.normalize)
+    if problem is not None:
+        raise InputError(problem, key="--fail-under")
 
 
 def run_report(

@@ -4,13 +4,23 @@ Typer 0.2x prints `<bool>`, `<list[str]>`, `<int range> [x>=0]` and usage lines 
 `{rubric} {dataset}`, and wraps long choice lists mid-word. Every command is built with
 PlainHelpCommand, which gives each parameter a plain metavar and moves its allowed values
 (choices, ranges) into the help text, where they wrap between words.
+
+Usage errors (an unknown flag, a bad value) are one line and exit 2, like every other error
+(`autorubric: error: --limit: must be at least 1 (see autorubric run --help)`), never Click's
+box with the validation library's words ("Input should be greater than or equal to 1").
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any, get_args
 
+import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+# Click's exceptions, or the copy of Click that newer Typer versions vendor (typer._click)
+CLICK_ERRORS = importlib.import_module(typer.BadParameter.__module__)
 
 METAVAR_OF_TYPE: dict[Any, str] = {int: "N", float: "X"}
 
@@ -88,6 +98,47 @@ def plain_help_option(option: TyperOption | None) -> TyperOption | None:
     return option
 
 
+KIND_OF_METAVAR = {"N": "a whole number", "X": "a number"}
+
+
+def usage_message(exc: Any) -> str:
+    """The one line for a usage error: the flag, then what it accepts."""
+    param = exc.param if isinstance(exc, typer.BadParameter) else None
+    if param is None or isinstance(exc, CLICK_ERRORS.MissingParameter):
+        return " ".join(exc.format_message().split()).rstrip(".")
+    name = (
+        max(param.opts, key=len)
+        if isinstance(param, TyperOption)
+        else (param.metavar or str(param.name)).upper()
+    )
+    allowed = allowed_values(param) if isinstance(param, TyperOption) else ""
+    if allowed.startswith("One of: "):
+        return f"{name}: must be one of: {allowed.removeprefix('One of: ').rstrip('.')}"
+    kind = KIND_OF_METAVAR.get(param.metavar or "")
+    if kind is None:
+        return f"{name}: {' '.join(exc.message.split())}"
+    bound = f", {allowed[0].lower()}{allowed[1:].rstrip('.')}" if allowed else ""
+    return f"{name}: must be {kind}{bound}"
+
+
+def one_line_usage(method: Any) -> Any:
+    """Wrap a command's `make_context` (or a group's `resolve_command`): a usage error prints
+    one line and exits 2."""
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except CLICK_ERRORS.NoArgsIsHelpError:
+            raise  # `autorubric` alone prints the help
+        except CLICK_ERRORS.UsageError as exc:
+            path = ["autorubric", *exc.ctx.command_path.split()[1:]] if exc.ctx else []
+            see = f" (see {' '.join(path)} --help)" if path else ""
+            print(f"autorubric: error: {usage_message(exc)}{see}", file=sys.stderr)
+            raise typer.Exit(2) from None
+
+    return wrapped
+
+
 class PlainHelpCommand(TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -96,6 +147,8 @@ class PlainHelpCommand(TyperCommand):
 
     def get_help_option(self, ctx: Any) -> TyperOption | None:
         return plain_help_option(super().get_help_option(ctx))
+
+    make_context = one_line_usage(TyperCommand.make_context)
 
 
 class PlainHelpGroup(TyperGroup):
@@ -106,3 +159,6 @@ class PlainHelpGroup(TyperGroup):
 
     def get_help_option(self, ctx: Any) -> TyperOption | None:
         return plain_help_option(super().get_help_option(ctx))
+
+    make_context = one_line_usage(TyperGroup.make_context)
+    resolve_command = one_line_usage(TyperGroup.resolve_command)

@@ -39,7 +39,11 @@ Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit 
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the call cache.")]
 CacheDir = Annotated[
     Path | None,
-    typer.Option("--cache-dir", help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR)."),
+    typer.Option(
+        "--cache-dir",
+        help="Call cache directory (default: $AUTORUBRIC_CACHE_DIR, else the user cache "
+        "directory: ~/.cache/autorubric on Linux, ~/Library/Caches/autorubric on macOS).",
+    ),
 ]
 Baseline = Annotated[
     Path | None,

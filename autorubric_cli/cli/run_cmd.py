@@ -46,9 +46,10 @@ def check(
     rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
     dataset: Annotated[
         Path | None,
-        typer.Argument(metavar="[DATASET]", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
+        typer.Argument(metavar="DATASET", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
     ] = None,
     judge: JudgeOpt = None,
+    fail_under: FailUnder = None,
     field: FieldOpt = None,
     limit: LimitOpt = None,
     llm_calls: LLMCallsOpt = None,
@@ -76,6 +77,7 @@ def check(
             llm_calls=None if llm_calls is None else llm_calls.value,
             shard=shard,
             batch=batch,
+            fail_under=fail_under,
         )
         cli.run_check(rubric, dataset, options, env=not no_env)
         return EXIT_OK
@@ -122,6 +124,13 @@ def run(
     mlflow: MlflowOpt = False,
     cluster: ClusterOpt = None,
     escalation_rate: EscalationRate = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Start over: empty an existing experiment directory (one with manifest.json).",
+        ),
+    ] = False,
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
@@ -142,6 +151,8 @@ def run(
             batch=batch,
             max_cost=max_cost,
             escalation_rate=escalation_rate,
+            fail_under=fail_under,
+            replace=replace,
         )
         exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
@@ -204,6 +215,7 @@ def resume(
 
     def resume_body(exports: AbstractContextManager[object]) -> int:
         gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        cli.refuse_unreachable(experiment.open_experiment(directory), fail_under)
         with exports:
             warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
                 directory,

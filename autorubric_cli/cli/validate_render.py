@@ -53,16 +53,21 @@ def marked(criterion: CriterionValidation, judge: str, metric: str) -> str:
     return text
 
 
+JUDGE_TABLES = [
+    ("Forced-choice definitions", report.FC_COLUMNS),
+    ("Response-set definitions", report.RS_COLUMNS),
+    ("Downstream decisions", report.DOWNSTREAM_COLUMNS),
+]
+
+
 def judge_table(criterion: CriterionValidation, title: str, columns: dict[str, str]) -> Table:
-    table = Table(title=title, title_justify="left")
-    width = max(len(judge) for judge in criterion.judges)
-    table.add_column("judge", no_wrap=True, min_width=width)
-    table.add_column("items", justify="right")
-    for header in columns.values():
-        table.add_column(header, justify="right")
-    for judge, block in criterion.judges.items():
-        row = [marked(criterion, judge, metric) for metric in columns]
-        table.add_row(judge, str(block.n_items), *row)
+    rows = [
+        [judge, str(block.n_items), *(marked(criterion, judge, metric) for metric in columns)]
+        for judge, block in criterion.judges.items()
+    ]
+    headers = ["judge", "items", *columns.values()]
+    table = report.build_table(title, headers, rows, right=tuple(headers[1:]))
+    table.title_justify = "left"
     return table
 
 
@@ -126,13 +131,12 @@ def render_validation(result: ValidateResult, console: Console) -> None:
         console.print("[yellow]Judge ratings come from SIMULATED judges.[/]")
     for criterion in result.criteria:
         console.print(header(criterion))
-        console.print(judge_table(criterion, "Forced-choice definitions", report.FC_COLUMNS))
-        console.print(judge_table(criterion, "Response-set definitions", report.RS_COLUMNS))
-        console.print(judge_table(criterion, "Downstream decisions", report.DOWNSTREAM_COLUMNS))
-        console.print(rank_table(criterion))
+        for title, columns in JUDGE_TABLES:
+            report.print_fitted(console, judge_table(criterion, title, columns))
+        report.print_fitted(console, rank_table(criterion))
         console.print(rank_legend(), highlight=False)
         if criterion.beta_sweep:
-            console.print(sweep_table(criterion))
+            report.print_fitted(console, sweep_table(criterion))
     console.print(
         "* best judge for the definition (lower is better for KL, CE, JSD, BCE, MSE; B closer to 0)"
     )

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autorubric_cli.core.json_model import absent
+
 
 class CriterionVerdict(StrEnum):
     MET = "MET"
@@ -48,6 +50,8 @@ class Vote(Record):
     prompt_cache_saved: float | None = None
     # judge cascades (docs/guides/cascades.md): which stage asked; absent outside a cascade
     stage: Literal["first", "then"] | None = Field(None, exclude_if=lambda v: v is None)
+    # reply fields the judge filled although not asked (ignored; docs/reference/report-json.md)
+    ignored_fields: list[str] | None = absent()
 
 
 class OptionRecord(Record):

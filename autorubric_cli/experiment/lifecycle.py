@@ -28,6 +28,8 @@ from autorubric_cli.errors import BudgetStop, InputError, StorageError, writing
 from autorubric_cli.experiment.manifest import (
     ITEMS,
     MANIFEST,
+    REPORT,
+    REPORT_HTML,
     RUBRIC_COPY,
     Manifest,
     save_manifest,
@@ -87,6 +89,9 @@ class RunRecorder:
         manifest.status = "running"
         manifest.error = manifest.reason = None
         if self._rubric is None:
+            for stale in (REPORT, REPORT_HTML):  # written again at the end; never an old state
+                with writing(self.directory / stale):
+                    (self.directory / stale).unlink(missing_ok=True)
             save_manifest(self.directory, manifest)
         else:
             with _fresh_until_saved(self.directory):

@@ -112,6 +112,24 @@ def no_writer(directory: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def writer_active(directory: Path) -> bool:
+    """Whether another process holds the directory's writer lock (a run, resume or merge at
+    work): then a reader such as `report` writes nothing into it."""
+    if directory.resolve() in _held:
+        return False  # this process is the writer
+    try:
+        fd = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False  # never locked
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # releases the shared lock taken to look
+    return False
+
+
 def _lock_or_raise(fd: int, mode: int, directory: Path) -> None:
     try:
         fcntl.flock(fd, mode | fcntl.LOCK_NB)

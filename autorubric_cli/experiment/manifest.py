@@ -24,6 +24,7 @@ MANIFEST = "manifest.json"
 RUBRIC_COPY = "rubric.yaml"
 ITEMS = "items.jsonl"
 REPORT = "report.json"
+REPORT_HTML = "report.html"
 Status = Literal["running", "completed", "interrupted", "failed"]
 
 

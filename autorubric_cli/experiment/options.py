@@ -30,3 +30,5 @@ class RunOptions:
     batch: bool = False  # run --batch (SPEC §11)
     max_cost: float | None = None  # --max-cost USD (SPEC §8)
     escalation_rate: float | None = None  # run --dry-run of a cascade (dry_run_cascade.py)
+    fail_under: float | None = None  # --fail-under X: a gate check on score.mean
+    replace: bool = False  # --replace: empty an existing experiment directory first

@@ -27,12 +27,14 @@ from typing import Any, Literal
 
 from autorubric_cli import grading, judges
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.metric_paths import metric_problem, unreachable_bound
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.flags import resolve_config
 from autorubric_cli.experiment.lock import LOCK_FILE, writer_lock
 from autorubric_cli.experiment.naming import experiment_directory
 from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.experiment.replace import check_replaceable
 from autorubric_cli.experiment.shard import Shard, count_items, parse_shard
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
@@ -113,6 +115,14 @@ def name_or_out(plan: Plan) -> None:
         raise InputError("use either --name or --out, not both", key="--name")
 
 
+def judge_providers(plan: Plan) -> None:
+    """Every real judge's model is one litellm can route (a known provider prefix)."""
+    for index, spec in enumerate(plan.config.judges):
+        problem = judges.route_problem(spec)
+        if problem is not None:
+            raise plan.judge_error(index, "model", problem)
+
+
 def simulated_params(plan: Plan) -> None:
     """A simulated judge's params: known names, probabilities in [0, 1]."""
     for index, spec in enumerate(plan.config.judges):
@@ -121,6 +131,10 @@ def simulated_params(plan: Plan) -> None:
                 judges.simulation_params(spec)
             except InputError as exc:
                 raise plan.judge_error(index, exc.key, exc.message) from None
+
+
+class MissingKeyVariable(InputError):
+    """A judge's key variable is not set (`check` adds how to skip the environment checks)."""
 
 
 def key_variables(plan: Plan) -> None:
@@ -133,13 +147,13 @@ def key_variables(plan: Plan) -> None:
         if missing:
             names = " or ".join(missing)
             where = "api_key_env" if spec.api_key_env else "model"
-            raise plan.judge_error(
+            error = plan.judge_error(
                 index,
                 where,
                 f"judge {spec.judge_id!r} needs the environment variable {names}, which is "
-                "not set; export it (or set `api_key_env`), or pass --no-env to `check` to "
-                "skip environment checks",
+                "not set; export it (or set `api_key_env`)",
             )
+            raise MissingKeyVariable(error.message, path=error.path, line=error.line, key=error.key)
 
 
 # Providers whose SDKs find credentials through a chain (an IAM role, a profile, a metadata
@@ -169,6 +183,25 @@ def provider_settings(plan: Plan) -> None:
     # the user set a key (an explicit temperature) or left its default
     written = flagged or load_rubric(plan.rubric_path).grader.judges
     plan.warnings += judges.check_judges(written, None if flagged else plan.rubric_path)
+
+
+def gate_metrics(plan: Plan) -> None:
+    """Every gate check names a number of this rubric's report and a bound it can reach
+    (docs/guides/ci.md); `--fail-under` too."""
+    criteria = [(c.name, c.kind) for c in plan.rubric.criteria]
+    normalize = plan.config.normalize
+    for index, check in enumerate(plan.rubric.gate):
+        problem = metric_problem(check.metric, criteria)
+        key: tuple[str | int, ...] = ("gate", index, "metric")
+        if problem is None:
+            problem = unreachable_bound(check.metric, check.min, normalize)
+            key = ("gate", index, "min")
+        if problem is not None:
+            line = line_for(key, plan.lines)
+            raise InputError(problem, path=str(plan.rubric_path), line=line, key=dotted(key))
+    problem = unreachable_bound("score.mean", plan.options.fail_under, normalize)
+    if problem is not None:
+        raise InputError(problem, key="--fail-under")
 
 
 def per_item_settings(plan: Plan) -> None:
@@ -222,22 +255,27 @@ def directory_free(plan: Plan) -> None:
     if (directory / LOCK_FILE).exists():
         with writer_lock(directory):  # a writer at work: DirectoryInUse names its process
             pass
+    if plan.options.replace:
+        check_replaceable(directory)  # an experiment: `run` empties it after the checks
+        return
     if directory.is_dir() and any(p.name != LOCK_FILE for p in directory.iterdir()):
         raise InputError(in_use_message(directory), path=str(directory))
 
 
 def in_use_message(directory: Path) -> str:
     return (
-        f"experiment directory already exists; use `autorubric resume {directory}` "
-        "or choose another --name/--out"
+        f"experiment directory already exists; use `autorubric resume {directory}`, "
+        "choose another --name/--out, or pass --replace to start it over"
     )
 
 
 RULES: list[Check] = [
     Check(name_or_out, "directory"),
     Check(judges_configured, "judges"),
+    Check(judge_providers, "rubric"),
     Check(simulated_params, "rubric"),
     Check(provider_settings, "rubric"),
+    Check(gate_metrics, "rubric"),
     Check(per_item_settings, "rubric"),
     Check(few_shot_examples, "rubric"),
     Check(batch_providers, "rubric"),

@@ -21,6 +21,7 @@ from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.options import GRACE_S
 from autorubric_cli.experiment.options import RunOptions as RunOptions  # re-exported
 from autorubric_cli.experiment.preflight import in_use_message, preflight
+from autorubric_cli.experiment.replace import empty_experiment, start_over_command
 from autorubric_cli.experiment.runner import RunOutcome
 from autorubric_cli.experiment.store import ReadIssues
 
@@ -37,6 +38,8 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
     grader = make_grader(
         rubric, rubric.grader.seed, rubric_path.parent, options.cache_dir, directory
     )
+    if options.replace:
+        empty_experiment(directory)
     with stopping_workers(grader), claim_new_directory(directory, in_use_message(directory)):
         recorder = RunRecorder.new(plan)
         recorder.start()
@@ -44,7 +47,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
             outcome = grade_pending(
                 recorder, rubric, grader, set(), {}, dataset_path, options.grace_s
             )
-            _raise_stop(directory, outcome)
+            _raise_stop(directory, outcome, start_over_command(directory, recorder.manifest))
     return directory
 
 
@@ -78,15 +81,19 @@ def resume_run(
             recorder.start()
             dataset = Path(manifest.dataset.path)
             outcome = grade_pending(recorder, rubric, grader, done, priors, dataset, grace_s)
-            _raise_stop(directory, outcome)
+            _raise_stop(directory, outcome, start_over_command(directory, manifest))
         return issues.warnings(directory / ITEMS)
 
 
-def _raise_stop(directory: Path, outcome: RunOutcome) -> None:
-    """Raise what stopped the loop (the manifest already says it)."""
+def _raise_stop(directory: Path, outcome: RunOutcome, start_over: str) -> None:
+    """Raise what stopped the loop (the manifest already says it). A judge that cannot be used
+    may be fixed outside (a key, a server) or only with other judges: both ways are named."""
     if isinstance(outcome.fatal, StorageError | BudgetStop):
         raise outcome.fatal
     if outcome.fatal is not None:
-        raise JudgeRunStopped(f"{outcome.fatal}; fix it, then: autorubric resume {directory}")
+        raise JudgeRunStopped(
+            f"{outcome.fatal}; fix it, then: autorubric resume {directory}; "
+            f"or start over with other judges: {start_over}"
+        )
     if outcome.interrupted:
         raise RunInterrupted(directory)

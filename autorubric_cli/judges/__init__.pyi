@@ -37,6 +37,7 @@ from .policy.preflight import check_judges as check_judges
 from .policy.preflight import print_warnings as print_warnings
 from .policy.providers import sent_params as sent_params
 from .policy.retry import RetryPolicy as RetryPolicy
+from .policy.routing import route_problem as route_problem
 from .policy.spend import BudgetReached as BudgetReached
 from .policy.spend import check_priced as check_priced
 from .prompt_caching import caching_kind as caching_kind

@@ -251,6 +251,7 @@ class Judge:
             thinking=asked.reasoning,
             **answer_fields(request.shuffle_order, answer),
             **asked.billing(),
+            ignored_fields=list(answer.ignored) or None,
         )
 
 

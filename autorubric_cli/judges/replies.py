@@ -91,6 +91,7 @@ class Answer:
     verdict: CriterionVerdict | None = None
     shown_position: int | None = None
     shown_set: tuple[int, ...] | None = None
+    ignored: tuple[str, ...] = ()  # unasked reply fields the judge filled anyway (not used)
 
 
 def set_size(option_count: int | None) -> int:
@@ -216,15 +217,15 @@ def shared_response_format() -> dict[str, Any]:
     }
 
 
-def unasked_filled(text: str, asked: tuple[str, ...]) -> str | None:
-    """The first reply field set although the criterion did not ask for it, else None."""
+def unasked_filled(text: str, asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The reply fields set although the criterion did not ask for them (in schema order)."""
     try:
         reply = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return None  # reported by the model validation
+        return ()  # reported by the model validation
     if not isinstance(reply, dict):
-        return None
-    return next((f for f in REPLY_FIELDS if f not in asked and reply.get(f) is not None), None)
+        return ()
+    return tuple(f for f in REPLY_FIELDS if f not in asked and reply.get(f) is not None)
 
 
 def json_text(content: str) -> str:
@@ -273,16 +274,13 @@ def parse_answer(
 
     Fields are checked in schema order: the forced choice (unless `response_set`), then the
     set (unless `forced_choice`). With `asked` (a reply to the shared schema), a field outside
-    `asked` must be null or absent.
+    `asked` that the judge filled anyway is ignored and named in `Answer.ignored`.
     """
     if not content or not content.strip():
         raise parse_failure("the reply was empty")
     text = json_text(content)
-    extra = None if asked is None else unasked_filled(text, asked)
-    if extra is not None:
-        raise parse_failure(
-            f"{extra} is set, but this criterion asks for {' and '.join(asked or ())}"
-        )
+    # the asked fields decide; one filled beside them is ignored and counted, never re-asked
+    ignored = () if asked is None else unasked_filled(text, asked)
     explanation = ""
     verdict: CriterionVerdict | None = None
     position: int | None = None
@@ -306,4 +304,5 @@ def parse_answer(
         verdict=verdict,
         shown_position=position,
         shown_set=None if shown_set is None else checked_set(shown_set, set_size(option_count)),
+        ignored=ignored,
     )

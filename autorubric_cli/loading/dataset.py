@@ -11,7 +11,7 @@ from typing import Any
 from autorubric_cli.core.items import ITEM_FIELDS, HumanRating, Item
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import InputError, unknown_name_message
 from autorubric_cli.loading.fields import apply_fields
 from autorubric_cli.loading.readers import MAX_LINE_BYTES as MAX_LINE_BYTES
 from autorubric_cli.loading.readers import iter_json_lines as iter_json_lines
@@ -120,7 +120,9 @@ def _criterion(rubric: Rubric, name: Any, where: Where, key: str) -> Criterion:
     try:
         return rubric.criterion(name)
     except KeyError:
-        raise where.error(f"unknown criterion {name!r}", key=f"{key}.{name}") from None
+        names = [c.name for c in rubric.criteria]
+        message = unknown_name_message("criterion", str(name), names)
+        raise where.error(message, key=f"{key}.{name}") from None
 
 
 def _parse_ground_truth(value: Any, where: Where, rubric: Rubric) -> dict[str, str]:

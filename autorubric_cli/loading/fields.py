@@ -8,6 +8,7 @@ object wins on a clash).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,10 +52,36 @@ def lookup(obj: Any, path: str) -> Any:
     return node
 
 
+def require_submission(obj: dict[Any, Any], fields: Mapping[str, str], where: Where) -> None:
+    """The record holds the submission where the mapping says; if not, name the fix: the keys
+    the record has, and `--field` (a mapped path that is absent is named, with the closest
+    key). A key present with `null` is not missing (the item's parser refuses the null)."""
+    keys = [str(k) for k in obj]
+    found = f"the record's keys: {', '.join(keys) or 'none'}"
+    path = fields.get("submission")
+    if path is None:
+        if "submission" in obj:
+            return
+        raise where.error(
+            f"missing required key 'submission' ({found}); name the key that holds the "
+            "answer with --field submission=KEY (or `dataset.fields` in the rubric)",
+            key="submission",
+        )
+    if lookup(obj, path) is _MISSING:
+        close = difflib.get_close_matches(path.split(".")[0], keys, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise where.error(
+            f"the field mapping submission={path} names {path!r}, which this record does not "
+            f"have ({found}){hint}",
+            key="submission",
+        )
+
+
 def apply_fields(obj: Any, fields: Mapping[str, str], where: Where) -> Any:
     """The record in our shape: mapped fields moved, unknown fields into `metadata`."""
     if not isinstance(obj, dict):
         return obj
+    require_submission(obj, fields, where)
     if not fields and all(key in ITEM_FIELDS for key in obj):
         return obj
     out: dict[str, Any] = {}

@@ -84,9 +84,9 @@ def text_submission(value: Any, where: Where) -> Submission:
         if thinking is not None and not isinstance(thinking, str):
             raise where.error("`submission.thinking` must be a string", key="submission.thinking")
         return Submission(output=output, thinking=thinking)
-    if value is None:
-        raise where.error("missing required key 'submission'", key="submission")
+    shown = "null" if value is None else type(value).__name__
     raise where.error(
-        "`submission` must be a string, {thinking, output} or a conversation (a list of messages)",
+        f"`submission` is {shown}; it must be a string, {{thinking, output}} or a conversation "
+        "(a list of messages)",
         key="submission",
     )

@@ -207,6 +207,7 @@ def judge_summary(
         votes=tally.votes,
         errors=tally.errors,
         retries=tally.retries,
+        ignored_fields=tally.ignored_fields,
         usage=tally.usage,
         cost=exact_sum(tally.costs) if tally.votes > tally.cached else 0.0,
         cached=tally.cached,

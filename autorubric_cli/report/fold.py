@@ -66,6 +66,7 @@ class JudgeTally:
     votes: int = 0
     errors: int = 0
     retries: int = 0
+    ignored_fields: int = 0  # unasked reply fields filled anyway (ignored), over all votes
     usage: dict[str, int] = field(default_factory=dict)
     costs: array = field(default_factory=lambda: array("d"))  # priced paid votes only
     cached: int = 0  # votes served by the call cache: their usage and cost go to *_saved
@@ -79,6 +80,8 @@ class JudgeTally:
             self.errors += 1
         if vote.attempts != 1:
             self.retries += vote.attempts - 1
+        if vote.ignored_fields:
+            self.ignored_fields += len(vote.ignored_fields)
         if vote.cached:
             self.cached += 1
             usage, costs = self.usage_saved, self.costs_saved
@@ -352,7 +355,7 @@ def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> Non
 
 
 def merge_judge_tallies(first: JudgeTally, later: JudgeTally) -> None:
-    for name in ("votes", "errors", "retries", "cached"):
+    for name in ("votes", "errors", "retries", "cached", "ignored_fields"):
         setattr(first, name, getattr(first, name) + getattr(later, name))
     add_counts(first.usage, later.usage)
     add_counts(first.usage_saved, later.usage_saved)

@@ -65,6 +65,7 @@ class JudgeSummary(Block):
     votes: int
     errors: int
     retries: int
+    ignored_fields: int  # reply fields filled although not asked, ignored (report-json.md)
     usage: dict[str, int]
     cost: float | None
     cached: int

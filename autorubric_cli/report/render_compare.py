@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from autorubric_cli.report.compare_power import power_line
+from autorubric_cli.report.fit import build_table, print_fitted
 from autorubric_cli.report.models import GateCheckResult
 from autorubric_cli.report.models_compare import (
     CompareCheck,
@@ -132,13 +133,12 @@ def gate_rows(result: CompareResult) -> list[list[str]]:
     ]
 
 
-def _rich(heading: str, columns: list[str], rows: list[list[str]]) -> Table:
-    table = Table(title=heading)
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
-    return table
+FREE_TEXT = ("moves", "criterion flips", "reason")  # wrap between words; every other cell whole
+
+
+def _rich(heading: str, columns: list[str], rows: list[list[str]], named: bool = True) -> Table:
+    """`named`: the first column holds names (criteria, judges, item ids)."""
+    return build_table(heading, columns, rows, names=int(named), free=FREE_TEXT)
 
 
 def power_lines(result: CompareResult) -> list[str]:
@@ -148,21 +148,21 @@ def power_lines(result: CompareResult) -> list[str]:
 
 
 def render_compare_table(result: CompareResult, console: Console) -> None:
-    console.print(_rich(title(result), SCORE_COLUMNS, [score_row(result)]))
+    print_fitted(console, _rich(title(result), SCORE_COLUMNS, [score_row(result)], named=False))
     console.print(verdict(result))
     for line in power_lines(result):
         console.print(line, highlight=False, soft_wrap=True)
     criteria = [criterion_row(c) for c in result.criteria]
-    console.print(_rich("Criteria", CRITERIA_COLUMNS, criteria))
-    console.print(_rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result.judges]))
+    print_fitted(console, _rich("Criteria", CRITERIA_COLUMNS, criteria))
+    print_fitted(console, _rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result.judges]))
     if result.moved:
         moved = [moved_row(m) for m in result.moved]
-        console.print(_rich("Items that moved most", MOVED_COLUMNS, moved))
+        print_fitted(console, _rich("Items that moved most", MOVED_COLUMNS, moved))
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", markup=True, highlight=False)
     if result.gate is not None:
         heading = f"Gate: {'PASSED' if result.gate.passed else 'FAILED'}"
-        console.print(_rich(heading, GATE_COLUMNS, gate_rows(result)))
+        print_fitted(console, _rich(heading, GATE_COLUMNS, gate_rows(result)))
 
 
 def render_compare_markdown(result: CompareResult) -> str:

@@ -60,7 +60,8 @@ WITH_OUTCOME = (
 def name_column(table: Table, header: str, names: list[str]) -> None:
     """A column of names (criteria, judges, models): never cut, folded only past NAME_WIDTH."""
     longest = max((len(n) for n in names), default=0)
-    table.add_column(header, no_wrap=longest <= NAME_WIDTH, overflow="fold")
+    wide = min(longest, NAME_WIDTH)  # never narrower: a table too wide for it is stacked (fit.py)
+    table.add_column(header, no_wrap=longest <= NAME_WIDTH, overflow="fold", min_width=wide)
 
 
 def criteria_table(report: Report) -> Table:

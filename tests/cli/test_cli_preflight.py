@@ -138,6 +138,42 @@ CASES = {
         "--judge: judge 'openai/x' needs the environment variable OPENAI_API_KEY",
         args=["--judge", "openai/x"],
     ),
+    "gate-metric-misspelt": Case(
+        "gate_metrics",
+        CRITERIA + judge_block() + "gate:\n  - {{metric: score.maen, min: 0.4}}\n",
+        "{rubric}:8: gate[0].metric: unknown metric 'score.maen': 'score' has no key 'maen'; "
+        "did you mean 'score.mean'?",
+    ),
+    "gate-criterion-unknown": Case(
+        "gate_metrics",
+        CRITERIA + judge_block() + "gate:\n  - {{metric: criteria.acc.met_rate, min: 0}}\n"
+        "  - {{metric: criteria.blame_customer.met_rate, max: 0.3}}\n",
+        "{rubric}:9: gate[1].metric: unknown metric 'criteria.blame_customer.met_rate': no "
+        "criterion named 'blame_customer'; the rubric's criteria: acc",
+    ),
+    "gate-min-above-a-normalized-score": Case(
+        "gate_metrics",
+        CRITERIA + judge_block() + "gate:\n  - {{metric: score.mean, min: 1.5}}\n",
+        "{rubric}:8: gate[0].min: min 1.5 on score.mean can never pass: scores are normalized",
+    ),
+    "fail-under-above-one": Case(
+        "gate_metrics",
+        CRITERIA + judge_block(),
+        "--fail-under: min 1.5 on score.mean can never pass",
+        args=["--fail-under", "1.5"],
+    ),
+    "provider-misspelt-on-the-flag": Case(
+        "judge_providers",
+        CRITERIA,
+        "--judge: judge 'simulatd/x': unknown provider 'simulatd' in model 'simulatd/x' "
+        "(litellm's providers and `simulated`); did you mean 'simulated/x'?",
+        args=["--judge", "simulatd/x"],
+    ),
+    "provider-misspelt-in-the-rubric": Case(
+        "judge_providers",
+        CRITERIA + judge_block(f"      api_key_env: {UNSET_KEY}\n", model="opnai/gpt-4.1-mini"),
+        "{rubric}:6: grader.judges[0].model: judge 'opnai/gpt-4.1-mini': unknown provider 'opnai'",
+    ),
     "bad-shard": Case(
         "make_plan", CRITERIA + judge_block(), "--shard: expected K/N", args=["--shard", "x"]
     ),

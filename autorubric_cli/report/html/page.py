@@ -12,7 +12,7 @@ import numpy as np
 from autorubric_cli import __version__, validate
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.human_labels import LABELS
-from autorubric_cli.experiment.manifest import ITEMS, write_atomic
+from autorubric_cli.experiment.manifest import ITEMS, REPORT_HTML, write_atomic
 from autorubric_cli.experiment.opened import Experiment
 from autorubric_cli.labels.overlay import experiment_overlay
 from autorubric_cli.report.fold import ReportFold
@@ -33,8 +33,6 @@ from autorubric_cli.report.render_stats import (
 )
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 from autorubric_cli.validate.result import ValidateResult
-
-REPORT_HTML = "report.html"
 
 
 def judge_rows(report: Report) -> list[tuple[JudgeSummary, int]]:

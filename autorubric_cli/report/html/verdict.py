@@ -56,12 +56,33 @@ class Headline:
     state: Literal["passed", "failed", "none"]
     title: str
     checks: list[tuple[bool, str]]  # (passed, the check in words), failed checks first
+    note: str = ""  # where the checks come from (`backticks` shown as code)
 
 
-def gate_headline(gate: GateResult | CompareGate | None) -> Headline:
-    """The verdict the page opens with."""
+NO_REPORT_GATE = "The rubric sets no `gate:`, so nothing here passes or fails a CI job."
+NO_COMPARE_GATE = (
+    "No gate on this comparison: it passes or fails a CI job only with `--max-drop X` or "
+    "`--fail-on-regression`. The rubric's `gate:` checks each run in its own report."
+)
+
+
+def compare_gate_note(gate: CompareGate) -> str:
+    """Which flags the comparison's checks come from (never the rubric's `gate:`)."""
+    flags = sorted({_flag(c) for c in gate.checks})
+    return (
+        f"Checks from {' and '.join(flags)}; the rubric's `gate:` checks each run in its own "
+        "report."
+    )
+
+
+def _flag(check: GateCheckResult | RegressionCheck) -> str:
+    return "`--fail-on-regression`" if isinstance(check, RegressionCheck) else "`--max-drop`"
+
+
+def gate_headline(gate: GateResult | CompareGate | None, compare: bool = False) -> Headline:
+    """The verdict the page opens with; `compare`: the compare page's (its gate is the flags')."""
     if gate is None:
-        return Headline("none", "No gate", [])
+        return Headline("none", "No gate", [], NO_COMPARE_GATE if compare else NO_REPORT_GATE)
     checks: list[GateCheckResult | RegressionCheck] = sorted(gate.checks, key=lambda c: c.passed)
     failed = sum(1 for c in checks if not c.passed)
     if gate.passed:
@@ -69,7 +90,8 @@ def gate_headline(gate: GateResult | CompareGate | None) -> Headline:
     else:
         title = f"Gate FAILED: {failed} of {len(checks)} checks failed"
     rows = [(c.passed, check_sentence(c)) for c in checks]
-    return Headline("passed" if gate.passed else "failed", title, rows)
+    note = compare_gate_note(gate) if isinstance(gate, CompareGate) and compare else ""
+    return Headline("passed" if gate.passed else "failed", title, rows, note)
 
 
 def compare_sentence(score: ScoreComparison) -> str:

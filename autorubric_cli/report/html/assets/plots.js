@@ -25,6 +25,8 @@
     plot.quad({ left: { field: "left" }, right: { field: "right" }, top: { field: "count" }, bottom: 0,
       source: source, fill_color: "#4a78b5", line_color: "#ffffff" });
     var top = Math.max.apply(null, spec.count.concat([1]));
+    // counts of items: whole-number ticks only (never 0.5 items), from 0
+    plot.yaxis.ticker = new Bokeh.AdaptiveTicker({ min_interval: 1, num_minor_ticks: 0 });
     if (spec.ci) plot.quad({ left: spec.ci[0], right: spec.ci[1], bottom: 0, top: top, fill_color: "orange", fill_alpha: 0.2, line_alpha: 0 });
     if (spec.mean !== null && spec.mean !== undefined) plot.line({ x: [spec.mean, spec.mean], y: [0, top], line_color: "orange", line_width: 2 });
     hover(plot, [["score", "@left{0.00}–@right{0.00}"], ["items", "@count"]]);
@@ -49,7 +51,11 @@
         ys.push(row); xs.push(col); colors.push(spec.colors[i][j]); text.push(spec.text[i][j]); ink.push(spec.ink[i][j]);
       });
     });
-    var plot = base(spec, 110 + 44 * spec.rows.length, { x_range: spec.cols, y_range: spec.rows.slice().reverse() });
+    // x labels are rotated by 0.6 rad: leave room below and, for the first one, to the left
+    var longest = Math.max.apply(null, spec.cols.map(function (c) { return String(c).length; }).concat([1]));
+    var drop = Math.ceil(Math.sin(0.6) * longest * 7), reach = Math.ceil(Math.cos(0.6) * longest * 7);
+    var plot = base(spec, 110 + 44 * spec.rows.length + drop, { x_range: spec.cols, y_range: spec.rows.slice().reverse(),
+      min_border_left: reach, min_border_bottom: drop + 40 });
     var source = new Bokeh.ColumnDataSource({ data: { x: xs, y: ys, c: colors, t: text, k: ink } });
     plot.rect({ x: { field: "x" }, y: { field: "y" }, width: 1, height: 1, fill_color: { field: "c" }, line_color: "#ffffff", source: source });
     plot.text({ x: { field: "x" }, y: { field: "y" }, text: { field: "t" }, text_align: "center", text_baseline: "middle", text_font_size: "11px", text_color: { field: "k" }, source: source });
