@@ -18,9 +18,9 @@ from .compare import (
     compare_experiments as compare_experiments,
 )
 from .compare import compare_result as compare_result
-from .html.calibrate_page import render_calibration_html as render_calibration_html
 from .fit import build_table as build_table
 from .fit import print_fitted as print_fitted
+from .html.calibrate_page import render_calibration_html as render_calibration_html
 from .html.compare_page import render_compare_html as render_compare_html
 from .html.label_page import write_label_html as write_label_html
 from .html.page import write_report_html as write_report_html
