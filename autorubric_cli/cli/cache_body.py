@@ -59,7 +59,7 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
     console.print(
         f"calls {calls['total']:,}: {calls['cached']:,} from the cache, {calls['to_send']:,} to "
         f"send · prompt tokens {bill['prompt_tokens']:,} · completion tokens "
-        f"~{bill['completion_tokens_estimate']:,} · cost ~{report.fmt_cost(bill['cost_estimate'])}"
+        f"~{bill['completion_tokens_estimate']:,} · cost ~{report.dollars(bill['cost_estimate'])}"
     )
     return 0
 
@@ -73,7 +73,7 @@ def _bill_cells(row: dict[str, Any], judge: str, criterion: str) -> list[str]:
         f"{row['calls'] - row['cached']:,}",
         f"{row['prompt_tokens']:,}",
         f"{row['completion_tokens_estimate']:,}",
-        report.fmt_cost(row["cost_estimate"]),
+        report.dollars(row["cost_estimate"]),
     ]
 
 
