@@ -30,6 +30,7 @@ def number(value: Any, digits: int = 3, *, signed: bool = False) -> str:
     if isinstance(value, int):
         return f"{value:+,}" if signed else f"{value:,}"
     if isinstance(value, float):
+        value = value if round(value, digits) else 0.0  # never `-0.000`
         return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
     return str(value)
 
