@@ -205,9 +205,9 @@ def test_without_labels_there_is_no_section(experiments: tuple[Path, Path]) -> N
 
 
 def test_the_docs_show_what_their_example_prints(tmp_path: Path) -> None:
-    """docs/labels.md's example: its label files, imported into the demo, print the section
+    """docs/guides/labels.md's example: its label files, imported into the demo, print the section
     the page shows (its `text` block is not run by tests/docs)."""
-    blocks = page_blocks(ROOT / "docs" / "labels.md")
+    blocks = page_blocks(ROOT / "docs" / "guides" / "labels.md")
     files = []
     for block in blocks:
         if block.lang == "jsonl" and "file" in block.notes:
