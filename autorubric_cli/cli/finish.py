@@ -178,7 +178,7 @@ def render(built: Report, fmt: str, opened: Experiment) -> None:
         )
         criteria = [c.name for c in opened.rubric.criteria]
         judges = [j.judge_id for j in opened.rubric.grader.judges]
-        sys.stdout.write(report.render_csv(records, criteria, judges, simulated=built.simulated))
+        sys.stdout.write(report.render_csv(records, criteria, judges))
     else:
         report.render_tables(built, wide_console(), str(opened.directory))
 

@@ -115,7 +115,7 @@ def header(criterion: CriterionValidation) -> str:
 
 def render_validation(result: ValidateResult, console: Console) -> None:
     if result.simulated:
-        console.print("[yellow]Judge ratings come from SIMULATED judges.[/]")
+        console.print(f"[yellow]{report.SIMULATED_NOTE}[/]", highlight=False)
     for criterion in result.criteria:
         console.print(header(criterion))
         console.print(judge_table(criterion, "Forced-choice definitions", report.FC_COLUMNS))

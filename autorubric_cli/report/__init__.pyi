@@ -16,6 +16,7 @@ from .compare import (
     compare_experiments as compare_experiments,
 )
 from .compare import compare_result as compare_result
+from .formats import SIMULATED_NOTE as SIMULATED_NOTE
 from .formats import dollars as dollars
 from .formats import number as number
 from .html.compare_page import render_compare_html as render_compare_html

@@ -109,11 +109,9 @@ def _md_human_labels(section: HumanLabelsSection) -> list[str]:
     return lines
 
 
-def render_csv(
-    records: Iterable[ItemRecord], criteria: list[str], judges: list[str], *, simulated: bool
-) -> str:
+def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[str]) -> str:
     """One row per item; figures at full precision, empty when undefined; the `simulated`
-    column says on every row whether the judges were simulated."""
+    column says on every row whether simulated judges graded the item."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
@@ -136,7 +134,7 @@ def render_csv(
                 *outcomes,
                 *(exact(r.judge_scores.get(j)) for j in judges),
                 *(exact(r.cost), f"{r.duration_s:.3f}", r.error or ""),
-                "true" if simulated else "false",
+                "true" if r.simulated else "false",
             ]
         )
     return out.getvalue()

@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from autorubric_cli.report.formats import (
     AGREEING_PAIRS,
+    SIMULATED_NOTE,
     WITH_OUTCOME,
     arrow,
     dollars,
@@ -38,6 +39,7 @@ def environment() -> Environment:
     env.filters.update(arrow=arrow, script_json=script_json, code=inline_code)
     env.globals.update(gate_headline=gate_headline, compare_sentence=compare_sentence)
     env.globals.update(WITH_OUTCOME=WITH_OUTCOME, AGREEING_PAIRS=AGREEING_PAIRS)
+    env.globals.update(SIMULATED_NOTE=SIMULATED_NOTE)
     return env
 
 
