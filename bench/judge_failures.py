@@ -10,7 +10,7 @@ The test suite runs the same scenarios scaled down (tests/experiment/test_engine
 
     python -m bench.judge_failures [--items 2000] [--die-after 300] [--transport auto]
 
-`--transport` sets the judge's `transport` (docs/transports.md); under `auto` this `openai/`
+`--transport` sets the judge's `transport` (docs/guides/transports.md); under `auto` this `openai/`
 judge with an `api_base` is native.
 """
 

@@ -14,7 +14,7 @@ alone, measured without the network's and litellm's noise.
 A third pass measures the ceiling: a server with 0 ms latency, concurrency 64 (`--ceiling-*`),
 calls/s and CPU/call, interleaved run by run, for: a bare aiohttp + orjson loop (one session,
 the floor of any Python client), bare `litellm.acompletion`, ours over the native transport
-(target <= 1.2 ms CPU/call, docs/transports.md) and ours over litellm.
+(target <= 1.2 ms CPU/call, docs/guides/transports.md) and ours over litellm.
 A fourth measures the same ceiling with the litellm calls in `--workers` judge worker
 processes (judges/transports/workers.py; default: one per core), CPU of this process and the
 workers.

@@ -4,7 +4,7 @@ Default: 1,000 items x 3 criteria x 1 judge, server latency 100 ms, concurrency 
 Ideal = calls x latency / concurrency = 3,000 x 0.1 / 16 = 18.75 s; target >= 0.87 of ideal.
 Prints the grading time measured in-process (what the engine adds) and the whole CLI command
 (including interpreter start-up and imports), median of --runs runs. The judge is `openai/` with
-an `api_base`, so `transport: auto` picks the native transport (docs/transports.md);
+an `api_base`, so `transport: auto` picks the native transport (docs/guides/transports.md);
 `--transport litellm` measures the same workload through litellm. It also prints how many judge
 worker processes `workers: auto` started, and how soon after the command starts its first
 request reaches the server (a one-item run, median of --runs).

@@ -49,7 +49,7 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
     console.print(
         f"calls {calls['total']:,}: {calls['cached']:,} from the cache, {calls['to_send']:,} to "
         f"send · prompt tokens {bill['prompt_tokens']:,} · completion tokens "
-        f"~{bill['completion_tokens_estimate']:,} · cost ~{report.fmt_cost(bill['cost_estimate'])}"
+        f"~{bill['completion_tokens_estimate']:,} · cost ~{report.dollars(bill['cost_estimate'])}"
     )
     if "cascade" in bill:
         console.print(cascade_bill_line(bill["cascade"]))
@@ -59,15 +59,15 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
 def cascade_bill_line(block: dict[str, Any]) -> str:
     """What a cascade costs: at the given escalation rate, or between its bounds."""
     low, high = (
-        report.fmt_cost(block["cost_estimate_min"]),
-        report.fmt_cost(block["cost_estimate_max"]),
+        report.dollars(block["cost_estimate_min"]),
+        report.dollars(block["cost_estimate_max"]),
     )
     bounds = f"from ~{low} (nothing escalated) to ~{high} (everything escalated)"
     rate = block["escalation_rate"]
     if rate is None:
         return f"cascade: {bounds}; give --escalation-rate R for one figure"
     return (
-        f"cascade at escalation rate {rate:g}: ~{report.fmt_cost(block['cost_estimate'])}, {bounds}"
+        f"cascade at escalation rate {rate:g}: ~{report.dollars(block['cost_estimate'])}, {bounds}"
     )
 
 
@@ -80,7 +80,7 @@ def _bill_cells(row: dict[str, Any], judge: str, criterion: str) -> list[str]:
         f"{row['calls'] - row['cached']:,}",
         f"{row['prompt_tokens']:,}",
         f"{row['completion_tokens_estimate']:,}",
-        report.fmt_cost(row["cost_estimate"]),
+        report.dollars(row["cost_estimate"]),
     ]
 
 

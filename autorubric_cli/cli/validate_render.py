@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
@@ -37,17 +37,9 @@ CODES = {
 SWEEP_PICKS = ("hit_rate", "jsd", "coverage", "mse", "decision_consistency")
 
 
-def fmt_value(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
 def marked(criterion: CriterionValidation, judge: str, metric: str) -> str:
     """The value, starred and bold when the judge is (tied) best for the metric."""
-    text = fmt_value(getattr(criterion.judges[judge], metric))  # metric: a column's field name
+    text = report.number(getattr(criterion.judges[judge], metric))  # metric: a column's field name
     if judge in criterion.best_tied.get(metric, []):
         return f"[bold green]{text} *[/]"
     return text
@@ -109,7 +101,7 @@ def sweep_table(criterion: CriterionValidation) -> Table:
         table.add_column(f"C {judge}", justify="right")
     for row in criterion.beta_sweep:
         picks = [str(row.best[m] or "n/a") for m in SWEEP_PICKS]
-        consistency = [fmt_value(row.decision_consistency[j]) for j in judges]
+        consistency = [report.number(row.decision_consistency[j]) for j in judges]
         table.add_row(f"{row.beta:g}", *picks, *consistency)
     return table
 
@@ -128,7 +120,7 @@ def header(criterion: CriterionValidation) -> str:
 
 def render_validation(result: ValidateResult, console: Console) -> None:
     if result.simulated:
-        console.print("[yellow]Judge ratings come from SIMULATED judges.[/]")
+        console.print(f"[yellow]{report.SIMULATED_NOTE}[/]", highlight=False)
     for criterion in result.criteria:
         console.print(header(criterion))
         for title, columns in JUDGE_TABLES:

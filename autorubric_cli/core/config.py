@@ -145,7 +145,8 @@ class JudgeSpec(Strict):
     batch: bool | None = None  # SPEC §11: this judge through the batch API; None: grader's
     prompt_caching: PromptCaching = "auto"  # provider prompt caching of an item's shared prefix
     cache_ttl: CacheTTL = "5m"  # Anthropic cache breakpoints: 5-minute (default) or 1-hour TTL
-    transport: Transport = "auto"  # docs/transports.md: native OpenAI-compatible client or litellm
+    # docs/guides/transports.md: the native OpenAI-compatible client or litellm
+    transport: Transport = "auto"
 
     @field_validator("weight")
     @classmethod
@@ -181,7 +182,7 @@ class JudgeSpec(Strict):
     @model_validator(mode="after")
     def _native_is_possible(self) -> JudgeSpec:
         """`transport: native` speaks only OpenAI chat completions, to an explicit endpoint, and
-        sends thinking only as an effort level (docs/transports.md)."""
+        sends thinking only as an effort level (docs/guides/transports.md)."""
         if self.transport != "native":
             return self
         if not self.model.startswith(NATIVE_PREFIXES):

@@ -46,7 +46,8 @@ class Vote(Record):
     cached: bool = False  # served by the call cache: usage/cost are the original call's (§9)
     billed_with: str | None = None  # per-item call (§10): the criterion whose vote carries it
     # USD the provider's prompt cache saved on this vote's paid calls: their cost with no cached
-    # tokens minus what was billed (negative for a call that only wrote the cache); docs/cost.md
+    # tokens minus what was billed (negative for a call that only wrote the cache);
+    # docs/guides/prompt-caching.md
     prompt_cache_saved: float | None = None
     # judge cascades (docs/guides/cascades.md): which stage asked; absent outside a cascade
     stage: Literal["first", "then"] | None = Field(None, exclude_if=lambda v: v is None)

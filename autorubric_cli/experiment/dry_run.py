@@ -14,7 +14,7 @@ created or written). Calls the cache would not serve are billed:
 Re-asks and retries are not in the bill: it counts first attempts. With `llm_calls: per_item`
 it bills one call per (item, judge, sample), on the line of the first criterion it asks for.
 
-Provider prompt caching (docs/cost.md): when an item's calls to a judge share a cached prefix
+Prompt caching (docs/guides/prompt-caching.md): when an item's calls to a judge share a prefix
 (the run's own rule, `prompt_caching.shares_prefix`), the first call sent is billed as writing
 the prefix (Anthropic: at the cache-write price; implicit providers: at the input price) and
 every other one as reading it (the cache-read price), with litellm's prices for both.

@@ -1,4 +1,4 @@
-"""Provider prompt caching of an item's shared prefix (docs/cost.md).
+"""Provider prompt caching of an item's shared prefix (docs/guides/prompt-caching.md).
 
 Per-criterion calls for one item start with the same bytes (`prompts.shared_prefix`). Providers
 bill a prefix read from their cache at a fraction of the input price, in one of two ways:

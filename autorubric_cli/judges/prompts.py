@@ -5,7 +5,7 @@ text, anything that would open or close one of those tags is neutralised (`<` be
 so a submission cannot end its own block early and pass for instructions. The scheme uses no
 random delimiter, so the same input always gives the same prompt (pinned by golden tests).
 
-Provider prompt caching (docs/cost.md): the system prompt is the same for every criterion kind
+Prompt caching (docs/guides/prompt-caching.md): the system prompt is one for every criterion kind
 and elicitation, and the user message starts with the item's shared prefix (guidelines, query,
 reference, submission) and ends with the criterion suffix (criterion, its few-shot examples,
 options, the question and the reply fields to fill). The prefix is byte-identical across an

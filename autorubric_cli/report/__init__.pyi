@@ -21,6 +21,9 @@ from .compare import compare_result as compare_result
 from .fit import build_table as build_table
 from .fit import print_fitted as print_fitted
 from .html.calibrate_page import render_calibration_html as render_calibration_html
+from .formats import SIMULATED_NOTE as SIMULATED_NOTE
+from .formats import dollars as dollars
+from .formats import number as number
 from .html.compare_page import render_compare_html as render_compare_html
 from .html.label_page import write_label_html as write_label_html
 from .html.page import write_report_html as write_report_html
@@ -31,7 +34,6 @@ from .render_compare import compare_junit_suite as compare_junit_suite
 from .render_compare import render_compare_junit as render_compare_junit
 from .render_compare import render_compare_markdown as render_compare_markdown
 from .render_compare import render_compare_table as render_compare_table
-from .render_table import fmt_cost as fmt_cost
 from .render_table import name_column as name_column
 from .render_table import render_compact as render_compact
 from .render_table import render_tables as render_tables

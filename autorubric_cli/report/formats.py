@@ -1,7 +1,74 @@
-"""How the text renderers write a figure: three decimals, `n/a` when undefined (never 0)."""
+"""How every human-readable output (table, Markdown, JUnit, HTML) writes a figure, and the words
+they share: one function per kind of figure, `n/a` for an undefined one (never 0, `-` or None).
+
+The JSON and CSV outputs are data: they keep full precision (`exact`), and CSV leaves an
+undefined figure empty. See docs/guides/reports.md, "One vocabulary".
+"""
 
 from __future__ import annotations
 
+import math
+from typing import Any
 
-def number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+UNDEFINED = "n/a"
+PASSED = "PASSED"
+FAILED = "FAILED"
+ARROW = "→"  # a move between outcomes (`MET→UNMET`), a base and a new experiment
+WITH_OUTCOME = "judges w/ outcome"  # a criterion's `agreement`: judges whose answer won
+AGREEING_PAIRS = "agreeing pairs"  # `percent_agreement`: pairs of judges answering alike
+SIMULATED_NOTE = "These results come from SIMULATED judges, not real models."
+SIMULATED_TAG = "simulated judges"
+
+
+def number(value: Any, digits: int = 3, *, signed: bool = False) -> str:
+    """A figure: a whole number with thousands separators, a fraction with `digits` decimals
+    (and its sign when `signed`), `n/a` when undefined (None or NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return UNDEFINED
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:+,}" if signed else f"{value:,}"
+    if isinstance(value, float):
+        value = value if round(value, digits) else 0.0  # never `-0.000`
+        return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return str(value)
+
+
+def interval(ci: Any, *, signed: bool = False) -> str:
+    """A 95% interval as `[low, high]`; `n/a` when there is none."""
+    if not ci:
+        return UNDEFINED
+    return f"[{number(ci[0], signed=signed)}, {number(ci[1], signed=signed)}]"
+
+
+def dollars(value: float | None) -> str:
+    """Dollars to four decimals; `n/a` when unpriced (never $0)."""
+    return UNDEFINED if value is None else "$" + number(float(value), 4)
+
+
+def p_value(value: float | None) -> str:
+    """A p-value: three decimals, or scientific notation below 0.001."""
+    if value is None:
+        return UNDEFINED
+    return f"{value:.2e}" if value < 1e-3 else number(float(value))
+
+
+def gate_word(passed: bool) -> str:
+    """A gate or one of its checks: PASSED or FAILED, in every format."""
+    return PASSED if passed else FAILED
+
+
+def arrow(move: str) -> str:
+    """A JSON transition key (`MET->UNMET`) as the outputs write it (`MET→UNMET`)."""
+    return move.replace("->", ARROW)
+
+
+def plural(count: int, word: str) -> str:
+    """`1 rater`, `2 raters`."""
+    return f"{number(count)} {word}{'' if count == 1 else 's'}"
+
+
+def exact(value: float | None) -> str:
+    """A figure for a data file (CSV): full precision, empty when undefined."""
+    return "" if value is None else repr(value)

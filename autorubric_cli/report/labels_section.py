@@ -30,7 +30,7 @@ from autorubric_cli.metrics import (
 )
 from autorubric_cli.metrics.agreement import AlphaLevel
 from autorubric_cli.report.fold import label_code, option_labels, option_values
-from autorubric_cli.report.formats import number
+from autorubric_cli.report.formats import AGREEING_PAIRS, interval, number, plural
 from autorubric_cli.report.metrics_section import (
     CriterionLabels,
     figure_value,
@@ -106,18 +106,21 @@ def _with_ci(block: CriterionMetrics, key: str) -> str:
     """The figure (a field of the block's kind) with its interval."""
     ci = block.ci95.get(key)
     text = number(getattr(block, key, None))
-    return text if not ci else f"{text} [{ci[0]:.2f}, {ci[1]:.2f}]"
+    return text if not ci else f"{text} {interval(ci)}"
 
 
 HUMAN_LABELS = "Human labels"
-RATER_COLUMNS = ("criterion", "items (2+ raters)", "Kripp. α (raters)", "agreement")
+RATER_COLUMNS = ("criterion", "items (2+ raters)", "Kripp. α (raters)", AGREEING_PAIRS)
 JUDGES_VS_LABELS = "Judges against the human labels: accuracy [95% CI]"
 
 
 def raters_summary(section: HumanLabelsSection) -> str:
     """Who labelled, how many items have how many raters, and the ground truth chosen."""
-    counts = ", ".join(f"{n} rater(s): {k} items" for n, k in section.items_by_raters.items())
-    raters = f"{len(section.raters)} raters ({', '.join(section.raters)})"
+    counts = ", ".join(
+        f"{plural(int(n), 'rater')}: {plural(k, 'item')}"
+        for n, k in section.items_by_raters.items()
+    )
+    raters = f"{plural(len(section.raters), 'rater')} ({', '.join(section.raters)})"
     return f"{raters}; {counts}; ground truth: {section.ground_truth}"
 
 
@@ -126,7 +129,7 @@ def rater_rows(section: HumanLabelsSection) -> list[list[str]]:
     return [
         [
             rated.name,
-            str(rated.n_items),
+            number(rated.n_items),
             number(rated.krippendorff_alpha),
             number(rated.percent_agreement),
         ]

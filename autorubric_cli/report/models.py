@@ -71,7 +71,8 @@ class JudgeSummary(Block):
     cached: int
     usage_saved: dict[str, int]
     cost_saved: float | None
-    prompt_cache_saved: float | None  # USD the provider's prompt cache saved (docs/cost.md)
+    # USD the provider's prompt cache saved (docs/guides/prompt-caching.md)
+    prompt_cache_saved: float | None
 
 
 class CriterionAgreement(Block):

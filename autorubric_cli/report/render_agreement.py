@@ -7,12 +7,12 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 
-from autorubric_cli.report.formats import number
+from autorubric_cli.report.formats import AGREEING_PAIRS, number
 from autorubric_cli.report.models import AgreementSection, CriterionAgreement
 
-HEADERS = ("items", "agreeing pairs", "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
-AGREEING_PAIRS = (
-    "agreeing pairs: the share of pairs of judges that gave an item the same answer, mean "
+HEADERS = ("items", AGREEING_PAIRS, "Fleiss κ", "Scott's π", "Gwet AC1", "Kripp. α")
+AGREEING_PAIRS_CAPTION = (
+    f"{AGREEING_PAIRS}: the share of pairs of judges that gave an item the same answer, mean "
     "over items"
 )
 
@@ -29,14 +29,14 @@ def agreement_table(section: AgreementSection) -> Group:
 
 def coefficients_table(section: AgreementSection) -> Table:
     """Per-criterion inter-judge agreement."""
-    caption = f"{AGREEING_PAIRS} (mean over criteria: {number(section.mean_agreement)})"
+    caption = f"{AGREEING_PAIRS_CAPTION} (mean over criteria: {number(section.mean_agreement)})"
     table = Table(title="Agreement between judges", caption=caption)
     table.add_column("criterion", no_wrap=True)
     for header in HEADERS:
         table.add_column(header, justify="right")
     for c in section.criteria:
         figures = [number(v) for v in coefficients(c)]
-        table.add_row(c.name, str(c.n_items), *figures)
+        table.add_row(c.name, number(c.n_items), *figures)
     return table
 
 
@@ -47,5 +47,5 @@ def pairwise_kappa_table(section: AgreementSection) -> Table:
     table.add_column("judges κ", overflow="fold")
     for c in section.criteria:
         pairs = "\n".join(f"{k} {number(v)}" for k, v in c.pairwise_cohen_kappa.items())
-        table.add_row(c.name, pairs or "n/a")
+        table.add_row(c.name, pairs or number(None))
     return table

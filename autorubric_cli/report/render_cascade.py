@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from autorubric_cli.report.formats import UNDEFINED, dollars
 from autorubric_cli.report.models_cascade import CascadeSection
 
 HEADER = ["stage", "judges", "votes", "calls", "cached", "error votes", "cost", "cost saved"]
@@ -11,12 +12,8 @@ ESCALATION_HEADER = ["criterion", "escalated", "graded", "escalation rate"]
 TEXT_COLUMNS = ("stage", "judges", "criterion")
 
 
-def dollars(value: float | None) -> str:
-    return "n/a" if value is None else f"${value:.4f}"
-
-
 def share(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
+    return UNDEFINED if value is None else f"{value:.1%}"
 
 
 def cascade_rows(section: CascadeSection) -> list[list[str]]:

@@ -12,6 +12,8 @@ from rich.table import Table
 
 from autorubric_cli.report.compare_power import power_line
 from autorubric_cli.report.fit import build_table, print_fitted
+from autorubric_cli.report.formats import ARROW, arrow, gate_word, interval, number, p_value
+from autorubric_cli.report.gate_text import check_name, check_sentence
 from autorubric_cli.report.models import GateCheckResult
 from autorubric_cli.report.models_compare import (
     CompareCheck,
@@ -22,21 +24,14 @@ from autorubric_cli.report.models_compare import (
     UncomparedCriterion,
 )
 from autorubric_cli.report.render_stats import compare_interval_line
-from autorubric_cli.report.render_table import fmt, fmt_ci
 from autorubric_cli.report.render_text import _md_table
 
 MARKDOWN_MOVED = 5
 CLASSNAME = "autorubric.compare"
 
 
-def fmt_signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.3f}"
-
-
-def fmt_p(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
+def signed(value: float | None) -> str:
+    return number(value, signed=True)
 
 
 def verdict(result: CompareResult) -> str:
@@ -47,26 +42,26 @@ def verdict(result: CompareResult) -> str:
         return "no paired items: nothing to compare"
     direction = "better" if diff > 0 else "worse" if diff < 0 else "unchanged"
     if p is None:
-        return f"NEW is {direction} (diff {fmt_signed(diff)}); {score.undefined['p_value']}"
+        return f"NEW is {direction} (diff {signed(diff)}); {score.undefined['p_value']}"
     significant = "significant" if p < 0.05 else "not significant"
-    return f"NEW is {direction} (diff {fmt_signed(diff)}, Wilcoxon p = {fmt_p(p)}: {significant})"
+    return f"NEW is {direction} (diff {signed(diff)}, Wilcoxon p = {p_value(p)}: {significant})"
 
 
 def title(result: CompareResult) -> str:
-    return f"autorubric compare · {result.base.experiment} → {result.new.experiment}"
+    return f"autorubric compare · {result.base.experiment} {ARROW} {result.new.experiment}"
 
 
 def score_row(result: CompareResult) -> list[str]:
     s = result.score
     return [
-        str(result.items.paired),
-        fmt(s.base_mean),
-        fmt(s.new_mean),
-        fmt_signed(s.diff),
-        fmt_ci(s.ci95),
-        fmt_p(s.p_value),
-        fmt_p(s.p_value_sign),
-        f"{s.improved}/{s.regressed}/{s.unchanged}",
+        number(result.items.paired),
+        number(s.base_mean),
+        number(s.new_mean),
+        signed(s.diff),
+        interval(s.ci95),
+        p_value(s.p_value),
+        p_value(s.p_value_sign),
+        f"{number(s.improved)}/{number(s.regressed)}/{number(s.unchanged)}",
     ]
 
 
@@ -85,30 +80,30 @@ def only_tag(only: str | None) -> str:
 
 
 def criterion_row(c: CriterionComparison | UncomparedCriterion) -> list[str]:
-    moves = ", ".join(f"{k} {v}" for k, v in c.transitions.items() if v)
+    moves = ", ".join(f"{arrow(k)} {number(v)}" for k, v in c.transitions.items() if v)
     only = c.only if isinstance(c, UncomparedCriterion) else None
     return [
         c.name + only_tag(only),
         c.kind,
-        str(c.n),
-        fmt(c.base),
-        fmt(c.new),
-        fmt_signed(c.diff),
+        number(c.n),
+        number(c.base),
+        number(c.new),
+        signed(c.diff),
         c.test or "n/a",
-        fmt_p(c.p_value),
-        fmt_p(c.p_adjusted),
+        p_value(c.p_value),
+        p_value(c.p_adjusted),
         moves or "none",
     ]
 
 
 def judge_row(j: JudgeComparison) -> list[str]:
     name = j.id + only_tag(j.only)
-    return [name, str(j.n), fmt(j.base_mean), fmt(j.new_mean), fmt_signed(j.diff)]
+    return [name, number(j.n), number(j.base_mean), number(j.new_mean), signed(j.diff)]
 
 
 def moved_row(m: MovedItem) -> list[str]:
-    flips = ", ".join(f"{f.criterion}: {f.base}→{f.new}" for f in m.flips)
-    return [m.id, fmt(m.base), fmt(m.new), fmt_signed(m.diff), flips or "none"]
+    flips = ", ".join(f"{f.criterion}: {f.base} {ARROW} {f.new}" for f in m.flips)
+    return [m.id, number(m.base), number(m.new), signed(m.diff), flips or "none"]
 
 
 def bound(check: CompareCheck) -> float | None:
@@ -124,9 +119,9 @@ def gate_rows(result: CompareResult) -> list[list[str]]:
     return [
         [
             c.metric,
-            fmt(bound(c)),
-            fmt(c.value),
-            "PASSED" if c.passed else "FAILED",
+            number(bound(c)),
+            number(c.value),
+            gate_word(c.passed),
             c.reason or "",
         ]
         for c in checks(result)
@@ -161,7 +156,7 @@ def render_compare_table(result: CompareResult, console: Console) -> None:
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", markup=True, highlight=False)
     if result.gate is not None:
-        heading = f"Gate: {'PASSED' if result.gate.passed else 'FAILED'}"
+        heading = f"Gate: {gate_word(result.gate.passed)}"
         print_fitted(console, _rich(heading, GATE_COLUMNS, gate_rows(result)))
 
 
@@ -180,7 +175,7 @@ def render_compare_markdown(result: CompareResult) -> str:
     if result.warnings:
         lines += ["", "### Warnings", "", *(f"- {w}" for w in result.warnings)]
     if result.gate is not None:
-        lines += ["", f"### Gate: {'PASSED' if result.gate.passed else 'FAILED'}", ""]
+        lines += ["", f"### Gate: {gate_word(result.gate.passed)}", ""]
         lines += _md_table(GATE_COLUMNS, gate_rows(result))
     return "\n".join(lines) + "\n"
 
@@ -191,11 +186,10 @@ def compare_junit_suite(result: CompareResult) -> ET.Element:
     suite = ET.Element("testsuite", name=name)
     failures = 0
     for check in checks(result):
-        case = ET.SubElement(suite, "testcase", classname=CLASSNAME, name=check.metric)
+        case = ET.SubElement(suite, "testcase", classname=CLASSNAME, name=check_name(check))
         if not check.passed:
             failures += 1
-            detail = check.model_dump(exclude={"metric", "passed"})  # the check's other keys
-            ET.SubElement(case, "failure", message=f"{check.metric}: {detail}")
+            ET.SubElement(case, "failure", message=check_sentence(check))
     if len(suite) == 0:
         ET.SubElement(suite, "testcase", classname=CLASSNAME, name="compare")
     suite.set("tests", str(len(suite)))

@@ -5,11 +5,10 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 
-from autorubric_cli.report.formats import number
+from autorubric_cli.report.formats import interval, number
 from autorubric_cli.report.metrics_section import ENSEMBLE
 from autorubric_cli.report.models import CriterionMetrics, GroundTruthSection, ScoreMetrics
 
-NOT_APPLICABLE = "-"
 CRITERION_COLUMNS = (
     ("Accuracy", "accuracy"),
     ("Kappa", "cohen_kappa"),
@@ -28,12 +27,10 @@ def has_figure(block: CriterionMetrics | ScoreMetrics, key: str) -> bool:
 
 
 def _cell(block: CriterionMetrics | ScoreMetrics, key: str) -> str:
-    """The figure with its interval; "n/a" when undefined, "-" when not applicable."""
-    if not has_figure(block, key):
-        return NOT_APPLICABLE
-    text = number(getattr(block, key))
-    interval = block.ci95.get(key)
-    return f"{text} [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else text
+    """The figure with its interval; `n/a` when undefined or when the kind has no such figure."""
+    text = number(getattr(block, key)) if has_figure(block, key) else number(None)
+    ci = block.ci95.get(key)
+    return f"{text} {interval(ci)}" if ci else text
 
 
 def _overall_caption(section: GroundTruthSection) -> str:
@@ -43,7 +40,7 @@ def _overall_caption(section: GroundTruthSection) -> str:
         f"macro acc {number(overall.macro_accuracy)} · "
         f"mean kappa {number(overall.mean_kappa)} · "
         f"score r {_cell(score, 'pearson')}, RMSE {_cell(score, 'rmse')}, "
-        f"bias {number(score.bias)} (n={score.n})"
+        f"bias {number(score.bias)} (n={number(score.n)})"
     )
 
 
@@ -66,7 +63,7 @@ def _ensemble_tables(section: GroundTruthSection) -> list[Table]:
             table.add_column(header, justify="left" if header == "Kind" else "right")
         for c in criteria:
             cells = [_cell(c, key) for _, key in columns]
-            table.add_row(c.name, c.kind, str(c.n), *cells)
+            table.add_row(c.name, c.kind, number(c.n), *cells)
         tables.append(table)
     tables[0].caption = _overall_caption(section)
     return tables
@@ -88,7 +85,7 @@ def _judges_table(section: GroundTruthSection) -> Table:
             _cell(score, "pearson"),
             _cell(score, "rmse"),
             number(score.bias),
-            str(score.n),
+            number(score.n),
         )
     return table
 

@@ -3,7 +3,7 @@ and on how many clusters it rests, what a comparison could detect, and the judge
 
 from __future__ import annotations
 
-from autorubric_cli.report.formatting import fmt, fmt_ci
+from autorubric_cli.report.formats import UNDEFINED, interval, number, p_value
 from autorubric_cli.report.models import CriterionSummary, Report, ScoreSummary
 from autorubric_cli.report.models_compare import CompareResult
 from autorubric_cli.report.models_stats import JudgeBias, LengthCorrelation
@@ -15,12 +15,6 @@ BIAS_COLUMNS = [
 BIAS_TITLE = "Judge bias"
 
 
-def fmt_p(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
-
-
 def shown_ci(score: ScoreSummary) -> list[float] | None:
     """The interval the tables show: the clustered one where it exists."""
     return score.clustered.ci95 if score.clustered is not None else score.ci95
@@ -28,20 +22,20 @@ def shown_ci(score: ScoreSummary) -> list[float] | None:
 
 def interval_note(score: ScoreSummary) -> str:
     """Which 95% interval the summary shows, and what it rests on."""
-    se = f"se {fmt(score.se, 4)}"
+    se = f"se {number(score.se, 4)}"
     if score.clustered is None:
         return f"95% CI: bootstrap over {score.n} items ({se}, items independent)"
     c = score.clustered
     return (
-        f"95% CI: clustered by {c.key}, {c.clusters} clusters (clustered se {fmt(c.se, 4)}; "
-        f"bootstrap over items, as if independent: {fmt_ci(score.ci95)}, {se})"
+        f"95% CI: clustered by {c.key}, {c.clusters} clusters (clustered se {number(c.se, 4)}; "
+        f"bootstrap over items, as if independent: {interval(score.ci95)}, {se})"
     )
 
 
 def criterion_ci(c: CriterionSummary) -> str:
     if c.clustered is None:
-        return "n/a"
-    return f"{fmt_ci(c.clustered.ci95)} ({c.clustered.clusters} clusters)"
+        return UNDEFINED
+    return f"{interval(c.clustered.ci95)} ({c.clustered.clusters} clusters)"
 
 
 def has_clustered_criteria(report: Report) -> bool:
@@ -50,24 +44,24 @@ def has_clustered_criteria(report: Report) -> bool:
 
 def correlation_cell(figures: LengthCorrelation | None) -> str:
     if figures is None:
-        return "n/a"
-    return f"{fmt(figures.rho)} ({fmt_p(figures.p_value)})"
+        return UNDEFINED
+    return f"{number(figures.rho)} ({p_value(figures.p_value)})"
 
 
 def position_cells(bias: JudgeBias) -> list[str]:
     if bias.position is None:
-        return ["n/a", "n/a"]
+        return [UNDEFINED, UNDEFINED]
     pooled = bias.position.pooled
     flag = " FLAGGED" if bias.position.flagged else ""
     return [
-        f"{fmt(pooled.first_rate)} ({fmt(pooled.first_expected)})",
-        f"{fmt_p(pooled.p_value)}{flag}",
+        f"{number(pooled.first_rate)} ({number(pooled.first_expected)})",
+        f"{p_value(pooled.p_value)}{flag}",
     ]
 
 
 def length_cell(bias: JudgeBias) -> str:
     if bias.length is None:
-        return "n/a"
+        return UNDEFINED
     cell = correlation_cell(bias.length)
     if bias.length.beyond_truth is not None:
         cell += f"; beyond labels {correlation_cell(bias.length.beyond_truth)}"
@@ -77,13 +71,13 @@ def length_cell(bias: JudgeBias) -> str:
 def bias_row(judge: str, bias: JudgeBias) -> list[str]:
     consistency = bias.order_consistency
     own = bias.self_preference
-    own_cell = "n/a"
+    own_cell = UNDEFINED
     if own is not None:
-        own_cell = f"{own.difference:+.3f} {fmt_ci(own.ci95)} on {own.n_own} {own.model} items"
+        own_cell = f"{number(own.difference, signed=True)} {interval(own.ci95)} on {own.n_own} {own.model} items"
     return [
         judge,
         *position_cells(bias),
-        "n/a" if consistency is None else f"{fmt(consistency.rate)} of {consistency.pairs} pairs",
+        UNDEFINED if consistency is None else f"{number(consistency.rate)} of {consistency.pairs} pairs",
         length_cell(bias),
         own_cell,
     ]
@@ -107,8 +101,8 @@ def compare_interval_line(result: CompareResult) -> str:
     s = result.score
     c = s.clustered
     if c is None:
-        return f"items treated as independent: se {fmt(s.se_diff, 4)}, mde80 {fmt(s.mde80, 4)}"
+        return f"items treated as independent: se {number(s.se_diff, 4)}, mde80 {number(s.mde80, 4)}"
     return (
-        f"clustered by {c.key}, {c.clusters} clusters: 95% CI {fmt_ci(c.ci95)}, "
-        f"p = {fmt_p(c.p_value)} (normal), se {fmt(c.se, 4)}, mde80 {fmt(c.mde80, 4)}"
+        f"clustered by {c.key}, {c.clusters} clusters: 95% CI {interval(c.ci95)}, "
+        f"p = {p_value(c.p_value)} (normal), se {number(c.se, 4)}, mde80 {number(c.mde80, 4)}"
     )

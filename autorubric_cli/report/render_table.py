@@ -5,7 +5,15 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from autorubric_cli.report.formatting import fmt, fmt_ci
+from autorubric_cli.report.formats import (
+    SIMULATED_NOTE,
+    SIMULATED_TAG,
+    WITH_OUTCOME,
+    dollars,
+    gate_word,
+    interval,
+    number,
+)
 from autorubric_cli.report.labels_section import human_labels_tables
 from autorubric_cli.report.models import GateResult, Report, ScoreSummary
 from autorubric_cli.report.render_agreement import agreement_table
@@ -22,28 +30,21 @@ from autorubric_cli.report.render_stats import (
     shown_ci,
 )
 
-__all__ = ["fmt", "fmt_ci", "fmt_cost", "name_column", "render_compact", "render_tables"]
-
-
-def fmt_cost(value: float | None) -> str:
-    """Dollars; `n/a` when unpriced (never 0)."""
-    return "n/a" if value is None else f"${value:.4f}"
-
 
 def score_cells(score: ScoreSummary) -> list[str]:
     figures = (score.mean, score.median, score.std, score.min, score.max)
-    return [*(fmt(v) for v in figures), fmt_ci(shown_ci(score))]
+    return [*(number(v) for v in figures), interval(shown_ci(score))]
 
 
 def summary_table(report: Report) -> Table:
     title = f"autorubric · {report.experiment} · {report.status}"
     if report.simulated:
-        title += " · SIMULATED JUDGES"
+        title += f" · {SIMULATED_TAG.upper()}"
     table = Table(title=title, caption=interval_note(report.score))
     for column in ("items", "errored", "mean", "median", "std", "min", "max", "95% CI"):
         table.add_column(column, justify="right")
     items = report.items
-    counts = [f"{items.completed}/{items.total}", str(items.errored)]
+    counts = [f"{number(items.completed)}/{number(items.total)}", number(items.errored)]
     table.add_row(*counts, *score_cells(report.score))
     if report.what_if is not None:
         table.add_row("what-if", "", *score_cells(report.what_if.score))
@@ -51,10 +52,11 @@ def summary_table(report: Report) -> Table:
 
 
 NAME_WIDTH = 32  # a longer name folds onto a second line rather than losing its end
-WITH_OUTCOME = (
-    "judges w/ outcome: the share of judges (one kept sample each, abstentions set aside) "
+WITH_OUTCOME_CAPTION = (
+    f"{WITH_OUTCOME}: the share of judges (one kept sample each, abstentions set aside) "
     "whose answer is the criterion's outcome, mean over items"
 )
+CRITERIA_COLUMNS = ("weight", "met rate", "mean value", "CA/NA rate", WITH_OUTCOME)
 
 
 def name_column(table: Table, header: str, names: list[str]) -> None:
@@ -65,10 +67,10 @@ def name_column(table: Table, header: str, names: list[str]) -> None:
 
 
 def criteria_table(report: Report) -> Table:
-    table = Table(title="Criteria", caption=WITH_OUTCOME)
+    table = Table(title="Criteria", caption=WITH_OUTCOME_CAPTION)
     name_column(table, "criterion", [c.name for c in report.criteria])
     table.add_column("kind")
-    for column in ("weight", "met rate", "mean value", "CA/NA rate", "judges w/ outcome"):
+    for column in CRITERIA_COLUMNS:
         table.add_column(column, justify="right")
     clustered = has_clustered_criteria(report)
     if clustered:
@@ -77,11 +79,11 @@ def criteria_table(report: Report) -> Table:
         table.add_row(
             c.name,
             c.kind,
-            fmt(c.weight, 1),
-            fmt(c.met_rate),
-            fmt(c.mean_value),
-            fmt(c.cannot_assess_rate),
-            fmt(c.agreement),
+            number(c.weight, 1),
+            number(c.met_rate),
+            number(c.mean_value),
+            number(c.cannot_assess_rate),
+            number(c.agreement),
             *([criterion_ci(c)] if clustered else []),
         )
     return table
@@ -102,7 +104,7 @@ def distribution_table(report: Report) -> Table:
     name_column(table, "criterion", [c.name for c in report.criteria])
     table.add_column("items per option", ratio=1)
     for c in report.criteria:
-        table.add_row(c.name, " · ".join(f"{k} {v}" for k, v in c.distribution.items()))
+        table.add_row(c.name, " · ".join(f"{k} {number(v)}" for k, v in c.distribution.items()))
     return table
 
 
@@ -115,8 +117,8 @@ def judges_table(report: Report) -> Table:
     for j in report.judges:
         model = j.model + (" (simulated)" if j.simulated else "")
         table.add_row(
-            j.id, model, fmt(j.weight, 2), fmt(j.mean_score), str(j.votes),
-            str(j.errors),
+            j.id, model, number(j.weight, 2), number(j.mean_score), number(j.votes),
+            number(j.errors),
         )  # fmt: skip
     return table
 
@@ -129,9 +131,9 @@ def judge_costs_table(report: Report) -> Table:
     for j in report.judges:
         tokens = sum(j.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
         table.add_row(
-            j.id, f"{tokens:,}", fmt_cost(j.cost), str(j.cached),
-            fmt_cost(j.cost_saved),
-            fmt_cost(j.prompt_cache_saved),
+            j.id, number(tokens), dollars(j.cost), number(j.cached),
+            dollars(j.cost_saved),
+            dollars(j.prompt_cache_saved),
         )  # fmt: skip
     return table
 
@@ -139,7 +141,7 @@ def judge_costs_table(report: Report) -> Table:
 def cost_line(report: Report) -> str:
     """Paid in this experiment vs served by the call cache (SPEC §9): never counted twice."""
     return (
-        f"cost {fmt_cost(report.cost)} paid · {fmt_cost(report.cost_saved)} saved by the call cache"
+        f"cost {dollars(report.cost)} paid · {dollars(report.cost_saved)} saved by the call cache"
     )
 
 
@@ -147,24 +149,21 @@ SINGLE_JUDGE = (
     "Agreement between judges: not shown, this run has one judge "
     "(add a second judge to `grader.judges` to measure it)."
 )
-SIMULATED_NOTE = "[yellow]These results come from SIMULATED judges, not real models.[/]"
+SIMULATED_BANNER = f"[yellow]{SIMULATED_NOTE}[/]"
 
 
 def gate_table(gate: GateResult, shard: str | None = None) -> Table:
-    verdict = "[green]PASSED[/]" if gate.passed else "[red]FAILED[/]"
+    verdict = f"[{'green' if gate.passed else 'red'}]{gate_word(gate.passed)}[/]"
     if shard is not None:
         verdict += f" (shard {shard} only: `autorubric merge` the shards for the whole run)"
     table = Table(title=f"Gate: {verdict}")
     for column in ("metric", "min", "max", "value", "result"):
         table.add_column(column)
     for check in gate.checks:
-        result = "[green]pass[/]" if check.passed else f"[red]fail[/] {check.reason or ''}"
+        colour = "green" if check.passed else "red"
+        result = f"[{colour}]{gate_word(check.passed)}[/] {check.reason or ''}".strip()
         table.add_row(
-            check.metric,
-            fmt(check.min),
-            fmt(check.max),
-            fmt(check.value),
-            result,
+            check.metric, number(check.min), number(check.max), number(check.value), result
         )
     return table
 
@@ -211,7 +210,7 @@ def render_tables(report: Report, console: Console, directory: str | None = None
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if report.simulated:
-        console.print(SIMULATED_NOTE)
+        console.print(SIMULATED_BANNER, highlight=False)
 
 
 ERRORS_SHOWN = 10
@@ -232,7 +231,7 @@ def render_compact(report: Report, console: Console, directory: str, html: str |
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if report.simulated:
-        console.print(SIMULATED_NOTE)
+        console.print(SIMULATED_BANNER, highlight=False)
     where = f"{html} · " if html else ""
     line = f"Full report: {where}all tables: autorubric report {directory}"
     console.print(line, highlight=False, soft_wrap=True)  # one line: people copy the path

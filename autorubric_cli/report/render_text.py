@@ -9,6 +9,16 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.report.formats import (
+    SIMULATED_NOTE,
+    SIMULATED_TAG,
+    dollars,
+    exact,
+    gate_word,
+    number,
+    plural,
+)
+from autorubric_cli.report.gate_text import check_name, check_sentence
 from autorubric_cli.report.labels_section import (
     HUMAN_LABELS,
     JUDGES_VS_LABELS,
@@ -17,7 +27,19 @@ from autorubric_cli.report.labels_section import (
     rater_rows,
     raters_summary,
 )
-from autorubric_cli.report.models import ErroredItem, GateResult, HumanLabelsSection, Report
+from autorubric_cli.report.models import (
+    ErroredItem,
+    GateCheckResult,
+    GateResult,
+    HumanLabelsSection,
+    Report,
+)
+from autorubric_cli.report.render_table import (
+    CRITERIA_COLUMNS,
+    WITH_OUTCOME_CAPTION,
+    cost_line,
+    score_cells,
+)
 from autorubric_cli.report.render_cascade import (
     ESCALATION_HEADER,
     HEADER,
@@ -34,7 +56,6 @@ from autorubric_cli.report.render_stats import (
     has_clustered_criteria,
     interval_note,
 )
-from autorubric_cli.report.render_table import cost_line, fmt, score_cells
 
 
 def _md_row(cells: Iterable[Any]) -> str:
@@ -50,43 +71,32 @@ def render_markdown(report: Report) -> str:
     title = f"## autorubric · {report.experiment} · {report.status}"
     lines = [title, ""]
     if report.simulated:
-        lines += ["> Results from **simulated** judges not real models.", ""]
+        lines += [f"> {SIMULATED_NOTE}", ""]
+    counts = [f"{number(items.completed)}/{number(items.total)}", number(items.errored)]
     lines += _md_table(
         ["items", "errored", "mean", "median", "std", "min", "max", "95% CI"],
-        [[f"{items.completed}/{items.total}", items.errored, *score_cells(report.score)]],
+        [[*counts, *score_cells(report.score)]],
     )
     lines += ["", interval_note(report.score)]
     lines += ["", "### Criteria", ""]
     clustered = has_clustered_criteria(report)
     lines += _md_table(
-        ["criterion", "kind", "met rate", "mean value", "CA/NA rate", "agreement"]
+        ["criterion", "kind", *CRITERIA_COLUMNS]
         + (["95% CI (clustered)"] if clustered else []),
         [
-            [
-                c.name,
-                c.kind,
-                fmt(c.met_rate),
-                fmt(c.mean_value),
-                fmt(c.cannot_assess_rate),
-                fmt(c.agreement),
-                *([criterion_ci(c)] if clustered else []),
-            ]
+            [c.name, c.kind, number(c.weight, 1), number(c.met_rate), number(c.mean_value)]
+            + [number(c.cannot_assess_rate), number(c.agreement)]
+            + ([criterion_ci(c)] if clustered else [])
             for c in report.criteria
         ],
     )
+    lines += ["", WITH_OUTCOME_CAPTION]
     lines += ["", "### Judges", ""]
     lines += _md_table(
         ["judge", "mean score", "votes", "error votes", "cost", "cached votes", "cost saved"],
         [
-            [
-                j.id,
-                fmt(j.mean_score),
-                j.votes,
-                j.errors,
-                fmt(j.cost, 4),
-                j.cached,
-                fmt(j.cost_saved, 4),
-            ]
+            [j.id, number(j.mean_score), number(j.votes), number(j.errors), dollars(j.cost)]
+            + [number(j.cached), dollars(j.cost_saved)]
             for j in report.judges
         ],
     )
@@ -102,12 +112,18 @@ def render_markdown(report: Report) -> str:
         lines += ["", BIAS_NOTE]
     gate = report.gate
     if gate is not None:
-        lines += ["", f"### Gate: {'PASSED' if gate.passed else 'FAILED'}", ""]
-        lines += _md_table(
-            ["metric", "min", "max", "value", "passed"],
-            [[c.metric, fmt(c.min), fmt(c.max), fmt(c.value), c.passed] for c in gate.checks],
-        )
+        lines += ["", f"### Gate: {gate_word(gate.passed)}", ""]
+        lines += _md_table(GATE_COLUMNS, [gate_row(c) for c in gate.checks])
     return "\n".join(lines) + "\n"
+
+
+GATE_COLUMNS = ["metric", "min", "max", "value", "result"]
+
+
+def gate_row(check: GateCheckResult) -> list[str]:
+    """A row of `GATE_COLUMNS`; the result is PASSED or FAILED, then why it failed."""
+    result = f"{gate_word(check.passed)} {check.reason or ''}".strip()
+    return [check.metric, number(check.min), number(check.max), number(check.value), result]
 
 
 def _md_human_labels(section: HumanLabelsSection) -> list[str]:
@@ -121,21 +137,16 @@ def _md_human_labels(section: HumanLabelsSection) -> list[str]:
 
 
 def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[str]) -> str:
+    """One row per item; figures at full precision, empty when undefined; the `simulated`
+    column says on every row whether simulated judges graded the item."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         [
-            "id",
-            "index",
-            "status",
-            "score",
-            "raw_score",
-            "length_penalty",
+            *("id", "index", "status", "score", "raw_score", "length_penalty"),
             *criteria,
             *(f"judge:{j}" for j in judges),
-            "cost",
-            "duration_s",
-            "error",
+            *("cost", "duration_s", "error", "simulated"),
         ]
     )
     for r in records:
@@ -145,38 +156,47 @@ def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[
         ]
         writer.writerow(
             [
-                r.id,
-                r.index,
-                r.status,
-                _cell(r.score),
-                _cell(r.raw_score),
-                r.length_penalty,
+                *(r.id, r.index, r.status, exact(r.score), exact(r.raw_score)),
+                exact(r.length_penalty),
                 *outcomes,
-                *(_cell(r.judge_scores.get(j)) for j in judges),
-                _cell(r.cost),
-                f"{r.duration_s:.3f}",
-                r.error or "",
+                *(exact(r.judge_scores.get(j)) for j in judges),
+                *(exact(r.cost), f"{r.duration_s:.3f}", r.error or ""),
+                "true" if r.simulated else "false",
             ]
         )
     return out.getvalue()
 
 
-def _cell(value: float | None) -> str:
-    return "" if value is None else repr(value)
-
-
 def render_junit(report: Report) -> str:
     """One test case per gate check and one per errored item."""
-    return junit_xml(report.experiment, report.items.errored, report.gate, report.errored_items)
+    return junit_xml(
+        report.experiment,
+        report.items.errored,
+        report.gate,
+        report.errored_items,
+        simulated=report.simulated,
+    )
+
+
+def junit_suite_name(experiment: str, simulated: bool) -> str:
+    """`autorubric.NAME`, marked `(simulated judges)` when no real model graded."""
+    return f"autorubric.{experiment}" + (f" ({SIMULATED_TAG})" if simulated else "")
 
 
 def junit_xml(
-    experiment: str, errored: int, gate: GateResult | None, errored_items: list[ErroredItem]
+    experiment: str,
+    errored: int,
+    gate: GateResult | None,
+    errored_items: list[ErroredItem],
+    *,
+    simulated: bool = False,
 ) -> str:
     """A check that failed on its value is a `<failure>` (the model is not good enough); an
     errored item, and a check left undefined by errored items, is an `<error>` (the run is
-    broken)."""
-    suite = ET.Element("testsuite", name=f"autorubric.{experiment}")
+    broken). A simulated run says so in the suite's name and its `simulated` property."""
+    suite = ET.Element("testsuite", name=junit_suite_name(experiment, simulated))
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="simulated", value=str(simulated).lower())
     counts = {"failure": 0, "error": 0}
 
     def add(classname: str, name: str, outcome: str | None, message: str = "") -> None:
@@ -189,21 +209,17 @@ def junit_xml(
         outcome = None
         if not check.passed:
             outcome = "error" if check.undefined_by_errors else "failure"
-        bounds = f"min={check.min} max={check.max}"
-        reason = check.reason or ""
+        message = check_sentence(check)
         if outcome == "error":
-            reason += f" because {errored} item(s) errored"
-        add(
-            "autorubric.gate",
-            check.metric,
-            outcome,
-            f"{check.metric} = {check.value} ({bounds}) {reason}",
-        )
+            message += f" because {plural(errored, 'item')} errored"
+        add("autorubric.gate", check_name(check), outcome, message)
     for item in errored_items:
         add("autorubric.items", item.id, "error", item.error)
-    if len(suite) == 0:
+    cases = len(suite) - 1  # the properties are not a test case
+    if cases == 0:
         add("autorubric", "run", None)
-    suite.set("tests", str(len(suite)))
+        cases = 1
+    suite.set("tests", str(cases))
     suite.set("failures", str(counts["failure"]))
     suite.set("errors", str(counts["error"]))
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

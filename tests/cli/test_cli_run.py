@@ -65,7 +65,7 @@ def test_fail_under_fails_the_gate_with_exit_1_and_junit_names_the_check(tmp_pat
     )
     assert result.exit_code == 1, result.stderr
     xml = junit.read_text()
-    assert 'name="score.mean"' in xml and "<failure" in xml
+    assert 'name="score.mean min 0.990"' in xml and "<failure" in xml
     report = json.loads((out / "report.json").read_text())
     assert report["items"]["total"] == 10
     check = next(c for c in report["gate"]["checks"] if c.get("min") == 0.99)

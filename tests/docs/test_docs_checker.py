@@ -4,12 +4,13 @@ reference is generated from the app."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 from autorubric_cli.errors import InputError
-from tests.docs.doc_blocks import ROOT, page_blocks
+from tests.docs.doc_blocks import ROOT, doc_pages, page_blocks
 from tests.docs.shell_examples import ExampleError, ShellSession, check_script
 from tests.docs.yaml_examples import check_yaml
 
@@ -117,7 +118,7 @@ def test_cli_reference_is_generated_from_the_app() -> None:
     from autorubric_cli.cli.app import app
 
     hooks = load_hooks()
-    page = hooks.on_page_markdown("# CLI\n\n<!-- cli-reference -->\n")
+    page = hooks.on_page_markdown(f"# CLI\n\n{hooks.START}\n{hooks.END}\n")
     root = typer.main.get_command(app)
     for name, command in root.commands.items():
         assert f"## autorubric {name} " in page
@@ -126,7 +127,16 @@ def test_cli_reference_is_generated_from_the_app() -> None:
                 if opt.startswith("--"):
                     assert opt in page, f"{name} {opt} missing from the reference"
     assert "## autorubric cache prune" in page
-    assert "<!-- cli-reference -->" not in page
+    assert page.count(hooks.START) == page.count(hooks.END) == 1
+
+
+def test_the_checked_in_cli_reference_is_the_generated_one() -> None:
+    """docs/reference/cli.md is read on GitHub too: never an empty placeholder, never stale
+    (after changing a command's help, `python docs/hooks.py` writes it again)."""
+    hooks = load_hooks()
+    page = hooks.PAGE.read_text(encoding="utf-8")
+    assert "## autorubric run {#autorubric-run}" in page
+    assert page == hooks.with_reference(page), "stale: run `python docs/hooks.py`"
 
 
 def test_a_kubernetes_job_with_a_bad_flag_is_refused(tmp_path: Path) -> None:
@@ -151,3 +161,20 @@ def test_console_transcripts_are_checked() -> None:
     assert console_commands(transcript) == "autorubric report exp --format yaml"
     with pytest.raises(ExampleError):
         check_script(console_commands(transcript))
+
+
+DEVELOPMENT_LOG = re.compile(
+    r"SPEC §|\bissue \d+|where the (issue|rules) (was|were) silent|(before|from) this change|"
+    r"upgrade note|no longer writes",
+    re.IGNORECASE,
+)
+
+
+def test_the_docs_speak_to_users() -> None:
+    """Users have the docs, not the contract or the tracker: no page cites them or reads as a
+    development log; and no page lies loose beside the home and getting-started pages."""
+    for page in doc_pages():
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            assert not DEVELOPMENT_LOG.search(line), f"{page.relative_to(ROOT)}:{number}: {line}"
+    loose = {p.name for p in (ROOT / "docs").glob("*.md")}
+    assert loose == {"index.md", "getting-started.md"}

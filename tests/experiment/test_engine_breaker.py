@@ -30,7 +30,7 @@ def error_lines(stderr: str) -> list[str]:
 def counted_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every judge call made in this process (the CLI runs in-process), by api_base, whichever
     transport makes it (`litellm.acompletion`, or the native transport's POST,
-    docs/transports.md): a closed port answers nothing, so the client is where attempts are
+    docs/guides/transports.md): a closed port answers nothing, so the client is where attempts are
     counted."""
     from autorubric_cli.judges.transports.native import NativeTransport
 

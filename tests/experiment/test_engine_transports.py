@@ -1,5 +1,5 @@
 """The whole CLI over either transport: the same records, native runs without litellm, `check`
-names each judge's transport, and a dead judge stops the run alike (docs/transports.md)."""
+names each judge's transport, and a dead judge stops the run alike (docs/guides/transports.md)."""
 
 from __future__ import annotations
 

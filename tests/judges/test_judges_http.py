@@ -292,7 +292,7 @@ async def test_rpm_limit_spaces_request_starts(
         return await real(**kwargs)
 
     monkeypatch.setattr(litellm, "acompletion", timed)
-    real_post = NativeTransport._post  # `auto` makes this judge native (docs/transports.md)
+    real_post = NativeTransport._post  # `auto` makes this judge native (docs/guides/transports.md)
 
     async def timed_post(self: NativeTransport, data: bytes, headers: Any) -> Any:
         starts.append(time.monotonic())

@@ -130,12 +130,12 @@ def test_the_section_shows_the_json_figures(experiments: tuple[Path, Path]) -> N
     count, names, per_count, truth = match.groups()
     assert int(count) == len(labels["raters"]) == 3
     assert names.split(", ") == labels["raters"] == ["ana", "bo", "cy"]
-    pairs = re.findall(r"(\d+) rater\(s\): (\d+) items", per_count)
+    pairs = re.findall(r"(\d+) raters?: (\d+) items?", per_count)  # plurals agree
     assert {n: int(k) for n, k in pairs} == labels["items_by_raters"] == {"1": 2, "2": 6, "3": 4}
     assert truth == labels["ground_truth"] == "majority"
     # Inter-rater agreement: one row per labelled criterion, in the JSON's order.
     header, *body = rows
-    assert header == ["criterion", "items (2+ raters)", "Kripp. α (raters)", "agreement"]
+    assert header == ["criterion", "items (2+ raters)", "Kripp. α (raters)", "agreeing pairs"]
     inter = labels["inter_rater"]["criteria"]
     assert [r[0] for r in body] == [c["name"] for c in inter]
     assert [c["name"] for c in inter] == ["energy_density", "thermal_safety", "clarity", "tone"]
@@ -205,9 +205,9 @@ def test_without_labels_there_is_no_section(experiments: tuple[Path, Path]) -> N
 
 
 def test_the_docs_show_what_their_example_prints(tmp_path: Path) -> None:
-    """docs/labels.md's example: its label files, imported into the demo, print the section
+    """docs/guides/labels.md's example: its label files, imported into the demo, print the section
     the page shows (its `text` block is not run by tests/docs)."""
-    blocks = page_blocks(ROOT / "docs" / "labels.md")
+    blocks = page_blocks(ROOT / "docs" / "guides" / "labels.md")
     files = []
     for block in blocks:
         if block.lang == "jsonl" and "file" in block.notes:

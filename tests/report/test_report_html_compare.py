@@ -91,7 +91,7 @@ def test_every_section_and_figure_of_the_comparison() -> None:
     specs = page.specs()
     assert specs["items"]["n"] == [12, 30, 58]
     assert specs["criteria"]["labels"] == ["x"] and specs["criteria"]["values"] == [-0.1]
-    for shown in ("0.710", "0.680", "-0.030", "[-0.050, -0.010]", "0.0040", "MET-&gt;UNMET: 12"):
+    for shown in ("0.710", "0.680", "-0.030", "[-0.050, -0.010]", "0.004", "MET→UNMET 12"):
         assert shown in text
     assert "singular" in text and "FAILED" in text and "100 paired" in text
     assert XSS not in text and "judges differ: &lt;script&gt;" in text

@@ -107,7 +107,7 @@ def test_the_verdict_is_the_first_thing_on_the_page(
     browser: Browser, experiments: dict[str, Path]
 ) -> None:
     expected = {
-        "demo": ("passed", "Gate passed: 2 of 2 checks", "✓ score.mean = 0.386 ≥ min 0.300"),
+        "demo": ("passed", "Gate PASSED: 2 of 2 checks", "✓ score.mean = 0.386 ≥ min 0.300"),
         "strict": (
             "failed",
             "Gate FAILED: 1 of 2 checks failed",

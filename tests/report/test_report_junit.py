@@ -47,8 +47,11 @@ def test_errored_items_are_errors_and_bad_values_failures(tmp_path: Path) -> Non
     suite = parsed(report_with(0.7, [("item-2", cause)]), tmp_path)
     assert (suite.tests, suite.failures, suite.errors) == (3, 1, 1)
     found = outcomes(suite)
-    assert found["autorubric.gate:score.mean"] == ("passed", "")
-    assert found["autorubric.gate:score.max"][0] == Failure.__name__
+    assert found["autorubric.gate:score.mean min 0.500"] == ("passed", "")
+    assert found["autorubric.gate:score.max max 0.100"] == (
+        Failure.__name__,
+        "score.max = 0.200 > max 0.100",
+    )
     assert found["autorubric.items:item-2"] == (Error.__name__, cause)
 
 
@@ -56,10 +59,10 @@ def test_a_check_left_undefined_by_errors_is_an_error(tmp_path: Path) -> None:
     errored = [(f"i{k}", "1 of 1 votes failed; first: c/j#0 server: HTTP 500") for k in range(3)]
     suite = parsed(report_with(None, errored), tmp_path)
     found = outcomes(suite)
-    kind, message = found["autorubric.gate:score.mean"]
+    kind, message = found["autorubric.gate:score.mean min 0.500"]
     assert kind == Error.__name__
-    assert "undefined" in message and "3 item(s) errored" in message
-    assert found["autorubric.gate:score.max"][0] == Failure.__name__
+    assert "undefined" in message and "3 items errored" in message
+    assert found["autorubric.gate:score.max max 0.100"][0] == Failure.__name__
     assert (suite.failures, suite.errors) == (1, 4)
 
 

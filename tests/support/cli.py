@@ -1,6 +1,6 @@
 """`cli()`: run `autorubric ARGS` in this process, as a user's shell would, and isolate it.
 
-Every CLI exit-code and output test calls this one helper (docs/testing.md). It runs the Typer
+Every CLI exit-code and output test calls this helper (docs/design/testing.md). It runs the Typer
 app through `typer.testing.CliRunner`, so the suite pays litellm's import once per xdist worker
 instead of once per command. A subprocess stays only where the process is the point (signals,
 SIGKILL, locks held by another process, start-up imports, worker processes).

@@ -1,8 +1,8 @@
 """The kinds of judge-call failure and what the call path decides for each, in one table.
 
 A kind's value is the text that prefixes an error vote (`rate_limit: HTTP 429: ...`) in
-`items.jsonl` and the reports (docs/guides/judges.md, docs/transports.md), so the values never
-change; code reads the decisions (`retryable`, `slows_down`, ...) from `RULES`, never from the
+`items.jsonl` and the reports (docs/guides/judges.md, docs/guides/transports.md), so the values
+never change; code reads the decisions (`retryable`, `slows_down`, ...) from `RULES`, never from the
 text. A failure may differ from its kind's default where the situation says more than the
 kind: a batch cancelled at the provider is not retried and does not blame the judge; a refused
 connection or an HTTP 400/404 is `hopeless` (`failures.classify`).

@@ -4,7 +4,7 @@ litellm hides each provider's wire format; what it does not hide, and what we de
 which temperature a model accepts (with thinking on, or at all), where a provider puts its
 retry hint, what its overload looks like, and whether it takes a JSON schema. Facts come from
 the providers' public API references and litellm 1.106.2's transformation code
-(`litellm/llms/<provider>/`); docs/providers.md shows them as a table.
+(`litellm/llms/<provider>/`); docs/guides/providers.md shows them as a table.
 
 `preflight` turns the facts into problems with a judge's configuration, before any call:
 errors for what the provider will certainly refuse, warnings for what will work worse than

@@ -1,7 +1,7 @@
 """Which transport carries a judge's calls: the native OpenAI-compatible client or litellm.
 
 `transport: auto` (the default) picks `native` only where the wire format is certainly OpenAI
-chat completions and nothing litellm adds is needed (docs/transports.md):
+chat completions and nothing litellm adds is needed (docs/guides/transports.md):
 
 - the model is `hosted_vllm/...`, or `openai/...` with an explicit `api_base`;
 - thinking is off or an effort level (a token budget is litellm's to map);

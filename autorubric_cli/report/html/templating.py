@@ -3,7 +3,6 @@ inlined assets. Light (no numpy): the labelling page imports it without the repo
 
 from __future__ import annotations
 
-import math
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -12,29 +11,20 @@ import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from autorubric_cli.report.formats import (
+    AGREEING_PAIRS,
+    SIMULATED_NOTE,
+    WITH_OUTCOME,
+    arrow,
+    dollars,
+    gate_word,
+    interval,
+    number,
+    p_value,
+)
 from autorubric_cli.report.html.verdict import compare_sentence, gate_headline, inline_code
 
 BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
-
-
-def fmt(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
-def fmt_ci(ci: Any) -> str:
-    return "n/a" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def fmt_cost(value: float | None) -> str:
-    return "n/a" if value is None else f"${value:.4f}"
 
 
 @cache
@@ -45,8 +35,11 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=fmt, ci=fmt_ci, cost=fmt_cost, script_json=script_json, code=inline_code)
+    env.filters.update(num=number, ci=interval, cost=dollars, p=p_value, gate=gate_word)
+    env.filters.update(arrow=arrow, script_json=script_json, code=inline_code)
     env.globals.update(gate_headline=gate_headline, compare_sentence=compare_sentence)
+    env.globals.update(WITH_OUTCOME=WITH_OUTCOME, AGREEING_PAIRS=AGREEING_PAIRS)
+    env.globals.update(SIMULATED_NOTE=SIMULATED_NOTE)
     return env
 
 

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from markupsafe import Markup, escape
 
+from autorubric_cli.report.formats import gate_word, number, p_value
+from autorubric_cli.report.gate_text import check_sentence
 from autorubric_cli.report.models import GateCheckResult, GateResult
 from autorubric_cli.report.models_compare import CompareGate, RegressionCheck, ScoreComparison
 
@@ -20,35 +22,6 @@ def inline_code(text: Any) -> Markup:
     """Text with `backticked` spans shown as code: escaped first, so nothing else is HTML."""
     escaped = str(escape("" if text is None else text))
     return Markup(_CODE.sub(r"<code>\1</code>", escaped))
-
-
-def _n(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _p(value: float) -> str:
-    return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
-
-
-def check_sentence(check: GateCheckResult | RegressionCheck) -> str:
-    """One gate check as a sentence: what was measured, its value, the bound it was held to."""
-    metric, value = check.metric, check.value
-    if isinstance(check, RegressionCheck):
-        if value is None:
-            return f"regression test: {check.reason or 'undefined'}"
-        worse = (check.diff or 0.0) < 0
-        seen = "worse" if worse else "not worse"
-        rule = f"fails when worse and p < {check.alpha:g}"
-        return f"regression test: NEW is {seen}, Wilcoxon p = {_p(value)} ({rule})"
-    if value is None:
-        return f"{metric} is undefined ({check.reason or 'no value'})"
-    low, high = check.min, check.max
-    parts = []
-    if low is not None:
-        parts.append(f"{'≥' if value >= low else '<'} min {_n(low)}")
-    if high is not None:
-        parts.append(f"{'≤' if value <= high else '>'} max {_n(high)}")
-    return f"{metric} = {_n(value)} " + " and ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -86,9 +59,9 @@ def gate_headline(gate: GateResult | CompareGate | None, compare: bool = False) 
     checks: list[GateCheckResult | RegressionCheck] = sorted(gate.checks, key=lambda c: c.passed)
     failed = sum(1 for c in checks if not c.passed)
     if gate.passed:
-        title = f"Gate passed: {len(checks)} of {len(checks)} checks"
+        title = f"Gate {gate_word(True)}: {len(checks)} of {len(checks)} checks"
     else:
-        title = f"Gate FAILED: {failed} of {len(checks)} checks failed"
+        title = f"Gate {gate_word(False)}: {failed} of {len(checks)} checks failed"
     rows = [(c.passed, check_sentence(c)) for c in checks]
     note = compare_gate_note(gate) if isinstance(gate, CompareGate) and compare else ""
     return Headline("passed" if gate.passed else "failed", title, rows, note)
@@ -100,12 +73,13 @@ def compare_sentence(score: ScoreComparison) -> str:
     if diff is None:
         return "No paired item: nothing to compare."
     direction = "higher" if diff > 0 else "lower" if diff < 0 else "the same"
-    text = f"NEW scores {direction} than BASE by {diff:+.3f} on average"
+    text = f"NEW scores {direction} than BASE by {number(diff, signed=True)} on average"
     if ci:
-        text += f" (95% CI {ci[0]:+.3f} to {ci[1]:+.3f})"
+        low, high = (number(end, signed=True) for end in ci)
+        text += f" (95% CI {low} to {high})"
     if p is None:
         why = score.undefined.get("p_value", "undefined")
         return f"{text}; no p-value: {why}."
     if p < ALPHA:
-        return f"{text}; Wilcoxon p = {_p(p)}: a significant difference at the 5% level."
-    return f"{text}; Wilcoxon p = {_p(p)}: not significant at the 5% level (could be chance)."
+        return f"{text}; Wilcoxon p = {p_value(p)}: a significant difference at the 5% level."
+    return f"{text}; Wilcoxon p = {p_value(p)}: not significant at the 5% level (could be chance)."

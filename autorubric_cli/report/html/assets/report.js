@@ -16,7 +16,7 @@
   }
   function voteLabel(ci, outcome) {
     var c = meta.criteria[ci];
-    if (outcome === null || outcome === undefined) return "—";
+    if (outcome === null || outcome === undefined) return "n/a";  // no outcome: the one word for undefined, as in the tables
     if (typeof outcome === "number" && c.options) return c.options[outcome] || String(outcome);
     return String(outcome);
   }
