@@ -20,10 +20,10 @@ from .compare import (
 from .compare import compare_result as compare_result
 from .fit import build_table as build_table
 from .fit import print_fitted as print_fitted
-from .html.calibrate_page import render_calibration_html as render_calibration_html
 from .formats import SIMULATED_NOTE as SIMULATED_NOTE
 from .formats import dollars as dollars
 from .formats import number as number
+from .html.calibrate_page import render_calibration_html as render_calibration_html
 from .html.compare_page import render_compare_html as render_compare_html
 from .html.label_page import write_label_html as write_label_html
 from .html.page import write_report_html as write_report_html

@@ -73,11 +73,14 @@ def bias_row(judge: str, bias: JudgeBias) -> list[str]:
     own = bias.self_preference
     own_cell = UNDEFINED
     if own is not None:
-        own_cell = f"{number(own.difference, signed=True)} {interval(own.ci95)} on {own.n_own} {own.model} items"
+        difference = number(own.difference, signed=True)
+        own_cell = f"{difference} {interval(own.ci95)} on {own.n_own} {own.model} items"
     return [
         judge,
         *position_cells(bias),
-        UNDEFINED if consistency is None else f"{number(consistency.rate)} of {consistency.pairs} pairs",
+        UNDEFINED
+        if consistency is None
+        else f"{number(consistency.rate)} of {consistency.pairs} pairs",
         length_cell(bias),
         own_cell,
     ]
@@ -101,7 +104,8 @@ def compare_interval_line(result: CompareResult) -> str:
     s = result.score
     c = s.clustered
     if c is None:
-        return f"items treated as independent: se {number(s.se_diff, 4)}, mde80 {number(s.mde80, 4)}"
+        se, mde = number(s.se_diff, 4), number(s.mde80, 4)
+        return f"items treated as independent: se {se}, mde80 {mde}"
     return (
         f"clustered by {c.key}, {c.clusters} clusters: 95% CI {interval(c.ci95)}, "
         f"p = {p_value(c.p_value)} (normal), se {number(c.se, 4)}, mde80 {number(c.mde80, 4)}"

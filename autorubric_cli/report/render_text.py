@@ -34,12 +34,6 @@ from autorubric_cli.report.models import (
     HumanLabelsSection,
     Report,
 )
-from autorubric_cli.report.render_table import (
-    CRITERIA_COLUMNS,
-    WITH_OUTCOME_CAPTION,
-    cost_line,
-    score_cells,
-)
 from autorubric_cli.report.render_cascade import (
     ESCALATION_HEADER,
     HEADER,
@@ -55,6 +49,12 @@ from autorubric_cli.report.render_stats import (
     criterion_ci,
     has_clustered_criteria,
     interval_note,
+)
+from autorubric_cli.report.render_table import (
+    CRITERIA_COLUMNS,
+    WITH_OUTCOME_CAPTION,
+    cost_line,
+    score_cells,
 )
 
 
@@ -81,8 +81,7 @@ def render_markdown(report: Report) -> str:
     lines += ["", "### Criteria", ""]
     clustered = has_clustered_criteria(report)
     lines += _md_table(
-        ["criterion", "kind", *CRITERIA_COLUMNS]
-        + (["95% CI (clustered)"] if clustered else []),
+        ["criterion", "kind", *CRITERIA_COLUMNS] + (["95% CI (clustered)"] if clustered else []),
         [
             [c.name, c.kind, number(c.weight, 1), number(c.met_rate), number(c.mean_value)]
             + [number(c.cannot_assess_rate), number(c.agreement)]
