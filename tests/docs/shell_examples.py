@@ -102,8 +102,11 @@ def check_autorubric(argv: list[str]) -> None:
             command, names = sub, pending(context)
         if hasattr(command, "commands") and not names:
             raise ExampleError(f"`{' '.join(path)}` needs a subcommand")
-    except typer.Exit:
-        return  # --help / --version: valid
+    except typer.Exit as done:
+        if done.exit_code == 0:
+            return  # --help / --version: valid
+        # a usage error: the app printed its one line (cli/help_style.py) and exits 2
+        raise ExampleError(f"`{shlex.join(argv)}`: usage error (exit {done.exit_code})") from None
     except ExampleError:
         raise
     except Exception as exc:  # the parser's own usage errors
