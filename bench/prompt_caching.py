@@ -16,7 +16,12 @@ runs `prompt_caching: auto` and `off` (same concurrency, no call cache) and prin
 - a `--max-cost` stop at half the auto bill, then `resume` with a higher cap: where it stopped
   (cap - paid; within one call's cost), calls sent in total, and items graded twice (must be 0).
 
+`--workload conversation` grades agent transcripts of the same size instead (system, user, a
+reasoning turn with two tool calls, their results, the answer): the transcript is the shared
+prefix, so the savings must match the text workload's.
+
     python -m bench.prompt_caching [--items 200] [--latency 0.05] [--concurrency 64] [--runs 1]
+        [--workload text|conversation]
 """
 
 from __future__ import annotations
@@ -60,12 +65,38 @@ def tokenizer(model: str) -> Any:
     return lambda text: litellm.encode(model=model, text=text)
 
 
-def write_inputs(directory: Path, items: int) -> tuple[Path, Path]:
+def filler(i: int, words: int, offset: int = 0) -> str:
+    return " ".join(WORDS[(i * 7 + offset + k) % len(WORDS)] for k in range(words))
+
+
+def agent_run(i: int) -> list[dict[str, Any]]:
+    """A ~1,900-word agent transcript: system, user, a reasoning turn calling two tools, their
+    results, and the final answer (the `conversation` workload)."""
+    calls = [
+        {
+            "id": f"c{i}-{k}",
+            "type": "function",
+            "function": {"name": f"tool_{k}", "arguments": json.dumps({"q": filler(i, 20, k)})},
+        }
+        for k in range(2)
+    ]
+    return [
+        {"role": "system", "content": f"You are agent {i}. {filler(i, 200)}"},
+        {"role": "user", "content": f"Question {i}? {filler(i, 300, 1)}"},
+        {"role": "assistant", "content": None, "reasoning": filler(i, 200, 2), "tool_calls": calls},
+        *({"role": "tool", "tool_call_id": c["id"], "content": filler(i, 300, 3)} for c in calls),
+        {"role": "assistant", "content": f"Answer {i}. {filler(i, 560, 4)}"},
+    ]
+
+
+def write_inputs(directory: Path, items: int, workload: str = "text") -> tuple[Path, Path]:
     data = directory / "data.jsonl"
     with data.open("w") as handle:
         for i in range(items):
-            text = " ".join(WORDS[(i * 7 + k) % len(WORDS)] for k in range(1900))
-            row = {"id": f"q{i}", "submission": f"Answer {i}. {text}", "query": f"Question {i}?"}
+            submission: Any = f"Answer {i}. {filler(i, 1900)}"
+            if workload == "conversation":
+                submission = agent_run(i)
+            row = {"id": f"q{i}", "submission": submission, "query": f"Question {i}?"}
             handle.write(json.dumps(row) + "\n")
     return directory / "rubric.yaml", data
 
@@ -196,7 +227,7 @@ def bench(args: argparse.Namespace) -> None:
     os.environ[KEY_ENV] = "bench-key"
     with tempfile.TemporaryDirectory() as tmp, server_for(args.provider, model, args.latency) as s:
         work = Path(tmp)
-        _, data = write_inputs(work, args.items)
+        _, data = write_inputs(work, args.items, args.workload)
         walls: dict[str, list[float]] = {"auto": [], "off": []}
         for run in range(args.runs):
             for caching in ("auto", "off"):
@@ -218,7 +249,10 @@ def bench(args: argparse.Namespace) -> None:
             rubric = work / f"{caching}0.yaml"
             with contextlib.redirect_stderr(io.StringIO()):
                 estimates[caching] = dry_run_start(rubric, data, RunOptions(no_cache=True))
-        print(f"{args.provider}: {model}, {args.items} items x 8 criteria, {calls_auto} calls")
+        print(
+            f"{args.provider}: {model}, {args.items} {args.workload} items x 8 criteria, "
+            f"{calls_auto} calls"
+        )
         print(f"  billed with caching      ${auto_bill:.4f}")
         print(f"  same calls, no cache     ${no_cache:.4f}")
         ratio = auto_bill / no_cache
@@ -281,6 +315,12 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument(
+        "--workload",
+        choices=["text", "conversation"],
+        default="text",
+        help="submissions: ~2,000-token texts, or agent transcripts of the same size",
+    )
     args = parser.parse_args()
     for provider in args.provider or ["anthropic", "openai"]:
         bench(argparse.Namespace(**{**vars(args), "provider": provider}))

@@ -3,7 +3,8 @@
 fault, `submission[3].tool_calls[0].function.name` (positions count from 0, as in JSON paths).
 
 The loader adds the file and line. A key whose value is null counts as absent, since a
-Parquet column of message structs gives every message every key.
+Parquet column of message structs gives every message every key; so does an empty
+`tool_calls` list, which some exporters write on every message.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def parse_message(raw: Any, at: str, calls: Calls) -> Message:
     if not isinstance(raw, dict):
         raise InputError("a message must be an object with a `role`", key=at)
     role = message_role(raw.get("role"), at)
-    given = {str(k): v for k, v in raw.items() if v is not None}
+    given = {str(k): v for k, v in raw.items() if v is not None and (k, v) != ("tool_calls", [])}
     check_role_keys(role, given, at)
     check_content(role, given, at)
     for name in ("name", *REASONING_KEYS):

@@ -1,22 +1,10 @@
 """A conversation as a judge reads it: a line saying how to read it, then one transcript
 inside `<submission>`, in order, each turn a `<turn>` tag numbered from 1 with its role
-(docs/guides/conversations.md says why this shape).
-
-    <turn n="3" role="assistant">
-    <thinking>
-    look the order up first
-    </thinking>
-    <tool_call id="c1" name="get_order">
-    {"id": 1182}
-    </tool_call>
-    </turn>
-    <turn n="4" role="tool" answers="c1" tool="get_order">
-    {"status": "delivered"}
-    </turn>
-
-The last assistant turn carries `final="true"`. The transcript depends on the conversation
-alone, never on the criterion, so it stays in the item's shared prefix; what a `final_turn`
-criterion asks is said in its suffix (`scope_instruction`).
+(docs/guides/conversations.md shows one and says why this shape): thinking as `<thinking>`,
+each tool call as `<tool_call id=... name=...>` holding its arguments, a tool turn naming the
+call it `answers` and its `tool`, the last assistant turn `final="true"`. The transcript
+depends on the conversation alone, never on the criterion, so it stays in the item's shared
+prefix; what a `final_turn` criterion asks is said in its suffix (`scope_instruction`).
 """
 
 from __future__ import annotations

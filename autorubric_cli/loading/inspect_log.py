@@ -37,6 +37,8 @@ except ImportError:  # the optional `inspect` extra
 ZSTD = 93  # the zip compression method number of zstd
 LOCAL_HEADER = 30  # bytes of a zip local file header before its name and extra field
 MAX_MEMBER_BYTES = 1024 * 1024 * 1024
+# what zipfile raises for a damaged archive (an unknown version or method, a bad header)
+ZIP_ERRORS = (zipfile.BadZipFile, NotImplementedError, ValueError, struct.error)
 
 
 def is_inspect_log(obj: Any) -> bool:
@@ -81,7 +83,7 @@ def eval_log_records(path: Path, compressed: bool, fmt: str) -> Iterator[tuple[W
                 yield where, sample_record(sample, info, where)
     except FileNotFoundError:
         raise InputError("dataset file not found", path=source) from None
-    except zipfile.BadZipFile as exc:
+    except ZIP_ERRORS as exc:
         raise InputError(f"not a readable .eval log (zip): {exc}", path=source) from None
     except OSError as exc:
         raise InputError(f"cannot read the .eval log: {exc.strerror or exc}", path=source) from None
@@ -112,7 +114,7 @@ def member_bytes(
             with archive.open(member) as stream:
                 return stream.read()
         return zstd_member(handle, member, source)
-    except (zipfile.BadZipFile, NotImplementedError, zlib.error, EOFError) as exc:
+    except (*ZIP_ERRORS, zlib.error, EOFError) as exc:
         raise InputError(f"cannot read {member.filename}: {exc}", path=source) from None
 
 

@@ -58,7 +58,7 @@ def test_a_plain_submission_counts_as_before() -> None:
 
 def test_unknown_keys_and_null_keys_are_kept_as_given() -> None:
     messages = [
-        {"role": "user", "content": "hi", "metadata": {"source": "web"}},
+        {"role": "user", "content": "hi", "metadata": {"source": "web"}, "tool_calls": []},
         {"role": "assistant", "content": "hello", "refusal": None, "annotations": []},
     ]
     assert as_given(Item(id="x", submission=messages).submission.messages or []) == messages

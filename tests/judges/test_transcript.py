@@ -3,14 +3,18 @@ prompt-caching boundary: the transcript is in the shared prefix, the scope in th
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from autorubric_cli.core.config import FewShotConfig
 from autorubric_cli.core.items import Item, Submission
 from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.grading.few_shot import load_examples, select_examples
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.judges.per_item.prompts import item_user_message
 from autorubric_cli.judges.per_item.request import AskedCriterion
-from autorubric_cli.judges.prompts import shared_prefix, submission_block
+from autorubric_cli.judges.prompts import criterion_suffix, shared_prefix, submission_block
 from autorubric_cli.judges.transcript import scope_instruction
 from tests.support.conversations import AGENT_RUN, REASONING_TURNS, SUPPORT_CHAT_DEVELOPER
 
@@ -185,3 +189,17 @@ def test_the_per_item_prompt_holds_the_transcript_once_and_the_scope_per_criteri
     first, second = text.split('named "last"')
     assert "grades only the final assistant turn" not in first.split('named "whole"')[1]
     assert "grades only the final assistant turn, turn 8" in second
+
+
+def test_few_shot_examples_that_are_conversations_show_their_transcript(tmp_path: Path) -> None:
+    rubric = Rubric(criteria=[Criterion(name="whole", requirement="Resolves the request.")])
+    shots = tmp_path / "shots.jsonl"
+    rows = [{"submission": REASONING_TURNS, "ground_truth": {"whole": "MET"}}]
+    shots.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = FewShotConfig(examples=str(shots), n_examples=1)
+    examples = select_examples(load_examples(config, rubric, None), rubric.criteria[0], config, 0)
+    suffix = criterion_suffix(requirement="Resolves the request.", examples=examples)
+    example = suffix.split("<example>")[1]
+    assert '<turn n="4" role="assistant" final="true">\n<thinking>' in example
+    assert "</thinking>\nYes, 223 is prime.\n</turn>" in example
+    assert "<answer>\nMET\n</answer>" in example

@@ -20,10 +20,19 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, MANIFEST
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import parse_rubric
 from autorubric_cli.report.build import build_report
 from tests.support.cli import cli
-from tests.support.fuzz_inputs import RUBRIC, TARGETS, Workspace, generate, run_case
+from tests.support.fuzz_inputs import (
+    RUBRIC,
+    TARGETS,
+    Workspace,
+    generate,
+    inspect_eval_bytes,
+    inspect_log,
+    run_case,
+)
 
 FUZZ = settings(
     max_examples=25,
@@ -214,3 +223,24 @@ def test_check_rejects_an_unreadable_few_shot_file(tmp_path: Path) -> None:
     rubric.write_text(RUBRIC.replace("  seed: 3", "  seed: 3\n  few_shot: {examples: shots}"))
     result = cli("check", rubric)
     assert result.exit_code == 2 and "few_shot.examples" in result.stderr
+
+
+def test_an_eval_log_of_an_unknown_zip_version_is_an_input_error(ws: Workspace) -> None:
+    """A crash class the fuzzer found: zipfile raises NotImplementedError for it."""
+    data = bytearray(inspect_eval_bytes())
+    central = data.find(b"PK\x01\x02")
+    data[central + 6 : central + 8] = (182).to_bytes(2, "little")  # "version needed": 18.2
+    crash = run_case(ws, "inspect.eval", bytes(data))
+    assert crash is None, crash
+    path = ws.root / "i.eval"
+    with pytest.raises(InputError, match="not a readable .eval log"):
+        list(iter_items(path, ws.rubric))
+
+
+def test_a_deeply_nested_inspect_sample_loads(ws: Workspace) -> None:
+    """A crash class the fuzzer found: resolving attachments recursed through any depth."""
+    text = json.dumps(inspect_log()).replace('"topic": "math"', '"topic": ' + "[" * 900 + "]" * 900)
+    crash = run_case(ws, "inspect.json", text.encode())
+    assert crash is None, crash
+    items = list(iter_items(ws.root / "i.json", ws.rubric))
+    assert len(items) == 4 and isinstance(items[0].metadata["topic"], list)
