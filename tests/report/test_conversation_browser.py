@@ -170,8 +170,9 @@ def test_thinking_is_folded_media_and_developer_are_marked_plain_text_is_a_block
     ]
     assert refusal.nth(1).locator("pre").inner_text() == "I cannot push to main."
     page.click("tr.item-row[data-id=support-2]")
-    head = page.locator("tr.detail-row[data-detail-for=support-2] .turn-head").first
-    assert head.inner_text().split() == ["1", "SYSTEM", "(developer)"]
+    heads = page.locator("tr.detail-row[data-detail-for=support-2] .turn-head")
+    assert heads.nth(0).inner_text().split() == ["1", "SYSTEM", "(developer)"]
+    assert heads.nth(1).inner_text().split() == ["2", "USER", "claire"]  # the `name` given
     page.click("tr.item-row[data-id=reasoning-1]")
     box = page.locator("tr.detail-row[data-detail-for=reasoning-1] .conversation")
     assert turns(box) == ["user", "assistant", "user", "assistant"]

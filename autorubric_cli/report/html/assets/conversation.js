@@ -95,6 +95,7 @@ var autorubricConversation = (function () {
     var shown = role === "developer" ? "system" : role;
     var head = [el("span", { cls: "turn-n", text: String(i + 1) }), el("span", { cls: "role", text: shown })];
     if (role !== shown) head.push(el("span", { cls: "turn-note", text: "(developer)" }));
+    if (m.name && role !== "tool") head.push(el("span", { cls: "turn-name", text: str(m.name) }));
     if (role === "tool") head.push(el("span", { cls: "turn-note answers", text: answered(m, byId) }));
     if (isRefusal(m)) head.push(el("span", { cls: "turn-note", text: "(refusal)" }));
     if (i === final) head.push(el("span", { cls: "turn-final", text: "final turn" }));
