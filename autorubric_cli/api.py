@@ -39,8 +39,8 @@ PathLike = str | Path
 
 @dataclass(frozen=True)
 class Experiment:
-    """An experiment directory (SPEC §5), read on demand: nothing is cached between calls, so a
-    run still writing to it is seen as it is now."""
+    """An experiment directory (docs/reference/experiment-directory.md), read on demand: nothing is
+    cached between calls, so a run still writing to it is seen as it is now."""
 
     path: Path
 
@@ -61,14 +61,16 @@ class Experiment:
         return self.manifest.status
 
     def report(self, *, fail_under: float | None = None) -> dict[str, Any]:
-        """The report (SPEC §6) as `report --format json` prints it; writes nothing."""
+        """The report (docs/reference/report-json.md) as `report --format json` prints it; writes
+        nothing."""
         extra: list[GateCheck] = []
         if fail_under is not None:
             extra.append(GateCheck(metric="score.mean", min=fail_under))
         return report.build_report(self._opened(), extra_checks=extra)
 
     def items(self) -> Iterator[ItemRecord]:
-        """The item records, the newest line per id (SPEC §5), in the order they finished."""
+        """The item records, the newest line per id (docs/reference/experiment-directory.md), in the
+        order they finished."""
         opened = self._opened()
         return experiment.iter_latest_records(
             self.path / experiment.ITEMS, experiment.ReadIssues(), opened.rubric.criteria
@@ -82,7 +84,8 @@ class Experiment:
         fail_on_regression: bool = False,
         alpha: float = 0.05,
     ) -> dict[str, Any]:
-        """This experiment (NEW) against `baseline` (BASE): the SPEC §12 comparison."""
+        """This experiment (NEW) against `baseline` (BASE): the docs/guides/compare.md
+        comparison."""
         base = baseline.path if isinstance(baseline, Experiment) else Path(baseline)
         options = report.CompareOptions(
             max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha
@@ -100,7 +103,8 @@ def open_experiment(path: PathLike) -> Experiment:
 def load_dataset(
     path: PathLike, rubric: Rubric, *, fields: dict[str, str] | None = None
 ) -> list[Item]:
-    """Every item of a dataset file (any SPEC §2 format), validated against `rubric`."""
+    """Every item of a dataset file (any docs/reference/dataset-files.md format), validated against
+    `rubric`."""
     return list(iter_items(path, rubric, fields))
 
 
@@ -176,7 +180,8 @@ async def aresume(path: PathLike, **options: Any) -> Experiment:
 
 
 def _finished(directory: Path) -> Experiment:
-    """`report.json` rewritten at the end of a run (SPEC §5), as the CLI does."""
+    """`report.json` rewritten at the end of a run (docs/reference/experiment-directory.md), as the
+    CLI does."""
     finished = Experiment(directory)
     text = orjson.dumps(finished.report(), option=orjson.OPT_INDENT_2)
     experiment.write_atomic(directory / experiment.REPORT, text)

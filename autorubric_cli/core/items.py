@@ -1,4 +1,4 @@
-"""A dataset item (SPEC §2) after validation against the rubric."""
+"""A dataset item (docs/reference/dataset-files.md) after validation against the rubric."""
 
 from __future__ import annotations
 
@@ -40,5 +40,5 @@ class Item(BaseModel):
     @field_validator("submission", mode="before")
     @classmethod
     def _plain_text(cls, value: Any) -> Any:
-        """A plain string is the submission's output (SPEC §2)."""
+        """A plain string is the submission's output (docs/reference/dataset-files.md)."""
         return {"output": value} if isinstance(value, str) else value

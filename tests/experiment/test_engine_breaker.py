@@ -88,7 +88,7 @@ def test_a_server_answering_404_gets_at_most_50_requests(tmp_path: Path) -> None
 
 
 def test_a_server_dying_mid_run_keeps_what_finished_and_resume_matches(tmp_path: Path) -> None:
-    n, die_after = 150, 100  # the bench-sized 300 of the issue, scaled down for the suite
+    n, die_after = 150, 100  # the bench's 300, scaled down for the suite
     data = write_dataset(tmp_path / "data.jsonl", n)
     server = JudgeServer(latency=0.01).start()
     port = server.port

@@ -1,4 +1,5 @@
-"""One per-item call of a judge (SPEC §10), with the Judge's own call path and retries.
+"""One per-item call of a judge (docs/guides/per-item.md), with the Judge's own call path and
+retries.
 
 `ask_item` sends an `ItemRequest` through `Judge._call` (the call cache, single flight,
 concurrency slots, rate limit and live counters of a per-criterion call) and retries it with
