@@ -135,6 +135,6 @@ def test_a_gate_left_undefined_by_errored_items_exits_3_with_junit_errors(tmp_pa
     assert result.exit_code == 3, result.stderr
     suite = next(iter(JUnitXml.fromfile(str(junit))))
     kinds = {case.name: [type(r) for r in case.result] for case in suite}
-    assert kinds["score.mean"] == [Error]
+    assert kinds["score.mean min 0.500"] == [Error]
     assert all(kinds[f"it{i:04d}"] == [Error] for i in range(4))
     assert suite.failures == 0 and suite.errors == 5
