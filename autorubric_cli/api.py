@@ -39,8 +39,8 @@ PathLike = str | Path
 
 @dataclass(frozen=True)
 class Experiment:
-    """An experiment directory (SPEC §5), read on demand: nothing is cached between calls, so a
-    run still writing to it is seen as it is now."""
+    """An experiment directory (docs/reference/experiment-directory.md), read on demand: nothing is
+    cached between calls, so a run still writing to it is seen as it is now."""
 
     path: Path
 
@@ -70,7 +70,8 @@ class Experiment:
         return built
 
     def items(self) -> Iterator[ItemRecord]:
-        """The item records, the newest line per id (SPEC §5), in the order they finished."""
+        """The item records, the newest line per id (docs/reference/experiment-directory.md), in the
+        order they finished."""
         opened = self._opened()
         return experiment.iter_latest_records(
             self.path / experiment.ITEMS, experiment.ReadIssues(), opened.rubric.criteria
@@ -103,7 +104,8 @@ def open_experiment(path: PathLike) -> Experiment:
 def load_dataset(
     path: PathLike, rubric: Rubric, *, fields: dict[str, str] | None = None
 ) -> list[Item]:
-    """Every item of a dataset file (any SPEC §2 format), validated against `rubric`."""
+    """Every item of a dataset file (any docs/reference/dataset-files.md format), validated against
+    `rubric`."""
     return list(iter_items(path, rubric, fields))
 
 
@@ -194,7 +196,8 @@ async def aresume(path: PathLike, **options: Any) -> Experiment:
 
 
 def _finished(directory: Path) -> Experiment:
-    """`report.json` rewritten at the end of a run (SPEC §5), as the CLI does."""
+    """`report.json` rewritten at the end of a run (docs/reference/experiment-directory.md), as the
+    CLI does."""
     finished = Experiment(directory)
     experiment.write_atomic(directory / experiment.REPORT, finished.report().to_json().encode())
     return finished

@@ -13,12 +13,12 @@
     │                                  FailureKind (judges/policy/kinds.py) decides retry, wait,
     │                                  slow-down and breaker count in one table
     ├── RunStopped                  2  the run stopped on a JudgeError; `resume` continues it
-    │   └── BudgetStop              2  the run reached its spend cap (--max-cost, SPEC §8)
+    │   └── BudgetStop              2  the run reached its spend cap (--max-cost)
     ├── BudgetReached                  (judges/policy/spend.py) a call refused by the spend cap; the
     │                                  runner turns it into BudgetStop; never reaches the CLI
     └── RunInterrupted            130  Ctrl-C or SIGTERM; everything finished is kept
 
-`exit_code` maps any exception to the CLI's exit code in one place (SPEC §8).
+`exit_code` maps any exception to the CLI's exit code in one place (docs/reference/exit-codes.md).
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ class RunInterrupted(AutorubricError):
 
 
 def exit_code(exc: BaseException) -> int:
-    """The CLI's exit code for an exception that stopped a command (SPEC §8): the tree's own,
-    130 for Ctrl-C outside a run, EXIT_INTERNAL for anything else (a bug)."""
+    """The CLI's exit code for an exception that stopped a command (docs/reference/exit-codes.md):
+    the tree's own, 130 for Ctrl-C outside a run, EXIT_INTERNAL for anything else (a bug)."""
     if isinstance(exc, AutorubricError):
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):

@@ -1,10 +1,12 @@
-"""Batch mode's client CPU per request (SPEC §11): preparation, upload, result parsing.
+"""Batch mode's client CPU per request (docs/guides/batches.md): preparation, upload, result
+parsing.
 
 For `--requests` calls (default 100,000) of one judge, with real prompts built by the grader's
 RequestBuilder (3 criteria, binary and multi-choice, short submissions):
 
-1. preparation: request key (SPEC §9) + request body + JSONL line, per request;
-2. upload: joining the lines and `litellm.acreate_file` to a loopback batch server running in
+1. preparation: request key (docs/guides/cache-and-cost.md) + request body + JSONL line, per
+request; 2. upload: joining the lines and `litellm.acreate_file` to a loopback batch server running
+in
    its own process (so the CPU measured is the client's alone); one file per 50,000 requests;
 3. result parsing: the server answers every line (create + retrieve), the client downloads the
    output files (`litellm.afile_content`) and parses them into Completions (`parse_results`).

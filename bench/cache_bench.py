@@ -1,4 +1,5 @@
-"""Call cache speed (SPEC §9): CPU per hit, lookups in a big cache, bytes per entry, cached rerun.
+"""Call cache speed (docs/guides/cache-and-cost.md): CPU per hit, lookups in a big cache, bytes per
+entry, cached rerun.
 
 1. A cache file with `--entries` entries (realistic answers, keys from `request_key`); CPU per
    hit of the store alone (`CallCache.get`) and of the whole hit path the Judge takes

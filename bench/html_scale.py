@@ -1,4 +1,4 @@
-"""Benchmark: the HTML report (SPEC §13) for large experiments.
+"""Benchmark: the HTML report (docs/guides/html-report.md) for large experiments.
 
 Prints, for N items (default 100,000 x 5 criteria x 3 judges, the records of report_scale.py):
 the time to build the report JSON and fold (what `report` already does), the time to render the

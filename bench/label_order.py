@@ -1,4 +1,5 @@
-"""Benchmark: which labelling order finds the right judge with fewer human labels (SPEC §14).
+"""Benchmark: which labelling order finds the right judge with fewer human labels
+(docs/guides/labels.md).
 
 On `simulate`'s synthetic studies (Guerdan et al. §6; `autorubric_cli/validate/synthetic.py`),
 one per seed, a human "labels" items one at a time in each order (`labels.order.rank_items`):

@@ -1,4 +1,4 @@
-"""Benchmark: the labelling page (SPEC §14) for 10,000 items.
+"""Benchmark: the labelling page (docs/guides/labels.md) for 10,000 items.
 
 Prints, for 10,000 items (5 criteria x 3 judges, the records of report_scale.py, 40-word
 reasons, 150-word submissions; then the same with 1,500-word submissions, which the byte budget

@@ -1,4 +1,4 @@
-"""Benchmark: `llm_calls: per_item` vs `per_criterion` (SPEC §10) on the demo rubric.
+"""Benchmark: `llm_calls: per_item` vs `per_criterion` (docs/guides/per-item.md) on the demo rubric.
 
 The demo rubric (7 criteria) and dataset (48 items), with its simulated judges replaced by one
 judge on the loopback server (a separate process, fixed latency per call), graded by the CLI in

@@ -1,4 +1,5 @@
-"""Claude and Gemini batches at scale, against the loopback fakes (SPEC §11, issue 22).
+"""Claude and Gemini batches at scale, against the loopback fakes (docs/guides/batches.md, issue
+22).
 
 For each provider: 500 items x 3 criteria graded directly (the reference), then in batch mode
 with 3 SIGKILLs, each followed by `resume`: the first inside a create call (an orphan: the

@@ -1,4 +1,5 @@
-"""Items/s of each dataset reader (SPEC §2) through `iter_items`, the path `run` uses.
+"""Items/s of each dataset reader (docs/reference/dataset-files.md) through `iter_items`, the path
+`run` uses.
 
 Writes N rows (default 20,000; `--rows 1000000` for the issue's full size) in every format,
 then reads each `--repeat` times and prints the median items/s and the CSV/JSONL ratio

@@ -22,7 +22,8 @@ from tests.support.judge_server import JudgeServer  # noqa: E402
 def isolated_call_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Every test gets its own empty call cache (SPEC §9), never the user's."""
+    """Every test gets its own empty call cache (docs/guides/cache-and-cost.md), never the
+    user's."""
     directory = tmp_path_factory.mktemp("call-cache")
     monkeypatch.setenv("AUTORUBRIC_CACHE_DIR", str(directory))
     return directory

@@ -1,5 +1,6 @@
-"""One error tree (issue 23): every exception autorubric defines descends from AutorubricError,
-and the CLI's exit code of each is decided by `errors.exit_code` alone (SPEC §8)."""
+"""One error tree: every exception autorubric defines descends from AutorubricError,
+and the CLI's exit code of each is decided by `errors.exit_code` alone
+(docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The package's import graph (issue 23): no cycle between modules, no arrow pointing up the
+"""The package's import graph: no cycle between modules, no arrow pointing up the
 layers of DESIGN.md. Only imports that run count: those under `if TYPE_CHECKING:` are types."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The package's shape (issue 23, docs/design/startup.md): no module over 400 lines, and no
+"""The package's shape (docs/design/startup.md): no module over 400 lines, and no
 import inside a function: heavy layers are reached through their lazy faces, so start-up stays
 fast without imports scattered through the code."""
 

@@ -1,5 +1,5 @@
-"""The command line (SPEC §8). Command modules (`*_cmd.py`, loaded with the app) parse flags;
-the bodies they call are the names in ``__init__.pyi``, loaded on first use
+"""The command line (docs/reference/exit-codes.md). Command modules (`*_cmd.py`, loaded with the
+app) parse flags; the bodies they call are the names in ``__init__.pyi``, loaded on first use
 (docs/design/startup.md), so `--help` loads none of them."""
 
 import lazy_loader

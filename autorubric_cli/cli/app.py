@@ -1,4 +1,5 @@
-"""The `autorubric` command: the Typer app, its global flags and every command (SPEC §8).
+"""The `autorubric` command: the Typer app, its global flags and every command
+(docs/reference/exit-codes.md).
 
 Each command parses its flags, calls one body and maps the outcome to an exit code. The bodies
 are read from the `cli` face (`cli/__init__.pyi`) and the layers below through theirs, so

@@ -1,4 +1,5 @@
-"""`autorubric cache info|clear|prune`: the call cache shared by all experiments (SPEC §9)."""
+"""`autorubric cache info|clear|prune`: the call cache shared by all experiments
+(docs/guides/cache-and-cost.md)."""
 
 from __future__ import annotations
 

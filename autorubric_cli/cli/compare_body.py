@@ -44,7 +44,7 @@ RENDERERS: dict[str, Callable[[CompareResult], str]] = {
     "markdown": _markdown,
     "junit": _junit,
 }
-"""Format name → renderer of the SPEC §12 comparison."""
+"""Format name → renderer of the docs/guides/compare.md comparison."""
 
 
 def write_outputs(result: CompareResult, junit: Path | None) -> None:
@@ -55,7 +55,8 @@ def write_outputs(result: CompareResult, junit: Path | None) -> None:
 
 
 def write_compare_html(result: CompareResult, path: Path) -> str:
-    """`compare --format html`: one self-contained page (SPEC §13); returns the line to print."""
+    """`compare --format html`: one self-contained page (docs/guides/html-report.md); returns the
+    line to print."""
     try:
         experiment.write_atomic(path, report.render_compare_html(result).encode("utf-8"))
     except OSError as exc:

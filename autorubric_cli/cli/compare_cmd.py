@@ -1,4 +1,4 @@
-"""`autorubric compare BASE NEW`: the paired comparison and its gate (SPEC §12)."""
+"""`autorubric compare BASE NEW`: the paired comparison and its gate (docs/guides/compare.md)."""
 
 from __future__ import annotations
 

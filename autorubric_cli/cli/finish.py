@@ -81,8 +81,8 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
 
 
 def exit_code(built: Report) -> int:
-    """1 when the gate failed on a value; else 3 when items errored; else 0 (SPEC §8).
-    The gate reads the report's JSON form (`core.gate`)."""
+    """1 when the gate failed on a value; else 3 when items errored; else 0
+    (docs/reference/exit-codes.md). The gate reads the report's JSON form (`core.gate`)."""
     return gate_exit_code(to_json_dict(built))
 
 

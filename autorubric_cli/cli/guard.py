@@ -1,4 +1,5 @@
-"""Every command's body runs inside `guarded`: one-line messages and the SPEC §8 exit code.
+"""Every command's body runs inside `guarded`: one-line messages and the
+docs/reference/exit-codes.md exit code.
 
 Its own module so that every command module (app, cache_cmd, ...) imports it from below,
 never from `app` (no import cycle inside `cli`).
@@ -23,7 +24,7 @@ def _err(message: str) -> None:
 
 
 def guarded(body: Callable[[], int]) -> None:
-    """Run a command body, mapping failures to one-line messages and SPEC exit codes."""
+    """Run a command body, mapping failures to one-line messages and documented exit codes."""
     try:
         code = body()
     except InputError as exc:
@@ -34,7 +35,8 @@ def guarded(body: Callable[[], int]) -> None:
     except BrokenPipeError:  # the reader closed stdout (`| head`): not an error of ours
         drop_stdout()
         code = 0
-    except RunStopped as exc:  # a spend-cap stop is its own one line (SPEC §8)
+    # a spend-cap stop is its own one line (docs/reference/exit-codes.md)
+    except RunStopped as exc:
         _err(str(exc) if isinstance(exc, BudgetStop) else f"run stopped: {exc}")
         code = exit_code(exc)
     except RunInterrupted as exc:

@@ -1,5 +1,5 @@
 """`autorubric label DIR` (write the labelling page) and `autorubric label import DIR FILE...`
-(SPEC §14).
+(docs/guides/labels.md).
 
 Click cannot give a group a positional argument and subcommands at once (`label import ...`
 would be read as DIR = "import"), so `label` is a group whose unknown first word goes to the

@@ -1,5 +1,5 @@
 """`autorubric report` and `merge`: render an experiment, or merge shards and render the result
-(SPEC §7, §11); no judge calls."""
+(docs/guides/ci.md, docs/guides/batches.md); no judge calls."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""`autorubric check`, `run` and `resume`: the commands that start or finish a run (SPEC §8-§11).
+"""`autorubric check`, `run` and `resume`: the commands that start or finish a run
+(docs/reference/exit-codes.md, docs/guides/cache-and-cost.md, docs/guides/per-item.md,
+docs/guides/batches.md).
 
 The bodies they call are read from the `cli` face (`cli/__init__.pyi`), so `--help` loads
 none of them.

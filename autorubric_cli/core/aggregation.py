@@ -1,4 +1,4 @@
-"""Ensemble aggregation and sample reduction (SPEC §4). Pure functions on votes.
+"""Ensemble aggregation and sample reduction (docs/guides/rubrics.md). Pure functions on votes.
 
 A ballot is `(choice, judge_weight)`; `choice` is a `CriterionVerdict` for binary criteria and
 an original option index for multi-choice ones. Abstentions and errors are removed by the caller
@@ -145,7 +145,8 @@ def aggregate_nominal(
 
 
 def reduce_samples(values: Sequence[float], method: str) -> int:
-    """Index of the sample kept from one judge's repeated samples (a real sample, SPEC §4)."""
+    """Index of the sample kept from one judge's repeated samples (a real sample,
+    docs/guides/rubrics.md)."""
     if not values:
         raise ValueError("no samples to reduce")
     if method == "mean":

@@ -1,4 +1,5 @@
-"""Configuration models (SPEC §1 `grader:` and `gate:`). Every strategy name is a Literal."""
+"""Configuration models (docs/reference/rubric-file.md `grader:` and `gate:`). Every strategy name
+is a Literal."""
 
 from __future__ import annotations
 
@@ -142,7 +143,8 @@ class JudgeSpec(Strict):
     timeout: float | None = Field(None, gt=0)
     thinking: str | int | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-    batch: bool | None = None  # SPEC §11: this judge through the batch API; None: grader's
+    # docs/guides/batches.md: this judge through the batch API; None: grader's
+    batch: bool | None = None
     prompt_caching: PromptCaching = "auto"  # provider prompt caching of an item's shared prefix
     cache_ttl: CacheTTL = "5m"  # Anthropic cache breakpoints: 5-minute (default) or 1-hour TTL
     # docs/guides/transports.md: the native OpenAI-compatible client or litellm
@@ -257,7 +259,8 @@ class LLMConfig(Strict):
     normalize: bool = True
     shuffle_options: bool = True
     auto_na_option: bool = False
-    seed: int = Field(0, ge=0)  # SPEC §1: fixed, so reruns hit the cache (§9)
+    # docs/reference/rubric-file.md: fixed, so reruns hit the cache (docs/guides/cache-and-cost.md)
+    seed: int = Field(0, ge=0)
     concurrency: int = Field(64, ge=1, le=100_000)
     timeout: float = Field(60.0, gt=0)
     max_attempts: int = Field(6, ge=1, le=1000)
@@ -267,11 +270,16 @@ class LLMConfig(Strict):
     few_shot: FewShotConfig | None = None
     system_prompt: str | None = None
     multi_choice_system_prompt: str | None = None
-    item_system_prompt: str | None = None  # per_item calls (§10): one prompt for every criterion
-    llm_calls: LLMCalls = "per_criterion"  # SPEC §10
-    cache: bool = True  # SPEC §9
-    batch: bool = False  # SPEC §11
-    max_cost: float | None = Field(None, ge=0)  # USD; the run stops before passing it (SPEC §8)
+    # per_item calls (docs/guides/per-item.md): one prompt for every criterion
+    item_system_prompt: str | None = None
+    # docs/guides/per-item.md
+    llm_calls: LLMCalls = "per_criterion"
+    # docs/guides/cache-and-cost.md
+    cache: bool = True
+    # docs/guides/batches.md
+    batch: bool = False
+    # USD; the run stops before passing it (docs/reference/exit-codes.md)
+    max_cost: float | None = Field(None, ge=0)
     # where `run`/`resume` make their litellm calls: "auto" (here until this process is
     # saturated, then in worker processes, up to the cores), N (N worker processes from the
     # start), 0 (here). docs/guides/judges.md, worker processes.

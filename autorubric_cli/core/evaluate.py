@@ -1,7 +1,7 @@
 """From raw votes to criterion results and the item score.
 
 Grading, `report` re-aggregation and per-judge scores all go through `evaluate_votes`, so every
-rule of SPEC §3-§4 is applied by exactly one code path.
+rule of docs/guides/rubrics.md is applied by exactly one code path.
 """
 
 from __future__ import annotations
@@ -96,7 +96,8 @@ def votes_by_judge(votes: Sequence[Vote]) -> dict[str, list[Vote]]:
 
 
 def keep_one(samples: Sequence[Vote], criterion: Criterion, sample_method: str) -> Vote | None:
-    """The sample kept from one judge's votes (SPEC §4); None when every sample abstained."""
+    """The sample kept from one judge's votes (docs/guides/rubrics.md); None when every sample
+    abstained."""
     if len(samples) == 1:
         return None if is_abstention(samples[0], criterion) else samples[0]
     valid = [v for v in samples if not is_abstention(v, criterion)]

@@ -1,4 +1,4 @@
-"""The CI gate (SPEC §7): AND over checks, each a metric path into the report JSON."""
+"""The CI gate (docs/guides/ci.md): AND over checks, each a metric path into the report JSON."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def evaluate_check(report: dict[str, Any], check: GateCheck) -> dict[str, Any]:
     if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
         result.update(value=None, passed=False, reason="metric is undefined")
         if (report.get("items") or {}).get("errored"):
-            result["undefined_by_errors"] = True  # a broken run, not a bad model (SPEC §8)
+            # a broken run, not a bad model (docs/reference/exit-codes.md)
+            result["undefined_by_errors"] = True
         return result
     passed = (check.min is None or value >= check.min) and (check.max is None or value <= check.max)
     return {**result, "value": value, "passed": passed}
@@ -59,8 +60,8 @@ def undefined_by_errors(check: dict[str, Any]) -> bool:
 
 
 def gate_exit_code(report: dict[str, Any]) -> int:
-    """SPEC §8: 1 when a gate check failed on a defined value (or an undefined one with no
-    errored item to blame); else 3 when items errored (a check left undefined by them
+    """docs/reference/exit-codes.md: 1 when a gate check failed on a defined value (or an undefined
+    one with no errored item to blame); else 3 when items errored (a check left undefined by them
     included); else 0."""
     gate = report["gate"]
     failed = [c for c in gate["checks"] if not c["passed"]] if gate is not None else []

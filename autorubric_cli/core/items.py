@@ -1,4 +1,4 @@
-"""A dataset item (SPEC §2) after validation against the rubric."""
+"""A dataset item (docs/reference/dataset-files.md) after validation against the rubric."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tolerant comparison: values within 1e-9 count as equal (SPEC §4)."""
+"""Tolerant comparison: values within 1e-9 count as equal (docs/guides/rubrics.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Verdicts, votes and the item record written to items.jsonl (SPEC §5)."""
+"""Verdicts, votes and the item record written to items.jsonl
+(docs/reference/experiment-directory.md)."""
 
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ class Vote(Record):
     thinking: str | None = None
     attempts: int = Field(1, ge=1)
     option_set: list[int] | None = None  # response-set elicitation: original option indices
-    cached: bool = False  # served by the call cache: usage/cost are the original call's (§9)
-    billed_with: str | None = None  # per-item call (§10): the criterion whose vote carries it
+    # served by the call cache: usage/cost are the original call's (docs/guides/cache-and-cost.md)
+    cached: bool = False
+    # per-item call (docs/guides/per-item.md): the criterion whose vote carries it
+    billed_with: str | None = None
     # USD the provider's prompt cache saved on this vote's paid calls: their cost with no cached
     # tokens minus what was billed (negative for a call that only wrote the cache);
     # docs/guides/prompt-caching.md
@@ -85,12 +88,14 @@ class ItemRecord(Record):
     judge_scores: dict[str, float | None] = Field(default_factory=dict)
     usage: dict[str, int] = Field(default_factory=dict)
     cost: float | None = None
-    usage_saved: dict[str, int] = Field(default_factory=dict)  # cached votes (§9)
+    # cached votes (docs/guides/cache-and-cost.md)
+    usage_saved: dict[str, int] = Field(default_factory=dict)
     cost_saved: float | None = 0.0
     duration_s: float = 0.0
     error: str | None = None
     simulated: bool = False
-    # Extensions to SPEC §5 so that `report` needs nothing but items.jsonl:
+    # Extensions to docs/reference/experiment-directory.md so that `report` needs nothing but
+    # items.jsonl:
     word_counts: dict[str, int] = Field(default_factory=dict)  # {"output": n, "thinking": m}
     ground_truth: dict[str, str] = Field(default_factory=dict)
     human_ratings: dict[str, list[str | list[str]]] = Field(default_factory=dict)

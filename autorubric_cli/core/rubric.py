@@ -1,4 +1,4 @@
-"""Rubric, Criterion, CriterionOption (SPEC §1)."""
+"""Rubric, Criterion, CriterionOption (docs/reference/rubric-file.md)."""
 
 from __future__ import annotations
 
@@ -108,7 +108,8 @@ class Criterion(Strict):
 
 
 class DatasetSection(Strict):
-    """How to read the dataset file (SPEC §2): our field <- the file's dotted path."""
+    """How to read the dataset file (docs/reference/dataset-files.md): our field <- the file's
+    dotted path."""
 
     fields: dict[str, str] = Field(default_factory=dict)
 

@@ -1,4 +1,5 @@
-"""Item scoring (SPEC §3): cannot-assess strategies, normalization, length penalty."""
+"""Item scoring (docs/guides/rubrics.md): cannot-assess strategies, normalization, length
+penalty."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def criterion_value(
     """v_i for one criterion; `value=None` means CANNOT_ASSESS / NA. None means skipped.
 
     `option_values` are a multi-choice criterion's non-NA option values (empty for binary);
-    `fail` gives the worst of them (SPEC §3).
+    `fail` gives the worst of them (docs/guides/rubrics.md).
     """
     if value is not None:
         return value

@@ -1,4 +1,4 @@
-"""Seeded option permutations (SPEC §4).
+"""Seeded option permutations (docs/guides/rubrics.md).
 
 The permutation depends only on (seed, item id, judge id, criterion name, sample index): a
 Fisher-Yates shuffle driven by SHA-256, so it is identical across runs, machines and library

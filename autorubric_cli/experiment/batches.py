@@ -1,4 +1,4 @@
-"""batches.jsonl: the append-only, fsynced record of every provider batch (SPEC §11).
+"""batches.jsonl: the append-only, fsynced record of every provider batch (docs/guides/batches.md).
 
 Invariant: a batch's request ids are on disk BEFORE its file is uploaded, and its batch id as
 soon as the provider returned it, so `resume` can re-attach to every batch that may exist and

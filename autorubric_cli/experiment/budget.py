@@ -1,11 +1,13 @@
-"""The spend cap of a run (`--max-cost`, `grader.max_cost`; SPEC §8), on the experiment's side.
+"""The spend cap of a run (`--max-cost`, `grader.max_cost`; docs/reference/exit-codes.md), on the
+experiment's side.
 
 The cap is on what the experiment has paid, over every session: `resume` starts from the sum of
 the `cost` of every line of items.jsonl (superseded error lines included: they were paid) and
 continues under the cap it is given. Calls served by the call cache are not paid in this
-experiment (SPEC §9) and count nothing. The call path keeps the cap (judges/policy/spend.py); when
-it refuses a call the run stops scheduling, lets the items in flight finish, keeps every finished
-item, marks the manifest `failed` with the reason and exits 2 (`BudgetStop`).
+experiment (docs/guides/cache-and-cost.md) and count nothing. The call path keeps the cap
+(judges/policy/spend.py); when it refuses a call the run stops scheduling, lets the items in flight
+finish, keeps every finished item, marks the manifest `failed` with the reason and exits 2
+(`BudgetStop`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`run --dry-run` / `resume --dry-run` (SPEC §9): the bill before paying it.
+"""`run --dry-run` / `resume --dry-run` (docs/guides/cache-and-cost.md): the bill before paying it.
 
 Every request is built exactly as the run would build it (same RequestBuilder, seed, shuffles,
 few-shot examples, response format) and looked up in the call cache (read-only: nothing is
@@ -196,7 +196,8 @@ def estimate_bill(
     cache: CallCache | None,
     priors: dict[str, ItemRecord] | None = None,
 ) -> dict[str, Any]:
-    """The SPEC §9 bill of grading `items`; votes reused from `priors` are not calls."""
+    """The docs/guides/cache-and-cost.md bill of grading `items`; votes reused from `priors` are not
+    calls."""
     builder = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
     estimator = Estimator()
     judges = rubric.grader.judges
@@ -251,7 +252,7 @@ def estimate_bill(
                 ]
                 if per_item is not None and needed:
                     request = per_item.request(item, needed, judge_id=spec.judge_id, sample=sample)
-                    # billed like the records (SPEC §10)
+                    # billed like the records (docs/guides/per-item.md)
                     bill(spec, needed[0].name, request, served(spec, request))
             if per_item is None:
                 asked = [

@@ -20,7 +20,8 @@ from autorubric_cli.experiment.options import RunOptions
 
 
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
-    """The rubric's `grader:` section with CLI flags applied on top (SPEC §1: seed default 0)."""
+    """The rubric's `grader:` section with CLI flags applied on top (docs/reference/rubric-file.md:
+    seed default 0)."""
     update = _session_update(options.concurrency, options.no_cache, options.max_cost)
     if options.judges:
         update["judges"] = [JudgeSpec(model=m) for m in options.judges]

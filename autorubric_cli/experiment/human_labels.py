@@ -1,4 +1,5 @@
-"""`human_labels.jsonl` (beside the store): one line per (rater, item), append-only (SPEC §14).
+"""`human_labels.jsonl` (beside the store): one line per (rater, item), append-only
+(docs/guides/labels.md).
 
 Reading keeps, for each rater and item, the line with the newest `labelled_at` (a later line
 wins a tie), so importing an older export after a newer one never rolls a rater back.

@@ -1,4 +1,5 @@
-"""An experiment directory's writes, behind one recorder: start → record → finish (SPEC §5).
+"""An experiment directory's writes, behind one recorder: start → record → finish
+(docs/reference/experiment-directory.md).
 
 - `RunRecorder.new` describes a new run (its manifest, with the SHA-256 of its rubric and
   dataset); `RunRecorder.resumed` continues one, only against the exact inputs it started with

@@ -1,4 +1,5 @@
-"""One writer per experiment directory (SPEC §11): an OS file lock on `.lock` inside it.
+"""One writer per experiment directory (docs/guides/batches.md): an OS file lock on `.lock` inside
+it.
 
 `run`, `resume` and `merge` hold an exclusive `flock` for as long as they may write. The kernel
 drops the lock when the holding process ends, however it ends (SIGKILL included), so there is

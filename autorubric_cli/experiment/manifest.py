@@ -1,4 +1,5 @@
-"""manifest.json: what was run, with which configuration and inputs (SPEC §5)."""
+"""manifest.json: what was run, with which configuration and inputs
+(docs/reference/experiment-directory.md)."""
 
 from __future__ import annotations
 
@@ -50,13 +51,16 @@ class Manifest(BaseModel):
     config: dict[str, Any]
     rubric: InputFile
     dataset: InputFile
-    dataset_fields: dict[str, str] = Field(default_factory=dict)  # SPEC §2 field mapping
+    # docs/reference/dataset-files.md field mapping
+    dataset_fields: dict[str, str] = Field(default_factory=dict)
     items_total: int = Field(ge=0, le=MAX_INT)
     limit: int | None = Field(None, ge=1, le=MAX_INT)
     simulated: bool = False
-    shard: Shard | None = None  # SPEC §11: run --shard K/N
+    # docs/guides/shards.md: run --shard K/N
+    shard: Shard | None = None
     error: str | None = None
-    reason: str | None = None  # SPEC §5: why a `failed` run stopped and how to continue it
+    # docs/reference/experiment-directory.md: why a `failed` run stopped and how to continue it
+    reason: str | None = None
     runs: list[dict[str, Any]] = Field(default_factory=list)
     experiment_id: str | None = (
         None  # a UUID, from creation (docs/reference/experiment-directory.md)

@@ -1,4 +1,4 @@
-"""`autorubric merge OUT DIR...` (SPEC §11): the shards of one run, as one experiment.
+"""`autorubric merge OUT DIR...` (docs/guides/shards.md): the shards of one run, as one experiment.
 
 The shards must come from the same rubric, dataset, seed and configuration (settings that only
 change speed may differ) and cover every shard once. OUT gets the newest record of every id in

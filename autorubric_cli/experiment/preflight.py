@@ -1,4 +1,5 @@
-"""Everything `run` refuses before its first judge call (SPEC §8), as one list of rules.
+"""Everything `run` refuses before its first judge call (docs/reference/exit-codes.md), as one list
+of rules.
 
 `check`, `run --dry-run` and `run` all call `preflight`, so they cannot disagree: a rule added to
 RULES is made by all three. A rule is a plain function of the Plan that raises InputError
@@ -221,14 +222,16 @@ def few_shot_examples(plan: Plan) -> None:
 
 
 def batch_providers(plan: Plan) -> None:
-    """A judge to batch must have a provider whose batch API litellm can use (SPEC §11)."""
+    """A judge to batch must have a provider whose batch API litellm can use
+    (docs/guides/batches.md)."""
     for spec in plan.config.judges:
         if judges.batch_enabled(plan.config, spec):
             judges.batch_provider(spec)
 
 
 def spend_cap_priced(plan: Plan) -> None:
-    """A spend cap needs every judge's price (SPEC §8): an unpriced judge is an input error."""
+    """A spend cap needs every judge's price (docs/reference/exit-codes.md): an unpriced judge is an
+    input error."""
     if plan.options.max_cost is not None:
         judges.check_priced(plan.config, key="--max-cost")
         return

@@ -104,7 +104,7 @@ class Progress:
 
 
 def batch_parts(stats: judges.CallStats) -> list[str]:
-    """Provider batches (SPEC §11), once there are any."""
+    """Provider batches (docs/guides/batches.md), once there are any."""
     submitted = getattr(stats, "batches_submitted", 0)
     if not submitted:
         return []

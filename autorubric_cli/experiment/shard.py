@@ -1,4 +1,5 @@
-"""Shards (SPEC §11): `run --shard K/N` grades the items whose stable hash of `id` is shard K.
+"""Shards (docs/guides/shards.md): `run --shard K/N` grades the items whose stable hash of `id` is
+shard K.
 
 The hash is SHA-256 of the id's UTF-8 bytes, so every machine, Python version and run puts an
 item in the same shard, whatever the dataset's order or the items around it.

@@ -1,4 +1,5 @@
-"""items.jsonl: append-only records, one line per finished item; never rewritten (SPEC §5)."""
+"""items.jsonl: append-only records, one line per finished item; never rewritten
+(docs/reference/experiment-directory.md)."""
 
 from __future__ import annotations
 

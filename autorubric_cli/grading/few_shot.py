@@ -1,7 +1,9 @@
-"""Few-shot examples: loaded from a labelled dataset file (any SPEC §2 format, read like the
-dataset, with the rubric's `dataset.fields`), chosen per criterion with a seed.
+"""Few-shot examples: loaded from a labelled dataset file (any docs/reference/dataset-files.md
+format, read like the dataset, with the rubric's `dataset.fields`), chosen per criterion with a
+seed.
 
-The file has the dataset's line format (SPEC §2): `submission` plus `ground_truth`. With
+The file has the dataset's line format (docs/reference/dataset-files.md): `submission` plus
+`ground_truth`. With
 `include_reason`, an example's explanation comes from `metadata.reasons` ({criterion: text});
 it lives under `metadata` so that the file stays a valid dataset. The same examples are used
 for every item of a criterion: the choice depends only on (seed, criterion name).

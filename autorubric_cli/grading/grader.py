@@ -93,7 +93,8 @@ def shared_prefix_requests(spec: JudgeSpec, requests: list[VoteRequest]) -> list
 
 
 def per_item_builder(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemRequestBuilder | None:
-    """The per-item request builder when `llm_calls: per_item` (SPEC §10), else None."""
+    """The per-item request builder when `llm_calls: per_item` (docs/guides/per-item.md), else
+    None."""
     config = rubric.grader
     if config.llm_calls != "per_item":
         return None
@@ -112,10 +113,12 @@ class CriterionGrader:
 
     `seed` drives option shuffles and few-shot selection (default: the rubric's
     `grader.seed`); `base_dir` resolves the few-shot examples path; `retry` sets backoff timing
-    (default: `rubric.grader.retry`); `cache` is the call cache (SPEC §9), None for none;
-    `batches` routes the judges that batch through provider batch APIs (SPEC §11), None for
-    none; `workers` runs the litellm calls in worker processes (judges/transports/workers.py),
-    None: in this process; `budget` is the run's spend cap (judges/policy/spend.py), None for none.
+    (default: `rubric.grader.retry`); `cache` is the call cache (docs/guides/cache-and-cost.md),
+    None for none;
+    `batches` routes the judges that batch through provider batch APIs (docs/guides/batches.md),
+    None for none; `workers` runs the litellm calls in worker processes
+    (judges/transports/workers.py), None: in this process; `budget` is the run's spend cap
+    (judges/policy/spend.py), None for none.
     `aclose` (or leaving `async with`) closes the cache and the workers. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
@@ -226,7 +229,8 @@ class CriterionGrader:
 
     async def aclose(self) -> None:
         """Close litellm's HTTP clients (call before the event loop ends), the worker processes
-        and the call cache; stop polling batches (they keep running at the provider, SPEC §11)."""
+        and the call cache; stop polling batches (they keep running at the provider,
+        docs/guides/batches.md)."""
         if self.batches is not None:
             await self.batches.aclose()
         if self.workers is not None:

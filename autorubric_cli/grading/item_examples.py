@@ -1,4 +1,5 @@
-"""Few-shot examples for per-item calls (SPEC §10): whole graded items, chosen with a seed.
+"""Few-shot examples for per-item calls (docs/guides/per-item.md): whole graded items, chosen with a
+seed.
 
 The examples file is read exactly as in per-criterion mode (`few_shot.load_examples`). An
 example qualifies when it has a label for at least one criterion of the rubric; the same

@@ -1,6 +1,7 @@
-"""Per-item grading (SPEC §10, `llm_calls: per_item`): one call per (item, judge, sample) asks
-for every criterion that needs a vote; its reply is split into per-criterion votes stored
-exactly as per-criterion votes are (SPEC §5), with the same option shuffles (SPEC §4).
+"""Per-item grading (docs/guides/per-item.md, `llm_calls: per_item`): one call per (item, judge,
+sample) asks for every criterion that needs a vote; its reply is split into per-criterion votes
+stored exactly as per-criterion votes are (docs/reference/experiment-directory.md), with the same
+option shuffles (docs/guides/rubrics.md).
 
 Follow-ups: criteria whose entry is missing, repeated or invalid are asked again in ONE new
 call listing only them (the same prompt restricted to those criteria, so it is exactly the

@@ -27,7 +27,7 @@ from autorubric_cli.judges.transcript import scope_instruction
 def shown_order(
     config: LLMConfig, seed: int, item: Item, judge_id: str, criterion: Criterion, sample: int
 ) -> list[int] | None:
-    """The option order shown (SPEC §4); None for a binary criterion."""
+    """The option order shown (docs/guides/rubrics.md); None for a binary criterion."""
     if criterion.options is None:
         return None
     n = len(criterion.options)

@@ -1,4 +1,5 @@
-"""The call cache's store (SPEC §9): one SQLite file shared by every experiment and process.
+"""The call cache's store (docs/guides/cache-and-cost.md): one SQLite file shared by every
+experiment and process.
 
 Invariant: the cache can only make a run cheaper, never fail it or change an answer. WAL mode
 lets many readers run beside one writer; a short busy timeout bounds how long a call waits for

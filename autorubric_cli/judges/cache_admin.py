@@ -1,4 +1,5 @@
-"""`autorubric cache info|clear|prune`: read and trim the call cache's file (SPEC §9)."""
+"""`autorubric cache info|clear|prune`: read and trim the call cache's file
+(docs/guides/cache-and-cost.md)."""
 
 from __future__ import annotations
 

@@ -313,7 +313,7 @@ def build_judges(
     budget: SpendCap | None = None,
 ) -> list[Judge]:
     """Judges for a grader; a missing key variable or a bad param is an InputError now, and so
-    is a judge to batch whose provider litellm cannot batch (SPEC §11)."""
+    is a judge to batch whose provider litellm cannot batch (docs/guides/batches.md)."""
     global_slots = asyncio.Semaphore(config.concurrency)
     flights = SingleFlight()
     judges = []

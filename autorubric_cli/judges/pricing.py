@@ -5,7 +5,7 @@ from its cost map, litellm prices every reply anyway and, failing, repeats the m
 about 12 times per call (its lookup cache keeps only hits), ~0.5-0.8 ms CPU per call. litellm
 has no setting that turns that calculation off. So once a reply of a model comes back unpriced
 (`response_cost` None), the model is registered in litellm's cost map at a zero price: its
-lookups then hit. Those models still record `cost: null` (SPEC), never litellm's 0; models
+lookups then hit. Those models still record `cost: null`, never litellm's 0; models
 litellm prices are never registered, so they keep litellm's own figures.
 """
 

@@ -225,7 +225,8 @@ def user_message(
 
 
 def system_prompt(multi_choice: bool, override: str | None = None) -> str:
-    """The shared system prompt; a user's override (per kind, SPEC §1) replaces it."""
+    """The shared system prompt; a user's override (per kind, docs/reference/rubric-file.md)
+    replaces it."""
     return SYSTEM_PROMPT if override is None else override
 
 

@@ -52,9 +52,9 @@ class VoteRequest:
 class Completion:
     """A transport's reply: the text, an optional reasoning trace, usage and cost.
 
-    `cached`: served by the call cache (SPEC §9); `usage`/`cost` are then the original call's,
-    paid once before. `confirm`, when set, stores the answer in the cache: the Judge calls it
-    once the reply parsed, so only usable answers are ever stored.
+    `cached`: served by the call cache (docs/guides/cache-and-cost.md); `usage`/`cost` are then the
+    original call's, paid once before. `confirm`, when set, stores the answer in the cache: the
+    Judge calls it once the reply parsed, so only usable answers are ever stored.
     """
 
     content: str | None

@@ -1,4 +1,5 @@
-"""The identity of a judge call (SPEC §9): what the call cache and the batch ledger key on.
+"""The identity of a judge call (docs/guides/cache-and-cost.md): what the call cache and the batch
+ledger key on.
 
 It covers everything sent that can change the answer (model, api base, messages, response
 format, temperature, token and thinking limits, pass-through params) and the sample index;

@@ -17,10 +17,12 @@ class CallStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
-    cached: int = 0  # calls served by the call cache (SPEC §9), not counted above
+    # calls served by the call cache (docs/guides/cache-and-cost.md), not counted above
+    cached: int = 0
     tokens_saved: int = 0
     cost_saved: float = 0.0
-    batches_submitted: int = 0  # provider batches (SPEC §11): sent or re-attached by this run
+    # provider batches (docs/guides/batches.md): sent or re-attached by this run
+    batches_submitted: int = 0
     batches_running: int = 0
     batches_done: int = 0
     batch_requests_done: int = 0

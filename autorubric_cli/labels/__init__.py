@@ -1,5 +1,5 @@
-"""Human labels (SPEC §14): the labelling page's data, the item order, the import and its
-validation, and the overlay that lets `report`, `validate` and the HTML report use them.
+"""Human labels (docs/guides/labels.md): the labelling page's data, the item order, the import and
+its validation, and the overlay that lets `report`, `validate` and the HTML report use them.
 
 The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
 

@@ -1,5 +1,5 @@
 """`autorubric label import DIR FILE...`: check every line of every file, then append them all
-to DIR/human_labels.jsonl in one write (SPEC §14).
+to DIR/human_labels.jsonl in one write (docs/guides/labels.md).
 
 A line names an item of the experiment, a rater, and labels of the rubric's criteria (matched
 case-insensitively, stored in the rubric's spelling, as the dataset loader does). Any bad line

@@ -1,4 +1,4 @@
-"""Which items to label first (SPEC §14, `--order`).
+"""Which items to label first (docs/guides/labels.md, `--order`).
 
 `disagreement`: an item's information is the judges' disagreement on it: for each criterion
 being labelled, the Shannon entropy (bits) of the pooled votes of every judge and sample

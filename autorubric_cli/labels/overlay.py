@@ -1,4 +1,4 @@
-"""Human labels as the records' `ground_truth` and `human_ratings` (SPEC §14).
+"""Human labels as the records' `ground_truth` and `human_ratings` (docs/guides/labels.md).
 
 The dataset's own values come first: a label fills a criterion of an item only where the
 record has none. Ground truth from several raters (`--ground-truth`):
@@ -9,7 +9,7 @@ record has none. Ground truth from several raters (`--ground-truth`):
 - `rater:NAME`: that rater's labels only.
 
 Human ratings: one entry per rater, the rater's response set when they gave one, else the
-forced choice (the form `validate` reads, SPEC §2).
+forced choice (the form `validate` reads, docs/reference/dataset-files.md).
 """
 
 from __future__ import annotations

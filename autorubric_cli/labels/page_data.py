@@ -1,5 +1,5 @@
 """What the labelling page needs: the criteria to label, the items in the order to label
-them (with why), and the key the browser saves the work under (SPEC §14)."""
+them (with why), and the key the browser saves the work under (docs/guides/labels.md)."""
 
 from __future__ import annotations
 

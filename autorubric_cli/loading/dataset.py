@@ -1,5 +1,5 @@
-"""Streaming dataset loading (SPEC §2), every format through `readers`, validated against the
-rubric."""
+"""Streaming dataset loading (docs/reference/dataset-files.md), every format through `readers`,
+validated against the rubric."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def iter_items(
 ) -> Iterator[Item]:
     """Validated items in file order. Raises InputError on the first bad record.
 
-    `fields` maps our fields to the file's (SPEC §2); default: the rubric's `dataset.fields`.
+    `fields` maps our fields to the file's (docs/reference/dataset-files.md); default: the rubric's
+    `dataset.fields`.
     """
     path = Path(path)
     mapping = rubric.dataset.fields if fields is None else fields

@@ -1,4 +1,5 @@
-"""Field mapping (SPEC §2): our item field <- a dotted path into the file's record.
+"""Field mapping (docs/reference/dataset-files.md): our item field <- a dotted path into the file's
+record.
 
 `--field submission=response` (repeatable) or the rubric's `dataset.fields` name where each of
 our fields is read from; CLI flags win per field. A mapped path's top-level key is consumed;

@@ -1,4 +1,4 @@
-"""One streaming reader per dataset format (SPEC §2), behind `iter_records`.
+"""One streaming reader per dataset format (docs/reference/dataset-files.md), behind `iter_records`.
 
 `iter_records(path)` yields `(Where, object)` in file order for every format: `.jsonl` /
 `.ndjson` (line by line), `.json` (an array of objects, or the `autorubric` library's

@@ -1,6 +1,7 @@
 """Load and validate a rubric file; every error names file, line and key.
 
-Our YAML shape (SPEC §1) and the `autorubric` library's rubric shapes (a top-level list,
+Our YAML shape (docs/reference/rubric-file.md) and the `autorubric` library's rubric shapes (a
+top-level list,
 `sections:`, `rubric:`; see `library_format`) are accepted.
 """
 

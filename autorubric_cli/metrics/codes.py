@@ -9,7 +9,7 @@ Missing pairs are always dropped. Abstentions follow ``ca_mode``:
 
 - ``exclude`` (default): drop every pair where either side abstains.
 - ``as_unmet``: binary abstain -> UNMET; ordinal abstain -> the lowest-value non-NA
-  option (equal values: the lowest index, as in SPEC §4); nominal has no "worst"
+  option (equal values: the lowest index, as in docs/guides/rubrics.md); nominal has no "worst"
   option, so abstain becomes a category of its own (as in ``as_category``).
 - ``as_category``: abstain is a class of its own (label ``CANNOT_ASSESS`` for binary,
   ``NA`` for multi-choice). It has no value and no rank, so order- and value-based

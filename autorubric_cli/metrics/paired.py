@@ -1,4 +1,5 @@
-"""Paired tests between two runs of the same items (SPEC §12): pure functions, numpy in.
+"""Paired tests between two runs of the same items (docs/guides/compare.md): pure functions,
+numpy in.
 
 Each test returns a ``Figure``: a float, or ``Undefined(reason)`` where the test has no value
 on the data (no pairs, no discordant pairs, all differences zero, a singular covariance), never
@@ -18,7 +19,8 @@ from scipy import stats
 from autorubric_cli.metrics.figures import Figure, FloatArray, IntArray, Undefined, figure
 
 TOLERANCE = 1e-9
-"""Differences within this of 0 count as 0 (SPEC §4: values within 1e-9 are equal)."""
+"""Differences within this of 0 count as 0 (docs/guides/rubrics.md: values within 1e-9 are
+equal)."""
 BOOTSTRAP_RESAMPLES = 10_000
 BLOCK_CELLS = 1 << 22
 """Resample cells held at once: bounds the bootstrap's memory to ~32 MB whatever n."""

@@ -1,4 +1,4 @@
-"""The report (SPEC §7), its renderers and compare (SPEC §12).
+"""The report (docs/guides/ci.md), its renderers and compare (docs/guides/compare.md).
 
 The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
 

@@ -1,4 +1,4 @@
-"""The report (SPEC §6), built from items.jsonl alone with no judge calls."""
+"""The report (docs/reference/report-json.md), built from items.jsonl alone with no judge calls."""
 
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ def build_report(
     ground_truth: str = MAJORITY,
     cluster: str | None = None,
 ) -> dict[str, Any]:
-    """The report's JSON form (SPEC §6), as `report --format json` prints it."""
+    """The report's JSON form (docs/reference/report-json.md), as `report --format json` prints
+    it."""
     report, _ = build_report_and_fold(
         experiment,
         extra_checks=extra_checks,

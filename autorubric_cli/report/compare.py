@@ -1,4 +1,5 @@
-"""`autorubric compare BASE NEW` (SPEC §12): pair items by id, call the paired tests, gate.
+"""`autorubric compare BASE NEW` (docs/guides/compare.md): pair items by id, call the paired tests,
+gate.
 
 Items are paired by `id` (the newest line per id on each side); a pair where either side
 errored or has no score is left out and counted. Pairs are taken in BASE's dataset order
@@ -87,7 +88,8 @@ def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) 
 
 
 def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> CompareResult:
-    """The SPEC §12 comparison of two experiment directories, from items.jsonl alone."""
+    """The docs/guides/compare.md comparison of two experiment directories, from items.jsonl
+    alone."""
     check_options(options)
     key, path = compare_cluster(options.cluster, base_dir, new_dir)
     base, new = read_sides(base_dir, new_dir, path)
@@ -343,9 +345,10 @@ def exit_code(result: dict[str, Any]) -> int:
 
 
 def compare_exit_code(result: CompareResult) -> int:
-    """SPEC §8/§12: 1 when a gate check failed on a defined value; else 3 when NEW (the run
-    under test) has errored items, or a failed check is undefined while errored items were left
-    out; else 1 when a check failed; else 0. BASE's errored items alone are a warning."""
+    """docs/reference/exit-codes.md, docs/guides/compare.md: 1 when a gate check failed on a defined
+    value; else 3 when NEW (the run under test) has errored items, or a failed check is undefined
+    while errored items were left out; else 1 when a check failed; else 0. BASE's errored items
+    alone are a warning."""
     failed = [] if result.gate is None else [c for c in result.gate.checks if not c.passed]
     if any(c.value is not None for c in failed):
         return 1

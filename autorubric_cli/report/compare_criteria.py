@@ -1,4 +1,5 @@
-"""The `criteria` block of a comparison (SPEC §12): one paired test per criterion, Holm over all.
+"""The `criteria` block of a comparison (docs/guides/compare.md): one paired test per criterion,
+Holm over all.
 
 A criterion is compared on the paired items where both sides give it a class under the
 report's `--ca-mode` (`metrics.codes`): binary → MET rates and exact McNemar on MET vs not MET;

@@ -3,8 +3,9 @@
 `compare` needs per item only the id, dataset index, status, score, the criteria's outcome
 codes and the judges' scores. Validating every record with pydantic costs ~60 µs a line (12 s
 for two 100,000-item experiments), so lines are parsed with orjson alone and projected onto
-typed arrays, one row per id (the newest line wins, as everywhere, SPEC §5). A line that does
-not parse or does not fit the rubric is skipped and reported, as `report` does.
+typed arrays, one row per id (the newest line wins, as everywhere,
+docs/reference/experiment-directory.md). A line that does not parse or does not fit the rubric is
+skipped and reported, as `report` does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What differs between the two experiments of a comparison: allowed, never silent (SPEC §12)."""
+"""What differs between the two experiments of a comparison: allowed, never silent
+(docs/guides/compare.md)."""
 
 from __future__ import annotations
 

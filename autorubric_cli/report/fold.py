@@ -56,7 +56,8 @@ class CriterionTally:
     abstained: int = 0
     agreements: array = field(default_factory=lambda: array("d"))
     truth: array = field(default_factory=lambda: array("b"))
-    label_truth: array = field(default_factory=lambda: array("b"))  # human labels only (§14)
+    # human labels only (docs/guides/labels.md)
+    label_truth: array = field(default_factory=lambda: array("b"))
     ensemble: array = field(default_factory=lambda: array("b"))
     judges: dict[str, array] = field(default_factory=dict)
 
@@ -214,8 +215,8 @@ class ReportFold:
         self.what_if_scores.append(np.nan if score is None else score)
 
     def put_in_dataset_order(self) -> None:
-        """Reorder every per-item series by dataset index (SPEC §11): items.jsonl follows
-        completion order, and the bootstrap resamples positions, so without this two runs of
+        """Reorder every per-item series by dataset index (docs/guides/batches.md): items.jsonl
+        follows completion order, and the bootstrap resamples positions, so without this two runs of
         the same records (resumed, merged, re-ordered) would report different intervals."""
         order = np.argsort(np.frombuffer(self.indices, dtype=np.int64), kind="stable")
         if np.all(order[:-1] < order[1:]):
@@ -236,7 +237,7 @@ class ReportFold:
 
     def labels(self, *, human_only: bool = False) -> list[CriterionLabels]:
         """Per criterion, truth and predictions; `human_only`: the truth from the human labels
-        alone (SPEC §14), whatever the dataset holds."""
+        alone (docs/guides/labels.md), whatever the dataset holds."""
         out = []
         for tally in self.criteria:
             criterion = tally.criterion

@@ -1,5 +1,5 @@
-"""The report's `human_labels` section (SPEC §14): who labelled how much, how far the raters
-agree with one another, and how far the judges agree with the labels.
+"""The report's `human_labels` section (docs/guides/labels.md): who labelled how much, how far the
+raters agree with one another, and how far the judges agree with the labels.
 
 - `items_by_raters`: number of raters -> number of items with that many raters.
 - `inter_rater`: per criterion, each rater's forced choice as one rater of a reliability

@@ -1,4 +1,5 @@
-"""The report (SPEC §6) as typed, frozen models: built by `build`, read by every renderer.
+"""The report (docs/reference/report-json.md) as typed, frozen models: built by `build`, read by
+every renderer.
 
 The models' fields are declared in the order the keys appear in the JSON, and a key that is
 sometimes absent (not null) is declared with `absent()` (`core.json_model`). Dynamic keys
@@ -6,8 +7,8 @@ sometimes absent (not null) is declared with `absent()` (`core.json_model`). Dyn
 Numbers that can be an int or a float in the JSON are typed ``int | float`` so an int is never
 printed as a float.
 
-The gate (SPEC §7) evaluates metric paths over the report's JSON form (`core.gate`), so the
-gate's dotted paths mean exactly what they mean in the JSON a user reads; its result is then
+The gate (docs/guides/ci.md) evaluates metric paths over the report's JSON form (`core.gate`), so
+the gate's dotted paths mean exactly what they mean in the JSON a user reads; its result is then
 validated into `GateResult`.
 """
 
@@ -212,7 +213,8 @@ class InterRater(Block):
 
 
 class HumanLabelsSection(Block):
-    """SPEC §14: the raters, their agreement, and the judges against the labels alone."""
+    """docs/guides/labels.md: the raters, their agreement, and the judges against the labels
+    alone."""
 
     raters: list[str]
     items_labelled: int

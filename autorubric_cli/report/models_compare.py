@@ -1,4 +1,4 @@
-"""The comparison of two experiments (SPEC §12) as typed, frozen models.
+"""The comparison of two experiments (docs/guides/compare.md) as typed, frozen models.
 
 Same rules as `models`: fields in JSON key order, `absent()` for keys that are sometimes
 left out, dicts for dynamic keys (transition names, option labels, ``undefined`` reasons).

@@ -1,4 +1,5 @@
-"""Renderings of a comparison (SPEC §12): Rich tables, Markdown (a pull-request comment), JUnit.
+"""Renderings of a comparison (docs/guides/compare.md): Rich tables, Markdown (a pull-request
+comment), JUnit.
 
 All read the typed comparison (`models_compare.CompareResult`) only.
 """

@@ -139,7 +139,8 @@ def judge_costs_table(report: Report) -> Table:
 
 
 def cost_line(report: Report) -> str:
-    """Paid in this experiment vs served by the call cache (SPEC §9): never counted twice."""
+    """Paid in this experiment vs served by the call cache (docs/guides/cache-and-cost.md): never
+    counted twice."""
     return (
         f"cost {dollars(report.cost)} paid · {dollars(report.cost_saved)} saved by the call cache"
     )

@@ -1,9 +1,9 @@
 """Which line of items.jsonl holds each id's newest record, found in one cheap pass.
 
-The newest line of an id wins (SPEC §5), where a line counts once it parses as a JSON object
-with an `id` and a `status` (`experiment.store.latest_lines`): a torn line does not hide an
-older complete one. Parsing every line for that, and then again to fold it, cost a second
-parse of the whole file (2 s of CPU at 100,000 items).
+The newest line of an id wins (docs/reference/experiment-directory.md), where a line counts once it
+parses as a JSON object with an `id` and a `status` (`experiment.store.latest_lines`): a torn line
+does not hide an older complete one. Parsing every line for that, and then again to fold it, cost a
+second parse of the whole file (2 s of CPU at 100,000 items).
 
 So the scan reads the id of a line the way the product writes it (`{"id":"...",` first, with
 no escape inside) from its first bytes, and fully parses only the other lines. The fold workers

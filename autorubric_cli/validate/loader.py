@@ -1,6 +1,7 @@
 """The one module of `validate` that reads files: the experiment, --human and --fc-matrix.
 
---human FILE: any dataset format (SPEC §2, read by `loading.readers`), one record per item,
+--human FILE: any dataset format (docs/reference/dataset-files.md, read by `loading.readers`), one
+record per item,
 `{"id": ..., "human_ratings": {...}}` (other dataset keys are allowed and ignored, so the
 dataset itself can be passed). Labels are checked and canonicalised exactly as the dataset
 loader does; an error names file:line:key. When given,
@@ -52,7 +53,8 @@ def validate_experiment(
     issues = ReadIssues()
     items = directory / ITEMS
     records = iter_latest_records(items, issues, rubric.criteria)
-    if overlay is not None:  # human labels (SPEC §14), where the records have no ratings
+    # human labels (docs/guides/labels.md), where the records have no ratings
+    if overlay is not None:
         records = map(overlay, records)
     collected = collect(rubric, records, names, human)
     if not collected.criteria:

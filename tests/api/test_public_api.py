@@ -1,4 +1,4 @@
-"""The public Python API (issue 23): a script or notebook drives run, resume, report and compare
+"""The public Python API: a script or notebook drives run, resume, report and compare
 with nothing but the names `autorubric_cli` exports."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`--help` reads like a finished tool's (issue 26): every option described with its allowed
+"""`--help` reads like a finished tool's: every option described with its allowed
 values, plain metavars, plain usage lines, no references to a document users do not have."""
 
 from __future__ import annotations

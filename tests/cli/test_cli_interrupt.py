@@ -1,4 +1,4 @@
-"""Ctrl-C stops at once (issue 26): no seconds spent on reports after the in-flight calls
+"""Ctrl-C stops at once: no seconds spent on reports after the in-flight calls
 finish; the screen says the report was not written and how to get it. Checked by the order
 of events, not by time."""
 

@@ -1,4 +1,4 @@
-"""The papercuts of issue 26: each a small thing a first-hour user trips over."""
+"""Papercuts: each a small thing a first-hour user trips over."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`check`, `run --dry-run` and `run` refuse the same things, before any judge call (issue 26).
+"""`check`, `run --dry-run` and `run` refuse the same things, before any judge call.
 
 Every rule of the shared pre-flight list (experiment/preflight.py RULES) has a case here; a rule
 added without a case fails `test_every_preflight_rule_has_a_case`.

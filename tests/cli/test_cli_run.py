@@ -1,4 +1,5 @@
-"""`run` / `resume` / `report` end to end through the CLI: every exit code of SPEC §8."""
+"""`run` / `resume` / `report` end to end through the CLI: every exit code of
+docs/reference/exit-codes.md."""
 
 from __future__ import annotations
 
@@ -147,7 +148,7 @@ def test_sigint_exits_130_marks_interrupted_and_resume_completes(tmp_path: Path)
         assert manifest(out)["status"] == "interrupted"
         partial = len(valid_lines(out / "items.jsonl"))
         assert 2 <= partial < 30
-        assert not (out / "report.json").exists()  # rendered on demand instead (issue 26)
+        assert not (out / "report.json").exists()  # rendered on demand by `report` instead
         report = json.loads(cli("report", out, "--format", "json").stdout)
         assert report["status"] == "interrupted" and report["items"]["pending"] == 30 - partial
 

@@ -1,5 +1,5 @@
-"""Terminal tables stay readable at 80 and 100 columns, and piped output is not squeezed
-(issue 26): whole names, distributions in option order, every agreement figure named."""
+"""Terminal tables stay readable at 80 and 100 columns, and piped output is not squeezed:
+whole names, distributions in option order, every agreement figure named."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hand-worked cases for the ensemble rules of SPEC §4 (core/aggregation.py)."""
+"""Hand-worked cases for the ensemble rules of docs/guides/rubrics.md (core/aggregation.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""From Vote records to criterion records and item scores (core/evaluate.py, SPEC §3-§4)."""
+"""From Vote records to criterion records and item scores (core/evaluate.py,
+docs/guides/rubrics.md)."""
 
 from __future__ import annotations
 
@@ -190,8 +191,8 @@ def test_auto_na_option_is_the_recorded_na_outcome() -> None:
     assert record.verdict is None
 
 
-# SPEC §3 `fail` on multi-choice: the worst non-NA option's value, by weight sign. Options
-# 0.2 / 0.5 / 0.8 reach neither 0 nor 1, so the old rule (0 or 1) gives different numbers.
+# docs/guides/rubrics.md `fail` on multi-choice: the worst non-NA option's value, by weight sign.
+# Options 0.2 / 0.5 / 0.8 reach neither 0 nor 1, so the old rule (0 or 1) gives different numbers.
 @pytest.mark.parametrize(
     ("weight", "expected_score", "expected_raw"),
     [

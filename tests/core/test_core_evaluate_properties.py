@@ -1,4 +1,4 @@
-"""Hypothesis properties of evaluate_votes: Vote records in, scores out (SPEC §3-§4)."""
+"""Hypothesis properties of evaluate_votes: Vote records in, scores out (docs/guides/rubrics.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The CI gate (SPEC §7, core/gate.py)."""
+"""The CI gate (docs/guides/ci.md, core/gate.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §8: a gate check left undefined only by errored items is exit 3, not 1."""
+"""docs/reference/exit-codes.md: a gate check left undefined only by errored items is exit 3, not
+1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hypothesis properties of scoring and aggregation (SPEC §3-§4)."""
+"""Hypothesis properties of scoring and aggregation (docs/guides/rubrics.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hand-worked item scores (SPEC §3, core/scoring.py)."""
+"""Hand-worked item scores (docs/guides/rubrics.md, core/scoring.py)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_normalized_score_function() -> None:
     assert normalized_score(0.0, 1e-12, 0.0) is None
 
 
-# (strategy, weight, expected v_i) -- SPEC §3
+# (strategy, weight, expected v_i) -- docs/guides/rubrics.md
 STRATEGY_VALUES = [
     (SKIP, 10.0, None),
     (SKIP, -10.0, None),

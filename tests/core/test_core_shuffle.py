@@ -1,4 +1,4 @@
-"""Seeded option permutations (SPEC §4 "Option shuffling", core/shuffle.py)."""
+"""Seeded option permutations (docs/guides/rubrics.md "Option shuffling", core/shuffle.py)."""
 
 from __future__ import annotations
 

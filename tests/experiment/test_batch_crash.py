@@ -1,4 +1,5 @@
-"""Batches survive a crash (SPEC §11): SIGKILL at every phase, resume, nothing sent twice."""
+"""Batches survive a crash (docs/guides/batches.md): SIGKILL at every phase, resume, nothing sent
+twice."""
 
 from __future__ import annotations
 

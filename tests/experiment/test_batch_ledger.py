@@ -1,4 +1,5 @@
-"""batches.jsonl (SPEC §11): append-only events folded back into each batch's state."""
+"""batches.jsonl (docs/guides/batches.md): append-only events folded back into each batch's
+state."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Batch runs against the loopback batch server (SPEC §11): same records as a direct run."""
+"""Batch runs against the loopback batch server (docs/guides/batches.md): same records as a direct
+run."""
 
 from __future__ import annotations
 

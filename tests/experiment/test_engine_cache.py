@@ -1,4 +1,5 @@
-"""The call cache end to end (SPEC §9): counted in requests the loopback server receives."""
+"""The call cache end to end (docs/guides/cache-and-cost.md): counted in requests the loopback
+server receives."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""One call per item (SPEC §10) end to end, through the CLI against the loopback server."""
+"""One call per item (docs/guides/per-item.md) end to end, through the CLI against the loopback
+server."""
 
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def test_per_item_records_equal_per_criterion_records_and_calls_are_counted_once
             rel_tol=1e-9,
         )
     base = report(tmp_path / "pc")
-    assert summary["score"] == base["score"]  # every figure, ci95 included (SPEC §11)
+    # every figure, ci95 included (docs/guides/batches.md)
+    assert summary["score"] == base["score"]
     assert summary["criteria"] == base["criteria"]
 
 

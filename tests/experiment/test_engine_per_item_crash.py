@@ -1,5 +1,5 @@
-"""Crash safety in per-item mode (SPEC §10): SIGKILL at random moments, resume; nothing lost,
-nothing re-judged, the same results as an uninterrupted run."""
+"""Crash safety in per-item mode (docs/guides/per-item.md): SIGKILL at random moments, resume;
+nothing lost, nothing re-judged, the same results as an uninterrupted run."""
 
 from __future__ import annotations
 

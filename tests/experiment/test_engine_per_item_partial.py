@@ -1,4 +1,5 @@
-"""Per-item replies that are partly or wholly unusable (SPEC §10), through the CLI."""
+"""Per-item replies that are partly or wholly unusable (docs/guides/per-item.md), through the
+CLI."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The recorder of a session (experiment/lifecycle.py): what `start` and `finish` leave in
-manifest.json for each way a session can end (SPEC §5)."""
+manifest.json for each way a session can end (docs/reference/experiment-directory.md)."""
 
 from __future__ import annotations
 

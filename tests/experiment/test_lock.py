@@ -1,4 +1,5 @@
-"""One writer per experiment directory (SPEC §11): an OS lock the kernel releases on death."""
+"""One writer per experiment directory (docs/guides/batches.md): an OS lock the kernel releases on
+death."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Claude and Gemini batches survive a crash (SPEC §11): a SIGKILLed run's batches are
+"""Claude and Gemini batches survive a crash (docs/guides/batches.md): a SIGKILLed run's batches are
 re-attached by `resume`, an orphan (created, its id never recorded) is found at the provider,
 and random kills never make the provider answer a request twice."""
 

@@ -1,6 +1,6 @@
-"""Batches for Claude and Gemini (SPEC §11): the same records as a direct run, at the batch
-price; expired, failed and cancelled requests; against the loopback Anthropic and Gemini fakes,
-in this process."""
+"""Batches for Claude and Gemini (docs/guides/batches.md): the same records as a direct run, at the
+batch price; expired, failed and cancelled requests; against the loopback Anthropic and Gemini
+fakes, in this process."""
 
 from __future__ import annotations
 
@@ -83,9 +83,9 @@ def test_batch_run_equals_direct_run_at_the_batch_price(
 def test_per_item_calls_and_samples_batch_like_direct_ones(
     provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One call per item (SPEC §10) with 2 samples and thinking on (no temperature, as the
-    providers require with thinking): identical requests of two samples are two batch requests
-    (their keys differ by sample), answered as the direct calls were, thinking recorded."""
+    """One call per item (docs/guides/per-item.md) with 2 samples and thinking on (no temperature,
+    as the providers require with thinking): identical requests of two samples are two batch
+    requests (their keys differ by sample), answered as the direct calls were, thinking recorded."""
     offline(monkeypatch)
     fast_batches(monkeypatch)
     judge = {"samples": 2, "temperature": None, "thinking": 1024}

@@ -1,5 +1,6 @@
-"""Shards and merge (SPEC §11): `run --shard K/N` on every shard, then `merge`, gives the same
-experiment as one run; a missing shard is named; shards of different runs refuse to merge."""
+"""Shards and merge (docs/guides/shards.md): `run --shard K/N` on every shard, then `merge`, gives
+the same experiment as one run; a missing shard is named; shards of different runs refuse to
+merge."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The spend cap (`--max-cost`, `grader.max_cost`; SPEC §8): its rule, and runs stopped by it."""
+"""The spend cap (`--max-cost`, `grader.max_cost`; docs/reference/exit-codes.md): its rule, and runs
+stopped by it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Batch file format, provider check and batch price (SPEC §11)."""
+"""Batch file format, provider check and batch price (docs/guides/batches.md)."""
 
 from __future__ import annotations
 

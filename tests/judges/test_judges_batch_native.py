@@ -1,5 +1,5 @@
 """The Anthropic and Gemini batch APIs against their loopback fakes: how an orphan batch (its
-id never recorded) is recognised, and how results map to replies (SPEC §11)."""
+id never recorded) is recognised, and how results map to replies (docs/guides/batches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The call cache's SQLite store: round trip, read-only, tampering, locks (SPEC §9)."""
+"""The call cache's SQLite store: round trip, read-only, tampering, locks
+(docs/guides/cache-and-cost.md)."""
 
 from __future__ import annotations
 

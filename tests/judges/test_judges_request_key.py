@@ -1,4 +1,5 @@
-"""The call key covers what can change the answer and nothing else (SPEC §9)."""
+"""The call key covers what can change the answer and nothing else
+(docs/guides/cache-and-cost.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Provider conformance: every provider fake x every case, one parametrised test (issue 22).
+"""Provider conformance: every provider fake x every case, one parametrised test.
 
 Each case is a real `autorubric run`, in this process (tests.support.cli), against one loopback
 fake speaking the provider's wire format through litellm. It checks the exit code and the

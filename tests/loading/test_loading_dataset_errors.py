@@ -1,4 +1,5 @@
-"""Bad dataset files: each is an InputError naming file, line and key (SPEC §2, §8)."""
+"""Bad dataset files: each is an InputError naming file, line and key
+(docs/reference/dataset-files.md, docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Valid dataset files (SPEC §2): labels, submissions, ids, line numbers, streaming."""
+"""Valid dataset files (docs/reference/dataset-files.md): labels, submissions, ids, line numbers,
+streaming."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Bad input never crashes a loader: the only outcomes are success and a one-line InputError.
 
 Property tests (hypothesis) over every loader of tests/support/fuzz_inputs.py, plus one test per
-crash class the issue's fuzzer found. bench/fuzz_loaders.py runs the same targets at scale.
+crash class a fuzzer found. bench/fuzz_loaders.py runs the same targets at scale.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Bad rubric files: each is an InputError naming file, line and key (SPEC §1, §8)."""
+"""Bad rubric files: each is an InputError naming file, line and key (docs/reference/rubric-file.md,
+docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 

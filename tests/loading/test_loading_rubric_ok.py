@@ -1,5 +1,6 @@
-# ruff: noqa: E501  (the SPEC §1 example is kept verbatim)
-"""Valid rubric files: defaults, the SPEC example, auto NA options (SPEC §1)."""
+# ruff: noqa: E501  (the docs/reference/rubric-file.md example is kept verbatim)
+"""Valid rubric files: defaults, the reference's full example, auto NA options
+(docs/reference/rubric-file.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Markdown report's human-labels section (SPEC §14): the figures of the JSON report's
+"""The Markdown report's human-labels section (docs/guides/labels.md): the figures of the JSON
+report's
 `human_labels`, in the words and cells of the table output, and nothing without labels.
 
 A real experiment: the demo graded by its simulated judges, then three raters' labels brought in

@@ -1,5 +1,6 @@
-"""The JSON contract (SPEC §6, §12, validate): `report`, `compare` and `validate --format json`
-are byte-identical to golden files generated from the code before the typed report.
+"""The JSON contract (docs/reference/report-json.md, docs/guides/compare.md, validate): `report`,
+`compare` and `validate --format json` are byte-identical to golden files generated from the code
+before the typed report.
 
 Experiments are built offline with simulated judges (deterministic: each answer is seeded from
 judge, item, criterion and sample), then edited where a state cannot be produced on demand
@@ -69,7 +70,7 @@ def with_votes(record: dict, **changes: object) -> dict[str, object]:
 
 
 def write_labels(directory: Path) -> None:
-    """Two raters' labels (SPEC §14) on the first items, agreeing on most."""
+    """Two raters' labels (docs/guides/labels.md) on the first items, agreeing on most."""
     labels = {
         "energy_density": ["MET", "UNMET"],
         "clarity": ["Poor", "Fair", "Good", "Excellent"],

@@ -1,4 +1,5 @@
-"""The HTML report without a browser: every section, for experiments of every shape (SPEC §13)."""
+"""The HTML report without a browser: every section, for experiments of every shape
+(docs/guides/html-report.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`render_compare_html`: the SPEC §12 comparison object as a page (no browser here)."""
+"""`render_compare_html`: the docs/guides/compare.md comparison object as a page (no browser
+here)."""
 
 from __future__ import annotations
 

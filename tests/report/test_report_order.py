@@ -1,4 +1,5 @@
-"""SPEC §11: every figure of a report is a function of the set of records, not of their order."""
+"""docs/guides/batches.md: every figure of a report is a function of the set of records, not of
+their order."""
 
 from __future__ import annotations
 

@@ -1,3 +1,3 @@
-"""Provider batch APIs (SPEC §11): the ledger, the request lines, the transport that collects calls
-into batches, one client per provider.
+"""Provider batch APIs (docs/guides/batches.md): the ledger, the request lines, the transport that
+collects calls into batches, one client per provider.
 """

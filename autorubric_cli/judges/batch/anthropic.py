@@ -1,4 +1,4 @@
-"""Anthropic Message Batches (SPEC §11), from Anthropic's public API reference.
+"""Anthropic Message Batches (docs/guides/batches.md), from Anthropic's public API reference.
 
 POST /v1/messages/batches with the requests inline (`{custom_id, params}`; ≤ 100,000 requests
 and 256 MB per batch), GET /v1/messages/batches/{id} to poll (`processing_status`:

@@ -1,4 +1,5 @@
-"""A judge's provider batch API through litellm's files and batches functions (SPEC §11).
+"""A judge's provider batch API through litellm's files and batches functions
+(docs/guides/batches.md).
 
 Which providers: litellm 1.106.2 uploads files and creates batches for `openai` (and any
 OpenAI-compatible base through `api_base`), `azure`, `hosted_vllm` and `litellm_proxy` with

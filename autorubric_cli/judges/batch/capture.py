@@ -1,4 +1,4 @@
-"""A batched call that goes through litellm exactly as a direct call does (SPEC §11).
+"""A batched call that goes through litellm exactly as a direct call does (docs/guides/batches.md).
 
 For providers whose batch API takes the body of a direct call (Anthropic Message Batches, Gemini
 batch mode), the body is not rebuilt by us: the call runs through `call_litellm`, the one direct

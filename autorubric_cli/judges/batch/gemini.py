@@ -1,4 +1,4 @@
-"""Gemini API batch mode (SPEC §11), from Google's public Gemini API reference.
+"""Gemini API batch mode (docs/guides/batches.md), from Google's public Gemini API reference.
 
 POST {base}/models/M:batchGenerateContent with the requests inline (`batch.inputConfig.requests
 .requests[]`: `{request, metadata: {key}}`; the whole create call ≤ 20 MB), which returns a

@@ -1,4 +1,4 @@
-"""What the batch transport needs from `batches.jsonl` (SPEC §11), as an interface.
+"""What the batch transport needs from `batches.jsonl` (docs/guides/batches.md), as an interface.
 
 The file itself is the experiment layer's (`experiment/batches.py`); the judges layer only sees
 this protocol, so imports keep pointing down. Every method appends one line and fsyncs it before

@@ -3,8 +3,9 @@
 Pure functions, no I/O: what `bench/batch_cpu.py` measures per request. The request body is what
 `litellm.acompletion` sends to an OpenAI-compatible endpoint for our call shape (model, messages,
 response_format, temperature, max_tokens, thinking, pass-through params), so a batch line gets
-the answer the direct call would. `custom_id` is the call's request key (SPEC §9): the ledger,
-the cache and the result lines all speak of a request by it.
+the answer the direct call would. `custom_id` is the call's request key
+(docs/guides/cache-and-cost.md): the ledger, the cache and the result lines all speak of a request
+by it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The batch transport (SPEC §11): collects calls, submits them as provider batches, hands the
-answers back as batches complete. The Judge above awaits `complete` exactly as it awaits a direct
-call, so the grader does not know which transport answered; retries and re-asks come back here
-as new calls and go into follow-up batches, within the Judge's `max_attempts`. One batch and
+"""The batch transport (docs/guides/batches.md): collects calls, submits them as provider batches,
+hands the answers back as batches complete. The Judge above awaits `complete` exactly as it awaits a
+direct call, so the grader does not know which transport answered; retries and re-asks come back
+here as new calls and go into follow-up batches, within the Judge's `max_attempts`. One batch and
 its waiting calls is a `Submission` (submission.py).
 
 Crash safety (the invariant): a batch's request keys reach `batches.jsonl` before its file is

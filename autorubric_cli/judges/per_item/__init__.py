@@ -1,1 +1,2 @@
-"""One call per item (SPEC §10): the request, its prompt, its reply schema and the judge call."""
+"""One call per item (docs/guides/per-item.md): the request, its prompt, its reply schema and the
+judge call."""

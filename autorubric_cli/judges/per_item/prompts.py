@@ -1,11 +1,12 @@
-"""The messages of a per-item call (SPEC §10): one prompt grading several criteria at once.
+"""The messages of a per-item call (docs/guides/per-item.md): one prompt grading several criteria at
+once.
 
 The user message holds the same blocks as a per-criterion prompt (`prompts`: guidelines, query,
 reference, examples, submission, all tag-neutralised), then one section per criterion asked, in
 rubric order: a header line naming the criterion and the field to answer, its `<criterion>`
 block and, for a multi-choice criterion, its `<options>` numbered in the order shown (each
-criterion shuffled on its own, SPEC §4). A follow-up call for criteria left unanswered is the
-same prompt listing only those criteria.
+criterion shuffled on its own, docs/guides/rubrics.md). A follow-up call for criteria left
+unanswered is the same prompt listing only those criteria.
 
 Few-shot examples show a whole item: its submission and its label for each criterion asked.
 """

@@ -1,5 +1,5 @@
-"""The reply of a per-item call (SPEC §10): a JSON schema with one entry per criterion asked,
-and its parsing into per-criterion answers.
+"""The reply of a per-item call (docs/guides/per-item.md): a JSON schema with one entry per
+criterion asked, and its parsing into per-criterion answers.
 
 Reply shape: `{"criteria": [{"criterion": "<name>", "explanation": ..., <answer fields>}, ...]}`.
 Each entry's answer fields are exactly the per-criterion reply's (`replies.response_format`:

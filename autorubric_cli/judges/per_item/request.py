@@ -1,4 +1,5 @@
-"""What one per-item judge call is about (SPEC §10): several criteria of one item at once."""
+"""What one per-item judge call is about (docs/guides/per-item.md): several criteria of one item at
+once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The run's spend cap as the call path sees it (`--max-cost`, `grader.max_cost`; SPEC §8).
+"""The run's spend cap as the call path sees it (`--max-cost`, `grader.max_cost`;
+docs/reference/exit-codes.md).
 
 Before a paid call is sent (after the call cache, inside the judge's concurrency slot), its cost
 is estimated and the call is admitted when what was paid, plus the estimates of the calls in
@@ -6,7 +7,7 @@ flight, plus its own estimate stays within the cap. When it would not, the call 
 in flight to end (their real cost replaces their estimate) and is asked again; once nothing is
 in flight and it still would not fit, `BudgetReached` is raised and the call is not sent. So
 concurrency narrows near the cap, and the run stops less than one call's estimate short of it.
-Calls served by the call cache (SPEC §9) cost nothing and are never counted.
+Calls served by the call cache (docs/guides/cache-and-cost.md) cost nothing and are never counted.
 
 The estimate of a call: before any call of the judge has ended, a price-sheet estimate (its
 characters / 4 as input tokens at the full input price, x1.25 when an Anthropic cache write may

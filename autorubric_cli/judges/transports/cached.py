@@ -1,4 +1,5 @@
-"""The call cache in front of a transport (SPEC §9): lookups, single flight, store-on-parse.
+"""The call cache in front of a transport (docs/guides/cache-and-cost.md): lookups, single flight,
+store-on-parse.
 
 A call is identified by `request_key` alone, so the wrapper knows nothing of what the request
 is about (a criterion, a whole item, a batch line) beyond `request.sample`.

@@ -1,1 +1,2 @@
-"""The self-contained HTML report (SPEC §13) and the HTML form of `compare` (SPEC §12)."""
+"""The self-contained HTML report (docs/guides/html-report.md) and the HTML form of `compare`
+(docs/guides/compare.md)."""

@@ -1,4 +1,5 @@
-"""`compare BASE NEW --format html`: the SPEC §12 comparison object as one self-contained page."""
+"""`compare BASE NEW --format html`: the docs/guides/compare.md comparison object as one
+self-contained page."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def item_changes(compare: CompareResult) -> Spec | None:
 
 
 def render_compare_html(compare: CompareResult) -> str:
-    """The page for one SPEC §12 comparison."""
+    """The page for one docs/guides/compare.md comparison."""
     figures = {"items": item_changes(compare), "criteria": criteria_diffs(compare)}
     plots = {name: spec for name, spec in figures.items() if spec is not None}
     return (

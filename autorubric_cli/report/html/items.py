@@ -133,8 +133,8 @@ def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:
 
 
 def scored_values(record: ItemRecord, rubric: Rubric) -> list[float | None]:
-    """v_i of each criterion as the score used it (SPEC §3, cannot-assess strategy applied);
-    None when the criterion was left out of the score."""
+    """v_i of each criterion as the score used it (docs/guides/rubrics.md, cannot-assess strategy
+    applied); None when the criterion was left out of the score."""
     rules = rubric.grader.cannot_assess
     return [
         criterion_value(c.weight, outcome_value(r), rules, non_na_values(c))

@@ -1,4 +1,5 @@
-"""The labelling page (SPEC §14): one self-contained file, the rules of the HTML report (§13).
+"""The labelling page (docs/guides/labels.md): one self-contained file, the rules of the HTML report
+(docs/guides/html-report.md).
 
 Items go in the order `labels.order` chose, until the item cap or the byte budget is reached,
 so a capped page holds the items most worth labelling. Texts travel as gzip+base64 (they

@@ -1,5 +1,6 @@
-"""The self-contained HTML report (SPEC §13): Jinja2 templates (autoescaped), Bokeh plots,
-the items as a compressed payload, the page script and styles inline. No network at view time.
+"""The self-contained HTML report (docs/guides/html-report.md): Jinja2 templates (autoescaped),
+Bokeh plots, the items as a compressed payload, the page script and styles inline. No network at
+view time.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Helpers for the batch tests (SPEC §11): fast batch timing, ledger reads, record comparison."""
+"""Helpers for the batch tests (docs/guides/batches.md): fast batch timing, ledger reads, record
+comparison."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rubrics and record comparisons for the call-cache tests (SPEC §9)."""
+"""Rubrics and record comparisons for the call-cache tests (docs/guides/cache-and-cost.md)."""
 
 from __future__ import annotations
 

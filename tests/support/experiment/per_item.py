@@ -1,4 +1,5 @@
-"""Rubrics, scripted verdicts and record comparisons for the per-item tests (SPEC §10)."""
+"""Rubrics, scripted verdicts and record comparisons for the per-item tests
+(docs/guides/per-item.md)."""
 
 from __future__ import annotations
 

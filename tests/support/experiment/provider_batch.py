@@ -1,5 +1,5 @@
-"""Helpers for the Claude and Gemini batch tests (SPEC §11): the fakes by provider, a rubric
-judged by one provider model on a fake, in-process runs and resumes."""
+"""Helpers for the Claude and Gemini batch tests (docs/guides/batches.md): the fakes by provider, a
+rubric judged by one provider model on a fake, in-process runs and resumes."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ One package, split by concern; every public name is re-exported here, so
   answers whatever the request order) and scripted answerers;
 - `faults`: scripted or rate-drawn faults and the HTTP errors they answer with;
 - `chat`: the chat completions endpoint, recorded requests and in-flight accounting;
-- `batches`: the OpenAI files and batches endpoints (SPEC §11);
+- `batches`: the OpenAI files and batches endpoints (docs/guides/batches.md);
 - `server`: `JudgeServer`, the aiohttp app in a background thread (start/stop, scripting);
 - `process`: `JudgeServerProcess`, the same server in a child process (benchmarks).
 """

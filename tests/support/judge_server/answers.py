@@ -1,8 +1,8 @@
 """Answers: a deterministic function of the request content, or a scripted one.
 
 The default answer hashes the messages, so a resumed run gets the same answers whatever the
-request order. Binary, multi-choice, response-set (`selected_options`) and per-item (SPEC §10)
-schemas are all answered.
+request order. Binary, multi-choice, response-set (`selected_options`) and per-item
+(docs/guides/per-item.md) schemas are all answered.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def default_answer(body: dict[str, Any]) -> str:
     A response-set schema (`selected_options`) gets a non-empty subset by hash, beside the
     forced choice when the schema asks for one too (the set then holds that choice; a binary
     set, numbered 1. MET, 2. UNMET, holds the status unless it is CANNOT_ASSESS). A per-item
-    request (SPEC §10) gets one entry per criterion, each hashed from (messages, name).
+    request (docs/guides/per-item.md) gets one entry per criterion, each hashed from (messages,
+    name).
     """
     entries = item_entries(body)
     if entries is not None:
@@ -93,7 +94,8 @@ def hashed_answer(body: dict[str, Any], h: int) -> dict[str, Any]:
     return {"explanation": f"verdict by hash {h % 997}", "criterion_status": status(h)}
 
 
-# -- per-item requests (SPEC §10) ------------------------------------------------------------
+# -- per-item requests (docs/guides/per-item.md)
+# ------------------------------------------------------------
 
 ITEM_SECTION = re.compile(
     r"^Criterion \d+ of \d+, named .*?\n<criterion>\n(.*?)\n</criterion>"

@@ -1,4 +1,4 @@
-"""The files and batches endpoints (OpenAI format, SPEC §11).
+"""The files and batches endpoints (OpenAI format, docs/guides/batches.md).
 
 Upload, create, retrieve (`in_progress` until `batch_delay` seconds after creation, then
 `completed` with output and error files), cancel, list (with metadata). Each batch line is

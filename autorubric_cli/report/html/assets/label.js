@@ -1,4 +1,4 @@
-// autorubric labelling page (SPEC §14): one item at a time, keyboard first, saved as you go.
+// autorubric labelling page (docs/guides/labels.md): one item at a time, keyboard first, saved as you go.
 // Every string from the dataset is inserted with textContent, never as HTML.
 (function () {
   "use strict";
