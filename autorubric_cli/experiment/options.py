@@ -25,10 +25,14 @@ class RunOptions:
     fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
     no_cache: bool = False
     cache_dir: Path | None = None
-    llm_calls: str | None = None  # --llm-calls per_criterion|per_item (SPEC §10)
-    shard: str | None = None  # --shard K/N (SPEC §11)
-    batch: bool = False  # run --batch (SPEC §11)
-    max_cost: float | None = None  # --max-cost USD (SPEC §8)
+    # --llm-calls per_criterion|per_item (docs/guides/per-item.md)
+    llm_calls: str | None = None
+    # --shard K/N (docs/guides/shards.md)
+    shard: str | None = None
+    # run --batch (docs/guides/batches.md)
+    batch: bool = False
+    # --max-cost USD (docs/reference/exit-codes.md)
+    max_cost: float | None = None
     escalation_rate: float | None = None  # run --dry-run of a cascade (dry_run_cascade.py)
     fail_under: float | None = None  # --fail-under X: a gate check on score.mean
     replace: bool = False  # --replace: empty an existing experiment directory first

@@ -101,7 +101,8 @@ class ReportFold:
     rules: ScoringRules
     judge_ids: list[str]
     what_if: ScoringRules | None = None
-    overlay: LabelOverlay | None = None  # human labels (§14): fill ground truth where absent
+    # human labels (docs/guides/labels.md): fill ground truth where absent
+    overlay: LabelOverlay | None = None
     cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
     shuffled: bool = True  # options were shown in seeded random orders (position bias)
     recorded: int = 0

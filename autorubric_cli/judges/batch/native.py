@@ -1,8 +1,8 @@
-"""Batch APIs litellm does not submit to, spoken over HTTP (SPEC §11): Anthropic Message Batches
-and Gemini batch mode. Both take the requests inline in the create call; each request is the
-body litellm builds for the direct call (`batch/capture.py`), and each answer goes back through
-litellm as the direct reply would. The provider specifics (endpoints, states, result shapes,
-limits, how an orphan is recognised) are in `batch/anthropic.py` and `batch/gemini.py`; this
+"""Batch APIs litellm does not submit to, spoken over HTTP (docs/guides/batches.md): Anthropic
+Message Batches and Gemini batch mode. Both take the requests inline in the create call; each
+request is the body litellm builds for the direct call (`batch/capture.py`), and each answer goes
+back through litellm as the direct reply would. The provider specifics (endpoints, states, result
+shapes, limits, how an orphan is recognised) are in `batch/anthropic.py` and `batch/gemini.py`; this
 module holds what they share: HTTP with our retry policy, and the litellm round trip.
 
 httpx, not the providers' SDKs: litellm already depends on it (and its client is how the
