@@ -103,9 +103,16 @@ def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | 
         return FailureKind.OVERLOADED
     if any(bug.search(text) for bug in LITELLM_READ_BUGS):
         return FailureKind.CLIENT
-    if status is None and isinstance(exc, TimeoutError | httpx.TimeoutException):
+    if status is not None:
+        return None
+    openai = sys.modules.get("openai")  # litellm's files API raises the openai SDK's own
+    timeouts: tuple[type, ...] = (TimeoutError, httpx.TimeoutException)
+    lost: tuple[type, ...] = (ConnectionError, httpx.TransportError)
+    if openai is not None:
+        timeouts, lost = (*timeouts, openai.APITimeoutError), (*lost, openai.APIConnectionError)
+    if isinstance(exc, timeouts):
         return FailureKind.TIMEOUT
-    if status is None and isinstance(exc, ConnectionError | httpx.TransportError):
+    if isinstance(exc, lost):
         return FailureKind.CONNECTION
     return None
 
