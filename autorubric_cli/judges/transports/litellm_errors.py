@@ -73,13 +73,6 @@ def wire_reply(chain: list[BaseException]) -> httpx.Response | None:
     return None
 
 
-def status_of(exc: BaseException, wire: httpx.Response | None) -> int | None:
-    if wire is not None:
-        return wire.status_code
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
 def headers_of(chain: list[BaseException]) -> list[Mapping[str, Any]]:
     found: list[Any] = []
     for e in chain:
@@ -87,13 +80,6 @@ def headers_of(chain: list[BaseException]) -> list[Mapping[str, Any]]:
         found += [getattr(e, "litellm_response_headers", None), getattr(e, "headers", None)]
         found.append(getattr(response, "headers", None))
     return [h for h in found if h]
-
-
-def body_of(wire: httpx.Response | None) -> str:
-    try:
-        return "" if wire is None else wire.text
-    except (httpx.ResponseNotRead, UnicodeDecodeError):
-        return ""
 
 
 def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | None:
@@ -121,9 +107,10 @@ def litellm_error(exc: BaseException) -> ProviderError:
     """The provider's status, message and hints in an exception litellm raised."""
     chain = exception_chain(exc)
     wire = wire_reply(chain)
-    status = status_of(exc, wire)
+    said = getattr(exc, "status_code", None)
+    status = wire.status_code if wire is not None else said if isinstance(said, int) else None
     message = str(exc) or type(exc).__name__
-    text = f"{message}\n{body_of(wire)}"
+    text = f"{message}\n{'' if wire is None else wire.text}"
     kind = kind_of(exc, status, text)
     if kind is FailureKind.CLIENT:
         status, message = (
