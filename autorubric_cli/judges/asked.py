@@ -23,18 +23,9 @@ class Bill:
     prompt_cache_saved: float | None = None
 
     def add(self, completion: Completion) -> None:
-        self.calls += 1
-        add_counts(self.usage, completion.usage)
-        if completion.prompt_cache_saved is not None:
-            self.prompt_cache_saved = (
-                self.prompt_cache_saved or 0.0
-            ) + completion.prompt_cache_saved
-        if completion.cost is None:
-            self.priced = False
-        if self.priced and completion.cost is not None:
-            self.cost = (self.cost or 0.0) + completion.cost
-        else:
-            self.cost = None
+        priced = completion.cost is not None
+        saved = completion.prompt_cache_saved
+        self.merge(Bill(completion.usage, completion.cost, priced, 1, saved))
 
     def merge(self, other: Bill) -> None:
         """Add another bill's calls, as if its completions had been added here."""

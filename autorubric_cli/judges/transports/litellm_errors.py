@@ -73,13 +73,6 @@ def wire_reply(chain: list[BaseException]) -> httpx.Response | None:
     return None
 
 
-def status_of(exc: BaseException, wire: httpx.Response | None) -> int | None:
-    if wire is not None:
-        return wire.status_code
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
 def headers_of(chain: list[BaseException]) -> list[Mapping[str, Any]]:
     found: list[Any] = []
     for e in chain:
@@ -89,13 +82,6 @@ def headers_of(chain: list[BaseException]) -> list[Mapping[str, Any]]:
     return [h for h in found if h]
 
 
-def body_of(wire: httpx.Response | None) -> str:
-    try:
-        return "" if wire is None else wire.text
-    except (httpx.ResponseNotRead, UnicodeDecodeError):
-        return ""
-
-
 def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | None:
     """What the status alone would not say: an overload, a litellm reading bug, a timeout or a
     lost connection without a status."""
@@ -103,9 +89,16 @@ def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | 
         return FailureKind.OVERLOADED
     if any(bug.search(text) for bug in LITELLM_READ_BUGS):
         return FailureKind.CLIENT
-    if status is None and isinstance(exc, TimeoutError | httpx.TimeoutException):
+    if status is not None:
+        return None
+    openai = sys.modules.get("openai")  # litellm's files API raises the openai SDK's own
+    timeouts: tuple[type, ...] = (TimeoutError, httpx.TimeoutException)
+    lost: tuple[type, ...] = (ConnectionError, httpx.TransportError)
+    if openai is not None:
+        timeouts, lost = (*timeouts, openai.APITimeoutError), (*lost, openai.APIConnectionError)
+    if isinstance(exc, timeouts):
         return FailureKind.TIMEOUT
-    if status is None and isinstance(exc, ConnectionError | httpx.TransportError):
+    if isinstance(exc, lost):
         return FailureKind.CONNECTION
     return None
 
@@ -114,9 +107,10 @@ def litellm_error(exc: BaseException) -> ProviderError:
     """The provider's status, message and hints in an exception litellm raised."""
     chain = exception_chain(exc)
     wire = wire_reply(chain)
-    status = status_of(exc, wire)
+    said = getattr(exc, "status_code", None)
+    status = wire.status_code if wire is not None else said if isinstance(said, int) else None
     message = str(exc) or type(exc).__name__
-    text = f"{message}\n{body_of(wire)}"
+    text = f"{message}\n{'' if wire is None else wire.text}"
     kind = kind_of(exc, status, text)
     if kind is FailureKind.CLIENT:
         status, message = (
