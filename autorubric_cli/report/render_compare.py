@@ -147,7 +147,7 @@ def render_compare_table(result: CompareResult, console: Console) -> None:
     print_fitted(console, _rich(title(result), SCORE_COLUMNS, [score_row(result)], named=False))
     console.print(verdict(result))
     for line in power_lines(result):
-        console.print(line, highlight=False, soft_wrap=True)
+        console.print(line, highlight=False)
     criteria = [criterion_row(c) for c in result.criteria]
     print_fitted(console, _rich("Criteria", CRITERIA_COLUMNS, criteria))
     print_fitted(console, _rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result.judges]))

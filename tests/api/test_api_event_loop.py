@@ -29,4 +29,4 @@ async def test_run_in_a_running_loop_says_to_await_arun(tmp_path: Path) -> None:
 async def test_arun_in_a_running_loop_grades(tmp_path: Path) -> None:
     out = tmp_path / "exp"
     finished = await autorubric_cli.arun(ungated_demo(tmp_path), DEMO_DATA, out=out, limit=2)
-    assert finished.report()["items"]["completed"] == 2
+    assert finished.report().items.completed == 2

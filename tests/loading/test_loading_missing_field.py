@@ -51,7 +51,7 @@ def test_a_null_submission_is_null_not_missing(rubric: Path, tmp_path: Path) -> 
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "t1", "submission": null}\n')
     line = error(rubric, data)
-    assert "`submission` is null; it must be a string or {thinking, output}" in line
+    assert "`submission` is null; it must be a string, {thinking, output} or a conversation" in line
     assert "missing" not in line
 
 

@@ -2,7 +2,9 @@
 
 litellm's own rule (`get_llm_provider`, offline) is asked; a refused model gets a one-line
 reason with the closest provider prefix (litellm's provider list, plus `simulated`) instead of
-litellm's long "LLM Provider NOT provided" text. Simulated judges are not litellm's.
+litellm's long "LLM Provider NOT provided" text. Simulated judges are not litellm's, and neither
+are judges on the native transport (an OpenAI-compatible prefix by its own rule): a run of those
+never imports litellm, so neither does this check.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import difflib
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.transports.choice import transport_of
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.simulated import PREFIX, is_simulated
 
@@ -22,7 +25,7 @@ def provider_prefixes() -> list[str]:
 
 def route_problem(spec: JudgeSpec) -> str | None:
     """Why litellm cannot place the judge's model, with the fix; None when it can."""
-    if is_simulated(spec.model):
+    if is_simulated(spec.model) or transport_of(spec)[0] == "native":
         return None
     custom = spec.params.get("custom_llm_provider")
     try:
