@@ -13,7 +13,10 @@ judge as gpt-4.1-mini and the strong one as claude-sonnet-4-5. Then:
    share of the all-strong run's (target <= 0.40 at >= 0.95 agreement), and the same with
    provider discounts (batch APIs at half price, the item's shared prefix read from the
    provider's prompt cache on every call of an item but the first) against a naive all-strong
-   per-criterion run without them (target <= 0.10).
+   per-criterion run without them (target <= 0.10);
+4. the floor no escalation rule over this first stage can beat (an oracle that escalates only
+   the pairs where the first stage disagrees with the strong judge), and what the escalations
+   alone cost at the recommended threshold.
 
 The `autorubric` library's own cascade cannot run here: its first stage is its vendor's
 decision model, reached over the network (an API key and a hosted model), and the library is
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import tempfile
 import time
@@ -36,8 +40,9 @@ import yaml
 
 from autorubric_cli import api
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.grading.calibrate import Pair, outcome_label
 from autorubric_cli.judges.price_table import price_table
-from autorubric_cli.report.calibrate import calibrate_experiments
+from autorubric_cli.report.calibrate import calibrate_experiments, latest_pairs
 
 CHEAP_MODEL, STRONG_MODEL = "gpt-4.1-mini", "claude-sonnet-4-5"
 CRITERIA = [
@@ -135,6 +140,22 @@ def discounted_cost(
     return total
 
 
+def oracle_floor(pairs: list[Pair], target: float) -> tuple[float, float, float]:
+    """What no escalation rule over this first stage can beat: (the first stage's cost, the
+    least share of pairs an oracle must escalate to reach `target` agreement with the all-strong
+    outcome, the cost of that oracle cascade), costs as shares of the all-strong run's. The
+    oracle sees the strong outcome and escalates only pairs where the first stage disagrees
+    with it, the cheapest first; every real rule escalates at least those."""
+    all_then = sum(p.then_cost or 0.0 for p in pairs)
+    first = sum(p.first_cost or 0.0 for p in pairs)
+    wrong = sorted(
+        p.then_cost or 0.0 for p in pairs if outcome_label(p.first.outcome) != p.then_outcome
+    )
+    needed = max(0, math.ceil(target * len(pairs)) - (len(pairs) - len(wrong)))
+    floor = first + sum(wrong[:needed])
+    return first / all_then, needed / len(pairs), floor / all_then
+
+
 def run_cost(directory: Path) -> float:
     return sum(
         ItemRecord.model_validate(orjson.loads(raw)).cost or 0.0
@@ -229,12 +250,34 @@ def main() -> None:
             f"(replay {chosen.escalation_rate:.3f}), cost ${live_cost:.4f} = "
             f"{live_cost / calibration.all_then_cost:.3f} of all-strong"
         )
-        naive = calibration.all_then_cost
+        naive_cost = calibration.all_then_cost
         combined = discounted_cost(root / "live", table, prefix=args.words)
         print(
             f"with batches (x{BATCH_DISCOUNT}) and prompt caching of the submission: "
-            f"${combined:.4f} = {combined / naive:.3f} of a naive all-strong per-criterion "
-            f"run (target <= 0.10: {'met' if combined / naive <= 0.10 else 'NOT met'})"
+            f"${combined:.4f} = {combined / naive_cost:.3f} of a naive all-strong per-criterion "
+            f"run (target <= 0.10: {'met' if combined / naive_cost <= 0.10 else 'NOT met'})"
+        )
+        first_share, oracle_rate, floor = oracle_floor(
+            latest_pairs(root / "first", root / "then"), args.target
+        )
+        discount = discounted_cost(root / "first", table, prefix=args.words) / run_cost(
+            root / "first"
+        )
+        then_discount = discounted_cost(naive, table, prefix=args.words) / naive_cost
+        combined_floor = first_share * discount + (floor - first_share) * then_discount
+        print(
+            f"floor for any escalation rule over this first stage: the first stage alone costs "
+            f"{first_share:.3f} of all-strong; an oracle that escalates only the pairs where it "
+            f"disagrees with the strong judge must escalate {oracle_rate:.3f} of pairs to reach "
+            f"{args.target} agreement, costing {floor:.3f} of all-strong "
+            f"({'under' if floor <= 0.40 else 'over'} 0.40), and {combined_floor:.3f} of the "
+            f"naive run with batches and caching ({'under' if combined_floor <= 0.10 else 'over'} "
+            f"0.10)"
+        )
+        print(
+            f"at the recommended threshold the escalations alone cost "
+            f"{(chosen.cost_ratio or 0.0) - first_share:.3f} of all-strong: no cheaper first "
+            f"stage brings this cascade under 0.40"
         )
         print(
             "the autorubric library's cascade: not run (its first stage is its vendor's "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.json_model import Block
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import InputError
@@ -84,6 +85,23 @@ def run_warnings(first: Experiment, then: Experiment) -> list[str]:
     return found
 
 
+def run_pairs(
+    firsts: dict[str, ItemRecord], thens: dict[str, ItemRecord], rules: ScoringRules
+) -> list[Pair]:
+    """Every (item, criterion) graded by both runs, items paired by id."""
+    return [
+        pair
+        for item, record in firsts.items()
+        if item in thens
+        for pair in record_pairs(record, thens[item], rules)
+    ]
+
+
+def latest_pairs(first_dir: Path, then_dir: Path) -> list[Pair]:
+    first, then = open_experiment(first_dir), open_experiment(then_dir)
+    return run_pairs(latest(first), latest(then), first.rules)
+
+
 def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Calibration:
     """Replay the cascade of FIRST_DIR's judges then THEN_DIR's, over the items both graded."""
     if not 0.0 <= target <= 1.0:
@@ -91,14 +109,8 @@ def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Cal
     first, then = open_experiment(first_dir), open_experiment(then_dir)
     same_criteria(first, then)
     firsts, thens = latest(first), latest(then)
-    rules = first.rules
-    pairs: list[Pair] = [
-        pair
-        for item, record in firsts.items()
-        if item in thens
-        for pair in record_pairs(record, thens[item], rules)
-    ]
-    entries = [threshold_entry(pairs, rules, t) for t in thresholds(pairs)]
+    pairs = run_pairs(firsts, thens, first.rules)
+    entries = [threshold_entry(pairs, first.rules, t) for t in thresholds(pairs)]
     paired = len({p.item for p in pairs})
     return Calibration(
         first=run_info(first),
