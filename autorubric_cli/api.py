@@ -60,13 +60,14 @@ class Experiment:
     def status(self) -> str:
         return self.manifest.status
 
-    def report(self, *, fail_under: float | None = None) -> Report:
+    def report(self, *, fail_under: float | None = None, cluster: str | None = None) -> Report:
         """The typed report; `.to_json()` is what `report --format json` prints. Writes
-        nothing."""
+        nothing. `cluster` (`metadata.KEY`) is `report --cluster`: clustered standard errors,
+        over the rubric's `report.cluster` when given."""
         extra: list[GateCheck] = []
         if fail_under is not None:
             extra.append(GateCheck(metric="score.mean", min=fail_under))
-        built, _ = report.build_report_and_fold(self._opened(), extra_checks=extra)
+        built, _ = report.build_report_and_fold(self._opened(), extra_checks=extra, cluster=cluster)
         return built
 
     def items(self) -> Iterator[ItemRecord]:
@@ -84,12 +85,13 @@ class Experiment:
         max_drop: float | None = None,
         fail_on_regression: bool = False,
         alpha: float = 0.05,
+        cluster: str | None = None,
     ) -> CompareResult:
         """This experiment (NEW) against `baseline` (BASE), typed; `.to_json()` is what
-        `compare --format json` prints."""
+        `compare --format json` prints. `cluster` is `compare --cluster`."""
         base = baseline.path if isinstance(baseline, Experiment) else Path(baseline)
         options = report.CompareOptions(
-            max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha
+            max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha, cluster=cluster
         )
         return report.compare_result(base, self.path, options)
 

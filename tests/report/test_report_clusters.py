@@ -11,6 +11,8 @@ import pytest
 from scipy import stats
 from stats_support import cluster_bse, clustered_data, group_ids, invoke, records, rubric
 
+import autorubric_cli as ar
+
 KEY = "metadata.doc"
 
 
@@ -148,3 +150,21 @@ def test_a_malformed_cluster_key_is_an_input_error(tmp_path: Path, runs: dict[st
     assert code == 2 and "report.cluster" in err
     code, _, err = invoke("run", bad, clustered_data(tmp_path), "--out", tmp_path / "x")
     assert code == 2 and not (tmp_path / "x").exists()
+
+
+def test_the_python_api_takes_the_cluster_key_as_the_flags_do(runs: dict[str, Path]) -> None:
+    experiment = ar.open_experiment(runs["new"])
+    assert experiment.report().score.clustered is None
+    typed = experiment.report(cluster=KEY).to_dict()
+    assert (
+        typed["score"]["clustered"]
+        == report_json(runs["new"], "--cluster", KEY)["score"]["clustered"]
+    )
+    assert typed["score"]["clustered"]["key"] == KEY
+    code, stdout, err = invoke(
+        "compare", runs["flag"], runs["new"], "--format", "json", "--cluster", KEY
+    )
+    assert code in (0, 1), err
+    by_flag = json.loads(stdout)["score"]["clustered"]
+    compared = experiment.compare(runs["flag"], cluster=KEY).to_dict()["score"]["clustered"]
+    assert compared is not None and compared == by_flag
