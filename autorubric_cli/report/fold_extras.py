@@ -2,14 +2,16 @@
 
 Per item (aligned with the fold's item scores, reordered with them): the cluster value, the
 `metadata.model` that wrote the submission, the output word count and each criterion's outcome
-value. Per judge: chosen options by shown position (multi-choice criteria with shuffled
-options) and the sample pairs shown in different orders. Everything merges by concatenation
+value (cluster and model names interned: a few distinct values repeat over many items). Per
+judge: chosen options by shown position (multi-choice criteria with shuffled options) and the
+sample pairs shown in different orders. Everything merges by concatenation
 or addition, so the figures do not depend on how the file was split among workers.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from array import array
 from dataclasses import dataclass, field
 
@@ -51,11 +53,10 @@ class FoldExtras:
 
     def add(self, record: ItemRecord) -> None:
         metadata = record.metadata
-        self.clusters.append(
-            None if self.cluster is None else cluster_value(metadata, self.cluster)
-        )
+        cluster = None if self.cluster is None else cluster_value(metadata, self.cluster)
+        self.clusters.append(None if cluster is None else sys.intern(cluster))
         model = metadata.get("model")
-        self.models.append(model if isinstance(model, str) else None)
+        self.models.append(sys.intern(model) if isinstance(model, str) else None)
         self.words.append(record.word_counts.get("output", NAN))
         for criterion, criterion_record in zip(self.criteria, record.criteria, strict=True):
             value = outcome_value(criterion_record)
