@@ -17,14 +17,11 @@ import numpy as np
 from scipy import stats
 
 from autorubric_cli.metrics.figures import Figure, FloatArray, IntArray, Undefined, figure
+from autorubric_cli.metrics.mean_ci import NO_PAIRS
 
 TOLERANCE = 1e-9
 """Differences within this of 0 count as 0 (docs/guides/rubrics.md: values within 1e-9 are
 equal)."""
-BOOTSTRAP_RESAMPLES = 10_000
-BLOCK_CELLS = 1 << 22
-"""Resample cells held at once: bounds the bootstrap's memory to ~32 MB whatever n."""
-NO_PAIRS = "no paired items"
 ALL_ZERO = "all differences are zero"
 NO_DISCORDANT = "no discordant pairs"
 
@@ -111,36 +108,3 @@ def holm(p_values: Sequence[Figure]) -> list[Figure]:
     for rank, position in enumerate(order):
         adjusted[defined[position]] = float(steps[rank])
     return adjusted
-
-
-def bootstrap_mean_ci(
-    diffs: FloatArray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES, level: float = 0.95
-) -> tuple[float, float] | Undefined:
-    """Seeded percentile interval of the mean of paired differences, resampling pairs.
-
-    Resampling n pairs with replacement gives each distinct difference a multinomial count,
-    so when the differences take few distinct values (always, for rubric scores without a
-    length penalty) the counts are drawn directly: exact in distribution and O(distinct)
-    per resample instead of O(n). Otherwise pairs are drawn by index, in the given order.
-    """
-    diffs = np.asarray(diffs, dtype=np.float64)
-    n = diffs.size
-    if n < 2:
-        return Undefined(NO_PAIRS if n == 0 else "fewer than two paired items")
-    rng = np.random.default_rng(seed)
-    values, counts = np.unique(diffs, return_counts=True)
-    means = np.empty(resamples)
-    if values.size * 32 <= n:
-        block = max(1, BLOCK_CELLS // values.size)
-        for start in range(0, resamples, block):
-            stop = min(resamples, start + block)
-            draws = rng.multinomial(n, counts / n, size=stop - start)
-            means[start:stop] = draws @ values / n
-    else:
-        block = max(1, BLOCK_CELLS // n)
-        for start in range(0, resamples, block):
-            stop = min(resamples, start + block)
-            means[start:stop] = diffs[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    tail = 50.0 * (1.0 - level)
-    low, high = np.percentile(means, [tail, 100.0 - tail])
-    return float(low), float(high)

@@ -4,7 +4,8 @@ gate.
 Items are paired by `id` (the newest line per id on each side); a pair where either side
 errored or has no score is left out and counted. Pairs are taken in BASE's dataset order
 (then id), so no figure depends on the order of lines in either items.jsonl. Every number
-comes from `metrics.paired`; this module only pairs, arranges the JSON and gates.
+comes from `metrics.paired` and `metrics.mean_ci`; this module only pairs, arranges the
+JSON and gates.
 """
 
 from __future__ import annotations
@@ -23,13 +24,8 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.metrics.codes import CA_MODES
 from autorubric_cli.metrics.figures import Undefined
-from autorubric_cli.metrics.paired import (
-    NO_PAIRS,
-    bootstrap_mean_ci,
-    differences,
-    sign_test_p,
-    wilcoxon_p,
-)
+from autorubric_cli.metrics.mean_ci import NO_PAIRS, bootstrap_mean_ci
+from autorubric_cli.metrics.paired import differences, sign_test_p, wilcoxon_p
 from autorubric_cli.report.compare_criteria import criteria_block, figure
 from autorubric_cli.report.compare_power import compare_cluster, pair_clusters, with_power
 from autorubric_cli.report.compare_read import Side, read_sides
@@ -191,7 +187,7 @@ def score_block(base: np.ndarray, new: np.ndarray, diffs: np.ndarray, seed: int)
     if isinstance(interval, Undefined):
         undefined["ci95"] = interval.reason
     else:
-        ci95 = list(interval)
+        ci95 = [interval.low, interval.high]
     p_value = figure(wilcoxon_p(diffs), "p_value", undefined)
     improved, regressed = int((diffs > 0).sum()), int((diffs < 0).sum())
     p_value_sign = figure(sign_test_p(improved, regressed), "p_value_sign", undefined)

@@ -1,35 +1,20 @@
-"""Summary statistics of item scores, with a seeded, chunked bootstrap CI for the mean."""
+"""Summary statistics of item scores, with a seeded bootstrap CI for the mean."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from autorubric_cli.metrics.clustered import standard_error
-from autorubric_cli.metrics.figures import value_or_none
+from autorubric_cli.metrics.figures import Undefined, value_or_none
+from autorubric_cli.metrics.mean_ci import SCORE_PLAN, SCORE_RESAMPLES, bootstrap_mean_ci
 from autorubric_cli.report.models import ScoreSummary
 from autorubric_cli.report.models_stats import ClusteredInterval
 
-BOOTSTRAP_RESAMPLES = 1000
-CHUNK_CELLS = 4_000_000
 
-
-def bootstrap_mean_ci(
-    values: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES
-) -> list[float] | None:
-    """Percentile 95% CI of the mean from resampling items; memory bounded by chunking."""
-    n = len(values)
-    if n < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    per_chunk = max(1, CHUNK_CELLS // n)
-    means = np.empty(resamples)
-    done = 0
-    while done < resamples:
-        k = min(per_chunk, resamples - done)
-        means[done : done + k] = values[rng.integers(0, n, size=(k, n))].mean(axis=1)
-        done += k
-    low, high = np.percentile(means, [2.5, 97.5])
-    return [float(low), float(high)]
+def score_ci95(values: np.ndarray, seed: int) -> list[float] | None:
+    """The summary's 95% interval of the mean as the report holds it: [low, high] or null."""
+    interval = bootstrap_mean_ci(values, seed, SCORE_RESAMPLES, SCORE_PLAN)
+    return None if isinstance(interval, Undefined) else [interval.low, interval.high]
 
 
 def score_summary(
@@ -49,7 +34,7 @@ def score_summary(
         std=float(values.std(ddof=1)) if n > 1 else None,
         min=float(values.min()),
         max=float(values.max()),
-        ci95=bootstrap_mean_ci(values, seed),
+        ci95=score_ci95(values, seed),
         se=value_or_none(standard_error(values)),
         clustered=clustered,
     )

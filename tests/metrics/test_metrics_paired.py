@@ -12,8 +12,8 @@ from statsmodels.stats.contingency_tables import SquareTable, mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from autorubric_cli.metrics.figures import Undefined
+from autorubric_cli.metrics.mean_ci import bootstrap_mean_ci
 from autorubric_cli.metrics.paired import (
-    bootstrap_mean_ci,
     differences,
     holm,
     mcnemar_exact_p,
