@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from autorubric_cli.core.records import ItemRecord
     from autorubric_cli.core.rubric import Rubric
     from autorubric_cli.experiment.manifest import Manifest
-    from autorubric_cli.experiment.opened import Experiment as OpenedExperiment
+    from autorubric_cli.experiment.opened import OpenedExperiment
     from autorubric_cli.report.models import Report
     from autorubric_cli.report.models_compare import CompareResult
 

@@ -28,7 +28,7 @@ from autorubric_cli.errors import InputError
 
 if TYPE_CHECKING:
     from autorubric_cli.core.evaluate import ScoringRules
-    from autorubric_cli.experiment.opened import Experiment
+    from autorubric_cli.experiment.opened import OpenedExperiment
     from autorubric_cli.report.models import Report
 
 KIND_OF_FLAG = {
@@ -157,7 +157,7 @@ def finish(
     return code
 
 
-def refuse_unreachable(opened: Experiment, fail_under: float | None) -> None:
+def refuse_unreachable(opened: OpenedExperiment, fail_under: float | None) -> None:
     """`--fail-under` above what the experiment's scores can reach is an input error."""
     problem = unreachable_bound("score.mean", fail_under, opened.rubric.grader.normalize)
     if problem is not None:
@@ -190,7 +190,7 @@ def run_report(
     )
 
 
-def render(built: Report, fmt: str, opened: Experiment) -> None:
+def render(built: Report, fmt: str, opened: OpenedExperiment) -> None:
     if fmt == "json":
         sys.stdout.write(to_json(built).decode() + "\n")
     elif fmt == "markdown":

@@ -37,7 +37,7 @@ from autorubric_cli.experiment.manifest import (
     sha256_file,
     utc_now,
 )
-from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.preflight import Plan
 from autorubric_cli.experiment.runner import RunOutcome
 from autorubric_cli.experiment.shard import planned_items
@@ -77,7 +77,7 @@ class RunRecorder:
         return cls(plan.directory, manifest, rubric_path)
 
     @classmethod
-    def resumed(cls, experiment: Experiment, rubric: Rubric) -> RunRecorder:
+    def resumed(cls, experiment: OpenedExperiment, rubric: Rubric) -> RunRecorder:
         """A session continuing `experiment` with `rubric` (its configuration with this
         session's flags): refused when an input changed since the run started."""
         check_unchanged(experiment.manifest, experiment.directory)

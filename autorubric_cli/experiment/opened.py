@@ -21,7 +21,11 @@ from autorubric_cli.loading.rubric_loader import load_rubric
 
 
 @dataclass
-class Experiment:
+class OpenedExperiment:
+    """An experiment directory as read: its manifest and the rubric it ran with (its grader
+    the resolved configuration). Not the public `autorubric_cli.api.Experiment`, which opens
+    one each time it reads."""
+
     directory: Path
     manifest: Manifest
     rubric: Rubric
@@ -31,7 +35,7 @@ class Experiment:
         return ScoringRules.from_rubric(self.rubric)
 
 
-def open_experiment(directory: Path) -> Experiment:
+def open_experiment(directory: Path) -> OpenedExperiment:
     """The manifest plus the rubric copy, with the resolved configuration it was run with."""
     manifest = load_manifest(directory)
     rubric = load_rubric(directory / RUBRIC_COPY)
@@ -44,4 +48,4 @@ def open_experiment(directory: Path) -> Experiment:
             path=str(directory / MANIFEST),
             key=".".join(str(p) for p in ("config", *error["loc"])),
         ) from None
-    return Experiment(directory, manifest, rubric.model_copy(update={"grader": resolved}))
+    return OpenedExperiment(directory, manifest, rubric.model_copy(update={"grader": resolved}))

@@ -11,7 +11,7 @@ from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.human_labels import raters_per_item, read_labels
 from autorubric_cli.experiment.manifest import ITEMS
-from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.labels.order import ORDERS, Order, Ranked, default_order, rank_items
 
@@ -20,7 +20,7 @@ CANNOT_ASSESS = "CANNOT_ASSESS"
 
 @dataclass
 class LabelPlan:
-    experiment: Experiment
+    experiment: OpenedExperiment
     criteria: list[Criterion]
     order: Order
     ranked: list[Ranked]
@@ -69,7 +69,7 @@ def criterion_meta(criterion: Criterion) -> dict[str, Any]:
 
 
 def plan_labels(
-    experiment: Experiment,
+    experiment: OpenedExperiment,
     *,
     criteria: Sequence[str] = (),
     order: str | None = None,

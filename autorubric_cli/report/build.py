@@ -14,7 +14,7 @@ from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
-from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
 from autorubric_cli.report.bias_section import judge_bias_section
@@ -48,7 +48,7 @@ from autorubric_cli.report.summary import score_summary
 
 
 def build_report(
-    experiment: Experiment,
+    experiment: OpenedExperiment,
     *,
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
@@ -70,7 +70,7 @@ def build_report(
 
 
 def build_report_and_fold(
-    experiment: Experiment,
+    experiment: OpenedExperiment,
     *,
     extra_checks: list[GateCheck] | None = None,
     what_if: ScoringRules | None = None,
@@ -196,7 +196,7 @@ def in_option_order(counts: dict[str, int], criterion: Criterion) -> dict[str, i
 
 
 def judge_summary(
-    judge_id: str, tally: JudgeTally, fold: ReportFold, experiment: Experiment
+    judge_id: str, tally: JudgeTally, fold: ReportFold, experiment: OpenedExperiment
 ) -> JudgeSummary:
     spec = next(j for j in experiment.rubric.grader.judges if j.judge_id == judge_id)
     return JudgeSummary(

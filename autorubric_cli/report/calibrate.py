@@ -12,7 +12,7 @@ from autorubric_cli.core.json_model import Block
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
-from autorubric_cli.experiment.opened import Experiment, open_experiment
+from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.grading.calibrate import (
     Pair,
@@ -49,7 +49,7 @@ class Calibration(Block):
     recommended: ThresholdEntry | None
 
 
-def run_info(experiment: Experiment) -> CalibrationRun:
+def run_info(experiment: OpenedExperiment) -> CalibrationRun:
     return CalibrationRun(
         experiment=experiment.manifest.name,
         path=str(experiment.directory),
@@ -57,12 +57,12 @@ def run_info(experiment: Experiment) -> CalibrationRun:
     )
 
 
-def latest(experiment: Experiment) -> dict[str, ItemRecord]:
+def latest(experiment: OpenedExperiment) -> dict[str, ItemRecord]:
     path = experiment.directory / ITEMS
     return {r.id: r for r in iter_latest_records(path, ReadIssues(), experiment.rubric.criteria)}
 
 
-def same_criteria(first: Experiment, then: Experiment) -> None:
+def same_criteria(first: OpenedExperiment, then: OpenedExperiment) -> None:
     names = [c.name for c in first.rubric.criteria]
     if [c.name for c in then.rubric.criteria] != names:
         raise InputError(
@@ -71,7 +71,7 @@ def same_criteria(first: Experiment, then: Experiment) -> None:
         )
 
 
-def run_warnings(first: Experiment, then: Experiment) -> list[str]:
+def run_warnings(first: OpenedExperiment, then: OpenedExperiment) -> list[str]:
     """What makes a live cascade differ from the replay, or the replay incomplete."""
     found = []
     a, b = first.manifest, then.manifest

@@ -15,7 +15,7 @@ from autorubric_cli.core.config import CascadeConfig
 from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
-from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.report.models_cascade import CascadeCriterion, CascadeSection, CascadeStage
 
@@ -101,7 +101,7 @@ def cascade_section(
     )
 
 
-def experiment_cascade(experiment: Experiment) -> CascadeSection | None:
+def experiment_cascade(experiment: OpenedExperiment) -> CascadeSection | None:
     """The section for an experiment run with `grader.cascade`; None without one."""
     cascade = experiment.rubric.grader.cascade
     if cascade is None:

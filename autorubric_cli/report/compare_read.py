@@ -24,7 +24,7 @@ import orjson
 from autorubric_cli.core.clusters import cluster_value
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
-from autorubric_cli.experiment.opened import Experiment, open_experiment
+from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
 from autorubric_cli.experiment.store import ReadIssues, open_records
 from autorubric_cli.metrics import ABSTAIN
 
@@ -35,7 +35,7 @@ NAN = math.nan
 class Side:
     """Rows of one experiment's newest records; `usable` = status ok with a defined score."""
 
-    experiment: Experiment
+    experiment: OpenedExperiment
     criteria: list[Criterion]
     judge_ids: list[str]
     rows: dict[str, int] = field(default_factory=dict)

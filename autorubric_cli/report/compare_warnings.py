@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.opened import OpenedExperiment
 
 OPERATIONAL = {
     *("judges", "seed"),  # warned about on their own
@@ -24,7 +24,7 @@ def named(ids: Collection[str]) -> str:
     return ", ".join(shown) + more
 
 
-def setting_warnings(base: Experiment, new: Experiment) -> list[str]:
+def setting_warnings(base: OpenedExperiment, new: OpenedExperiment) -> list[str]:
     """Rubric, criteria, dataset, judges, seed and grading settings that differ."""
     warnings = []
     bm, nm = base.manifest, new.manifest
@@ -50,7 +50,7 @@ def setting_warnings(base: Experiment, new: Experiment) -> list[str]:
     return warnings
 
 
-def criteria_warnings(base: Experiment, new: Experiment) -> list[str]:
+def criteria_warnings(base: OpenedExperiment, new: OpenedExperiment) -> list[str]:
     b = {c.name: c for c in base.rubric.criteria}
     n = {c.name: c for c in new.rubric.criteria}
     out = []
@@ -64,7 +64,7 @@ def criteria_warnings(base: Experiment, new: Experiment) -> list[str]:
     return sorted(out)
 
 
-def judges(experiment: Experiment) -> str:
+def judges(experiment: OpenedExperiment) -> str:
     specs = experiment.rubric.grader.judges
     return ", ".join(f"{j.judge_id}={j.model} w{j.weight:g} x{j.samples}" for j in specs)
 

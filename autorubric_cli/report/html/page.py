@@ -14,7 +14,7 @@ from autorubric_cli import __version__, validate
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, REPORT_HTML, write_atomic
-from autorubric_cli.experiment.opened import Experiment
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.labels.overlay import experiment_overlay
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
@@ -46,7 +46,7 @@ def judge_rows(report: Report) -> list[tuple[JudgeSummary, int]]:
 
 
 def report_figures(
-    report: Report, experiment: Experiment, fold: ReportFold
+    report: Report, experiment: OpenedExperiment, fold: ReportFold
 ) -> dict[str, plots.Spec]:
     """name -> plot spec, for every plot that has data."""
     rubric = experiment.rubric
@@ -100,7 +100,7 @@ def items_note(embedded: EmbeddedItems, completed: int) -> str | None:
     )
 
 
-def item_meta(experiment: Experiment) -> dict[str, Any]:
+def item_meta(experiment: OpenedExperiment) -> dict[str, Any]:
     """What the page script needs to read the item rows."""
     return {
         "criteria": [
@@ -121,7 +121,7 @@ def item_meta(experiment: Experiment) -> dict[str, Any]:
 
 
 def render_report_html(
-    report: Report, experiment: Experiment, fold: ReportFold, **limits: int
+    report: Report, experiment: OpenedExperiment, fold: ReportFold, **limits: int
 ) -> str:
     """The whole page for one experiment."""
     embedded = embed_items(experiment.directory, experiment.manifest, experiment.rubric, **limits)
@@ -161,7 +161,7 @@ def render_report_html(
 
 
 def write_report_html(
-    report: Report, experiment: Experiment, fold: ReportFold, path: Path | None = None
+    report: Report, experiment: OpenedExperiment, fold: ReportFold, path: Path | None = None
 ) -> Path:
     """Render the page and write it atomically (default: DIR/report.html)."""
     target = path if path is not None else experiment.directory / REPORT_HTML
