@@ -23,7 +23,8 @@ from autorubric_cli.grading.calibrate import (
     thresholds,
     total_cost,
 )
-from autorubric_cli.report.render_cascade import dollars, rich_table, share
+from autorubric_cli.report.formats import dollars, share
+from autorubric_cli.report.render_cascade import rich_table
 
 
 class CalibrationRun(Block):

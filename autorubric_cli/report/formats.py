@@ -42,6 +42,11 @@ def interval(ci: Any, *, signed: bool = False) -> str:
     return f"[{number(ci[0], signed=signed)}, {number(ci[1], signed=signed)}]"
 
 
+def share(value: float | None) -> str:
+    """A fraction as a percentage to one decimal (`12.5%`); `n/a` when undefined."""
+    return UNDEFINED if value is None else f"{value:.1%}"
+
+
 def dollars(value: float | None) -> str:
     """Dollars to four decimals; `n/a` when unpriced (never $0)."""
     return UNDEFINED if value is None else "$" + number(float(value), 4)

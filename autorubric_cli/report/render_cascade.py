@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from autorubric_cli.report.formats import UNDEFINED, dollars
+from autorubric_cli.report.formats import dollars, share
 from autorubric_cli.report.models_cascade import CascadeSection
 
 HEADER = ["stage", "judges", "votes", "calls", "cached", "error votes", "cost", "cost saved"]
 ESCALATION_HEADER = ["criterion", "escalated", "graded", "escalation rate"]
 TEXT_COLUMNS = ("stage", "judges", "criterion")
-
-
-def share(value: float | None) -> str:
-    return UNDEFINED if value is None else f"{value:.1%}"
 
 
 def cascade_rows(section: CascadeSection) -> list[list[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from autorubric_cli.report.formats import dollars, interval, number, p_value, plural
+from autorubric_cli.report.formats import dollars, interval, number, p_value, plural, share
 
 
 def test_undefined_is_na_for_every_kind_of_figure() -> None:
@@ -21,3 +21,9 @@ def test_counts_fractions_money_and_p_values() -> None:
     assert interval([-0.05, -0.01], signed=True) == "[-0.050, -0.010]"
     assert (dollars(0.00123), p_value(0.0004), p_value(0.04)) == ("$0.0012", "4.00e-04", "0.040")
     assert (plural(1, "rater"), plural(2, "rater")) == ("1 rater", "2 raters")
+
+
+def test_share_is_a_percentage_to_one_decimal_or_na() -> None:
+    assert share(0.125) == "12.5%"
+    assert share(0.0) == "0.0%"
+    assert share(None) == "n/a"
