@@ -6,7 +6,7 @@
   unrecorded; after it comes back, `resume` finishes with records identical to an uninterrupted
   run (status, score, every vote's verdict, option and shuffle).
 
-The test suite runs the same scenarios scaled down (tests/experiment/test_engine_breaker.py).
+The test suite runs the same scenarios scaled down (tests/experiment/test_run_breaker.py).
 
     python -m bench.judge_failures [--items 2000] [--die-after 300] [--transport auto]
 

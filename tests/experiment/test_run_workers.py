@@ -8,7 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from test_engine_breaker import error_lines
+from test_run_breaker import error_lines
 
 from tests.support import closed_port
 from tests.support.cli import cli
