@@ -140,7 +140,7 @@ def run(
         concurrency=concurrency,
         limit=limit,
         fields=[f"{ours}={theirs}" for ours, theirs in (fields or {}).items()],
-        no_cache=not cache,
+        cache=cache,
         cache_dir=None if cache_dir is None else Path(cache_dir),
         llm_calls=llm_calls,
         shard=shard,
@@ -167,9 +167,9 @@ def resume(
         directory,
         retry_errors=retry_errors,
         concurrency=concurrency,
-        no_cache=not cache,
+        cache=cache,
         cache_dir=None if cache_dir is None else Path(cache_dir),
-        no_batch=not batch,
+        batch=batch,
     )
     return _finished(directory)
 

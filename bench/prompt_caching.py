@@ -232,7 +232,7 @@ def bench(args: argparse.Namespace) -> None:
         for run in range(args.runs):
             for caching in ("auto", "off"):
                 out, wall, bill = run_once(
-                    s, work, data, f"{caching}{run}", caching, args, no_cache=True
+                    s, work, data, f"{caching}{run}", caching, args, cache=False
                 )
                 walls[caching].append(wall)
                 if run == 0 and caching == "auto":
@@ -248,7 +248,7 @@ def bench(args: argparse.Namespace) -> None:
         for caching in ("auto", "off"):
             rubric = work / f"{caching}0.yaml"
             with contextlib.redirect_stderr(io.StringIO()):
-                estimates[caching] = dry_run_start(rubric, data, RunOptions(no_cache=True))
+                estimates[caching] = dry_run_start(rubric, data, RunOptions(cache=False))
         print(
             f"{args.provider}: {model}, {args.items} {args.workload} items x 8 criteria, "
             f"{calls_auto} calls"

@@ -63,7 +63,7 @@ def one_run(
         rubric, data = write_inputs(directory, server.api_base, items, 64, transport=transport)
         started = time.perf_counter()
         with contextlib.redirect_stderr(io.StringIO()):
-            start_run(rubric, data, RunOptions(out=directory / "exp", no_cache=True))
+            start_run(rubric, data, RunOptions(out=directory / "exp", cache=False))
         wall = time.perf_counter() - started
     lines = (directory / "exp" / "items.jsonl").read_text().splitlines()
     recorded = {json.loads(line)["id"] for line in lines}

@@ -87,7 +87,7 @@ def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float,
     started, cpu = time.perf_counter(), time.process_time()
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            start_run(rubric, data, RunOptions(out=out, no_cache=True))
+            start_run(rubric, data, RunOptions(out=out, cache=False))
     finally:
         WorkerPool._spawn = spawn  # type: ignore[method-assign]
     return time.perf_counter() - started, time.process_time() - cpu, len(spawned)

@@ -89,9 +89,9 @@ def dry_run_run(rubric: Path, dataset: Path, options: RunOptions, fmt: str) -> i
 
 
 def dry_run_resume(
-    directory: Path, retry_errors: bool, no_cache: bool, cache_dir: Path | None, fmt: str
+    directory: Path, retry_errors: bool, cache: bool, cache_dir: Path | None, fmt: str
 ) -> int:
     bill = experiment.dry_run_resume(
-        directory, retry_errors=retry_errors, no_cache=no_cache, cache_dir=cache_dir
+        directory, retry_errors=retry_errors, cache=cache, cache_dir=cache_dir
     )
     return render_bill(bill, fmt)

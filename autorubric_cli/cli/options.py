@@ -37,6 +37,9 @@ FailUnder = Annotated[
 ]
 Junit = Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML file here.")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the call cache.")]
+NoBatch = Annotated[
+    bool, typer.Option("--no-batch", help="Finish with direct calls (finished batches are used).")
+]
 CacheDir = Annotated[
     Path | None,
     typer.Option(

@@ -37,6 +37,7 @@ from autorubric_cli.cli.options import (
     MaxCost,
     MaxDrop,
     MlflowOpt,
+    NoBatch,
     NoCache,
     OtelOpt,
     ShardOpt,
@@ -146,7 +147,7 @@ def run(
             limit=limit,
             no_shuffle=no_shuffle,
             fields=field or [],
-            no_cache=no_cache,
+            cache=not no_cache,
             cache_dir=cache_dir,
             llm_calls=None if llm_calls is None else llm_calls.value,
             shard=shard,
@@ -198,20 +199,18 @@ def resume(
     max_drop: MaxDrop = None,
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = 0.05,
-    no_batch: Annotated[
-        bool,
-        typer.Option("--no-batch", help="Finish with direct calls (finished batches are used)."),
-    ] = False,
+    no_batch: NoBatch = False,
     max_cost: MaxCost = None,
     otel: OtelOpt = False,
     mlflow: MlflowOpt = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
+    cache, batch = not no_cache, not no_batch  # the flags say off; every layer below says on
 
     def body() -> int:
         exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
-            return cli.dry_run_resume(directory, retry_errors, no_cache, cache_dir, format.value)
+            return cli.dry_run_resume(directory, retry_errors, cache, cache_dir, format.value)
         with experiment.lock_early(directory):
             return resume_body(exports)
 
@@ -223,9 +222,9 @@ def resume(
                 directory,
                 retry_errors=retry_errors,
                 concurrency=concurrency,
-                no_cache=no_cache,
+                cache=cache,
                 cache_dir=cache_dir,
-                no_batch=no_batch,
+                batch=batch,
                 max_cost=max_cost,
             )
         for warning in warnings:

@@ -300,26 +300,26 @@ def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) ->
 
 
 def dry_run_resume(
-    directory: Path, *, retry_errors: bool, no_cache: bool, cache_dir: Path | None
+    directory: Path, *, retry_errors: bool, cache: bool, cache_dir: Path | None
 ) -> dict[str, Any]:
     """The bill of `resume` with these flags; reads the experiment, writes nothing."""
     experiment = open_experiment(directory)
     manifest = experiment.manifest
     check_unchanged(manifest, directory)
-    rubric = with_session_flags(experiment.rubric, None, no_cache)
+    rubric = with_session_flags(experiment.rubric, None, cache=cache)
     done, priors = recorded(directory, retry_errors, ReadIssues(), rubric.criteria)
     items = pending_items(Path(manifest.dataset.path), rubric, manifest, done)
-    cache = open_readonly_cache(rubric, cache_dir)
+    call_cache = open_readonly_cache(rubric, cache_dir)
     try:
         bill = estimate_bill(
             rubric,
             items,
             seed=manifest.seed,
             base_dir=Path(manifest.rubric.path).parent,
-            cache=cache,
+            cache=call_cache,
             priors=priors,
         )
         return cascade_bill(bill, rubric.grader.cascade, None)
     finally:
-        if cache is not None:
-            cache.close()
+        if call_cache is not None:
+            call_cache.close()

@@ -22,7 +22,7 @@ from autorubric_cli.experiment.options import RunOptions
 def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
     """The rubric's `grader:` section with CLI flags applied on top (docs/reference/rubric-file.md:
     seed default 0)."""
-    update = _session_update(options.concurrency, options.no_cache, options.max_cost)
+    update = _session_update(options.concurrency, options.cache, options.max_cost)
     if options.judges:
         update["judges"] = [JudgeSpec(model=m) for m in options.judges]
     if options.no_shuffle:
@@ -44,26 +44,26 @@ def resolve_config(rubric: Rubric, options: RunOptions) -> LLMConfig:
 def with_session_flags(
     rubric: Rubric,
     concurrency: int | None,
-    no_cache: bool,
-    no_batch: bool = False,
+    *,
+    cache: bool = True,
+    batch: bool = True,
     max_cost: float | None = None,
 ) -> Rubric:
-    """`resume`'s flags that may differ from the run's: concurrency, --no-cache, --no-batch,
-    --max-cost (without it, the cap the run was started with, from the manifest)."""
-    grader = rubric.grader.model_copy(update=_session_update(concurrency, no_cache, max_cost))
-    if no_batch:
+    """`resume`'s flags that may differ from the run's: concurrency, `cache` (False:
+    --no-cache), `batch` (False: --no-batch), --max-cost (without it, the cap the run was
+    started with, from the manifest)."""
+    grader = rubric.grader.model_copy(update=_session_update(concurrency, cache, max_cost))
+    if not batch:
         grader = without_batches(grader)
     return rubric.model_copy(update={"grader": grader})
 
 
-def _session_update(
-    concurrency: int | None, no_cache: bool, max_cost: float | None
-) -> dict[str, Any]:
+def _session_update(concurrency: int | None, cache: bool, max_cost: float | None) -> dict[str, Any]:
     """The flags `run` and `resume` both take: a session may change them."""
     update: dict[str, Any] = {}
     if concurrency is not None:
         update["concurrency"] = concurrency
-    if no_cache:
+    if not cache:
         update["cache"] = False
     if max_cost is not None:
         update["max_cost"] = max_cost

@@ -23,7 +23,7 @@ class RunOptions:
     no_shuffle: bool = False
     grace_s: float = GRACE_S
     fields: list[str] = field(default_factory=list)  # --field TARGET=PATH
-    no_cache: bool = False
+    cache: bool = True  # False: --no-cache, neither read nor write the call cache
     cache_dir: Path | None = None
     # --llm-calls per_criterion|per_item (docs/guides/per-item.md)
     llm_calls: str | None = None

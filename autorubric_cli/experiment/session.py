@@ -57,9 +57,9 @@ def resume_run(
     retry_errors: bool,
     concurrency: int | None,
     grace_s: float = GRACE_S,
-    no_cache: bool = False,
+    cache: bool = True,
     cache_dir: Path | None = None,
-    no_batch: bool = False,
+    batch: bool = True,
     max_cost: float | None = None,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings.
@@ -70,7 +70,9 @@ def resume_run(
     with writer_lock(directory), resumable(directory):
         experiment = open_experiment(directory)
         # without --max-cost, the cap the run was started with (the manifest's configuration)
-        rubric = with_session_flags(experiment.rubric, concurrency, no_cache, no_batch, max_cost)
+        rubric = with_session_flags(
+            experiment.rubric, concurrency, cache=cache, batch=batch, max_cost=max_cost
+        )
         recorder = RunRecorder.resumed(experiment, rubric)
         issues = ReadIssues()
         done, priors = recorded(directory, retry_errors, issues, rubric.criteria)

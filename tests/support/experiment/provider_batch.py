@@ -66,8 +66,8 @@ def provider_rubric(
 
 def run_here(rubric: Path, data: Path, out: Path, *, batch: bool) -> Path:
     """`autorubric run` in this process (no cache: every call is paid, in both modes)."""
-    return start_run(rubric, data, RunOptions(out=out, batch=batch, no_cache=True, grace_s=0.5))
+    return start_run(rubric, data, RunOptions(out=out, batch=batch, cache=False, grace_s=0.5))
 
 
 def resume_here(directory: Path) -> list[str]:
-    return resume_run(directory, retry_errors=False, concurrency=None, no_cache=True)
+    return resume_run(directory, retry_errors=False, concurrency=None, cache=False)
