@@ -25,7 +25,7 @@ much of it is estimated to be read from / written to the provider's cache.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.bill import Bill, CallBill, PrefixBill
 from autorubric_cli.experiment.dry_run_cascade import cascade_bill
 from autorubric_cli.experiment.flags import with_session_flags
 from autorubric_cli.experiment.lifecycle import check_unchanged, pending_items, recorded
@@ -44,8 +45,9 @@ from autorubric_cli.experiment.shard import planned_items
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.grading.few_shot import examples_by_criterion
 from autorubric_cli.grading.grader import per_item_builder, shared_prefix_requests
+from autorubric_cli.grading.per_item import ItemRequestBuilder
 from autorubric_cli.grading.requests import RequestBuilder
-from autorubric_cli.grading.reuse import reusable_votes
+from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.policy.preflight import print_warnings
 from autorubric_cli.judges.pricing import known_unpriced
@@ -59,54 +61,10 @@ from autorubric_cli.judges.transports.simulated import is_simulated
 EXPLANATION_WORDS = 60
 IMPLICIT_STEP = {"openai": 128, "azure": 128}
 """Providers that cache a prefix in steps of this many tokens (OpenAI: 128)."""
-
-
-@dataclass
-class Line:
-    """Calls of one judge (and criterion): how many, how many cached, and the estimate."""
-
-    calls: int = 0
-    cached: int = 0
-    prompt_tokens: int = 0
-    completion_tokens_estimate: int = 0
-    cost_estimate: float | None = 0.0
-    cached_prompt_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    def add(
-        self, cached: bool, prompt: int, completion: int, cost: float | None, prefix: PrefixBill
-    ) -> None:
-        self.calls += 1
-        if cached:
-            self.cached += 1
-            return
-        self.cached_prompt_tokens += prefix.read
-        self.cache_write_tokens += prefix.written
-        self.prompt_tokens += prompt
-        self.completion_tokens_estimate += completion
-        if cost is None or self.cost_estimate is None:
-            self.cost_estimate = None
-        else:
-            self.cost_estimate += cost
-
-    def fields(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "cached": self.cached,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens_estimate": self.completion_tokens_estimate,
-            "cost_estimate": self.cost_estimate,
-            "cached_prompt_tokens": self.cached_prompt_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-        }
-
-
-@dataclass(frozen=True)
-class PrefixBill:
-    """Prompt tokens of one call estimated to be read from / written to a provider's cache."""
-
-    read: int = 0
-    written: int = 0
+Reused = Collection[VoteKey]
+"""The (criterion, judge id, sample) votes an item reuses from its earlier record."""
+JudgeCall = tuple[str, str, CallBill]
+"""A call's judge id, the criterion line it is billed on, and its bill."""
 
 
 def reply_schema(request: CallRequest) -> dict[str, Any]:
@@ -187,6 +145,108 @@ class Estimator:
         return tokens - tokens % step
 
 
+@dataclass(frozen=True)
+class Pricing:
+    """What pricing a call needs: the token counter and the read-only call cache."""
+
+    estimator: Estimator
+    cache: CallCache | None
+
+    def served(self, spec: JudgeSpec, request: CallRequest) -> bool:
+        """The call cache would answer this call (simulated judges are never cached)."""
+        if self.cache is None or is_simulated(spec.model):
+            return False
+        key = request_key(spec, request.messages, request.response_format(), request.sample)
+        return bool(self.cache.get(key))
+
+    def call(
+        self, spec: JudgeSpec, request: CallRequest, hit: bool, prefix: PrefixBill = PrefixBill()
+    ) -> CallBill:
+        """One call's bill: free when the cache serves it."""
+        if hit:
+            return CallBill(hit=True, prefix=prefix)
+        prompt = self.estimator.prompt_tokens(spec, request.messages)
+        completion = self.estimator.completion_tokens(spec, reply_schema(request))
+        cost = self.estimator.cost(spec, prompt, completion, prefix)
+        return CallBill(False, prompt, completion, cost, prefix)
+
+
+def criteria_calls(
+    pricing: Pricing, spec: JudgeSpec, asked: list[tuple[str, VoteRequest]]
+) -> list[tuple[str, CallBill]]:
+    """An item's per-criterion calls to one judge: the first one sent writes the shared
+    prefix, the others read it (when the run would share it)."""
+    hits = [pricing.served(spec, request) for _, request in asked]
+    sent = [request for (_, request), hit in zip(asked, hits, strict=True) if not hit]
+    tokens = 0
+    if sent and shared_prefix_requests(spec, sent)[0].prefix_chars is not None:
+        tokens = pricing.estimator.prefix_tokens(spec, sent[0])
+    prefixes = prefix_bills(tokens, hits, caching_kind(spec) == "explicit")
+    return [
+        (criterion, pricing.call(spec, request, hit, prefix))
+        for (criterion, request), hit, prefix in zip(asked, hits, prefixes, strict=True)
+    ]
+
+
+def prefix_bills(tokens: int, hits: list[bool], explicit: bool) -> list[PrefixBill]:
+    """Per call: the first call sent writes the prefix (billed as a write only by explicit
+    caching), every later call sent reads it; a cached call neither."""
+    bills: list[PrefixBill] = []
+    first = True
+    for hit in hits:
+        if not tokens or hit:
+            bills.append(PrefixBill())
+            continue
+        bills.append(PrefixBill(written=tokens if explicit else 0) if first else PrefixBill(tokens))
+        first = False
+    return bills
+
+
+@dataclass(frozen=True)
+class ItemCalls:
+    """How the run would ask about an item: per criterion (`builder`) or per item."""
+
+    rubric: Rubric
+    builder: RequestBuilder
+    per_item: ItemRequestBuilder | None
+
+    def calls(self, pricing: Pricing, item: Item, reuse: Reused) -> list[JudgeCall]:
+        """(judge id, criterion, bill) of each call the item needs; `reuse`: votes kept."""
+        out: list[JudgeCall] = []
+        for spec in self.rubric.grader.judges:
+            if self.per_item is None:
+                asked = [
+                    (c.name, self.builder.request(item, c, spec.judge_id, sample))
+                    for c in self.rubric.criteria
+                    for sample in range(spec.samples)
+                    if (c.name, spec.judge_id, sample) not in reuse
+                ]
+                calls = criteria_calls(pricing, spec, asked)
+            else:
+                calls = item_calls(pricing, self.per_item, self.rubric, spec, item, reuse)
+            out += [(spec.judge_id, criterion, call) for criterion, call in calls]
+        return out
+
+
+def item_calls(
+    pricing: Pricing,
+    per_item: ItemRequestBuilder,
+    rubric: Rubric,
+    spec: JudgeSpec,
+    item: Item,
+    reuse: Reused,
+) -> list[tuple[str, CallBill]]:
+    """One call per sample asking every criterion not reused, billed on the line of the
+    first (like the records, docs/guides/per-item.md)."""
+    out: list[tuple[str, CallBill]] = []
+    for sample in range(spec.samples):
+        needed = [c for c in rubric.criteria if (c.name, spec.judge_id, sample) not in reuse]
+        if needed:
+            request = per_item.request(item, needed, judge_id=spec.judge_id, sample=sample)
+            out.append((needed[0].name, pricing.call(spec, request, pricing.served(spec, request))))
+    return out
+
+
 def estimate_bill(
     rubric: Rubric,
     items: Iterable[Item],
@@ -195,87 +255,19 @@ def estimate_bill(
     base_dir: Path | None,
     cache: CallCache | None,
     priors: dict[str, ItemRecord] | None = None,
-) -> dict[str, Any]:
-    """The docs/guides/cache-and-cost.md bill of grading `items`; votes reused from `priors` are not
-    calls."""
+) -> Bill:
+    """The docs/guides/cache-and-cost.md bill of grading `items`; votes reused from `priors`
+    are not calls."""
     builder = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
-    estimator = Estimator()
-    judges = rubric.grader.judges
-    total = Line()
-    by_judge = {j.judge_id: Line() for j in judges}
-    by_pair = {(j.judge_id, c.name): Line() for j in judges for c in rubric.criteria}
+    asking = ItemCalls(rubric, builder, per_item_builder(rubric, seed, base_dir))
+    pricing = Pricing(Estimator(), cache)
     priors = priors or {}
-    per_item = per_item_builder(rubric, seed, base_dir)
-
-    def served(spec: JudgeSpec, request: CallRequest) -> bool:
-        key = request_key(spec, request.messages, request.response_format(), request.sample)
-        return cache is not None and not is_simulated(spec.model) and bool(cache.get(key))
-
-    def bill(
-        spec: JudgeSpec,
-        criterion: str,
-        request: CallRequest,
-        hit: bool,
-        prefix: PrefixBill = PrefixBill(),
-    ) -> None:
-        prompt = 0 if hit else estimator.prompt_tokens(spec, request.messages)
-        completion = 0 if hit else estimator.completion_tokens(spec, reply_schema(request))
-        cost = 0.0 if hit else estimator.cost(spec, prompt, completion, prefix)
-        for line in (total, by_judge[spec.judge_id], by_pair[spec.judge_id, criterion]):
-            line.add(hit, prompt, completion, cost, prefix)
-
-    def bill_criteria(spec: JudgeSpec, asked: list[tuple[str, VoteRequest]]) -> None:
-        """An item's per-criterion calls to one judge: the first one sent writes the shared
-        prefix, the others read it (when the run would share it)."""
-        hits = [served(spec, request) for _, request in asked]
-        sent = [request for (_, request), hit in zip(asked, hits, strict=True) if not hit]
-        tokens = 0
-        if sent and shared_prefix_requests(spec, sent)[0].prefix_chars is not None:
-            tokens = estimator.prefix_tokens(spec, sent[0])
-        first = True
-        for (criterion, request), hit in zip(asked, hits, strict=True):
-            prefix = PrefixBill()
-            if tokens and not hit:
-                explicit = caching_kind(spec) == "explicit"
-                prefix = (
-                    PrefixBill(written=tokens if explicit else 0) if first else PrefixBill(tokens)
-                )
-                first = False
-            bill(spec, criterion, request, hit, prefix)
-
+    bill = Bill.empty(rubric)
     for item in items:
         reuse = reusable_votes(priors.get(item.id))
-        for spec in judges:
-            for sample in range(spec.samples):
-                needed = [
-                    c for c in rubric.criteria if (c.name, spec.judge_id, sample) not in reuse
-                ]
-                if per_item is not None and needed:
-                    request = per_item.request(item, needed, judge_id=spec.judge_id, sample=sample)
-                    # billed like the records (docs/guides/per-item.md)
-                    bill(spec, needed[0].name, request, served(spec, request))
-            if per_item is None:
-                asked = [
-                    (c.name, builder.request(item, c, spec.judge_id, sample))
-                    for c in rubric.criteria
-                    for sample in range(spec.samples)
-                    if (c.name, spec.judge_id, sample) not in reuse
-                ]
-                bill_criteria(spec, asked)
-    return {
-        "calls": {
-            "total": total.calls,
-            "cached": total.cached,
-            "to_send": total.calls - total.cached,
-        },
-        "judges": [{"id": j, **line.fields()} for j, line in by_judge.items()],
-        "criteria": [
-            {"judge": j, "criterion": c, **line.fields()} for (j, c), line in by_pair.items()
-        ],
-        "prompt_tokens": total.prompt_tokens,
-        "completion_tokens_estimate": total.completion_tokens_estimate,
-        "cost_estimate": total.cost_estimate,
-    }
+        for judge_id, criterion, call in asking.calls(pricing, item, reuse):
+            bill.add(judge_id, criterion, call)
+    return bill
 
 
 def open_readonly_cache(rubric: Rubric, cache_dir: Path | None) -> CallCache | None:
@@ -293,7 +285,7 @@ def dry_run_start(rubric_path: Path, dataset_path: Path, options: RunOptions) ->
         bill = estimate_bill(
             rubric, items, seed=rubric.grader.seed, base_dir=rubric_path.parent, cache=cache
         )
-        return cascade_bill(bill, rubric.grader.cascade, options.escalation_rate)
+        return cascade_bill(bill.to_json(), rubric.grader.cascade, options.escalation_rate)
     finally:
         if cache is not None:
             cache.close()
@@ -319,7 +311,7 @@ def dry_run_resume(
             cache=call_cache,
             priors=priors,
         )
-        return cascade_bill(bill, rubric.grader.cascade, None)
+        return cascade_bill(bill.to_json(), rubric.grader.cascade, None)
     finally:
         if call_cache is not None:
             call_cache.close()

@@ -16,7 +16,9 @@ CRITERIA = [BINARY, {**BINARY, "name": "second", "requirement": "Is complete"}, 
 def bill(model: str, caching: str, output: str = LONG) -> dict:
     judge = {"model": model, "prompt_caching": caching, "api_key_env": None}
     rubric = make_rubric([judge], CRITERIA)
-    return estimate_bill(rubric, [make_item(output=output)], seed=0, base_dir=None, cache=None)
+    return estimate_bill(
+        rubric, [make_item(output=output)], seed=0, base_dir=None, cache=None
+    ).to_json()
 
 
 def priced(model: str, prompt: int, completion: int, read: int = 0, written: int = 0) -> float:
