@@ -1,4 +1,4 @@
-"""Cluster keys (docs/reference/rubric.md, `report.cluster`): items that share the value of
+"""Cluster keys (docs/reference/rubric-file.md, `report.cluster`): items that share the value of
 `metadata.KEY` form one cluster for standard errors; an item without it is its own cluster."""
 
 from __future__ import annotations

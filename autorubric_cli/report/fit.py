@@ -1,4 +1,4 @@
-"""Terminal tables whose names and numbers are never cut (docs/cli-behaviour.md).
+"""Terminal tables whose names and numbers are never cut (docs/reference/cli-behaviour.md).
 
 Name columns (criteria, judges, models; up to 32 characters) and columns of figures are at least
 as wide as their longest cell; headers and other columns wrap between words. A table whose
