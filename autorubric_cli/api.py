@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from autorubric_cli import experiment, report
 from autorubric_cli.core.config import GateCheck
@@ -35,6 +35,33 @@ if TYPE_CHECKING:
     from autorubric_cli.report.models_compare import CompareResult
 
 PathLike = str | Path
+
+
+class RunKeywords(TypedDict, total=False):
+    """The keyword arguments of `run`, as `arun` takes them."""
+
+    judges: list[str] | None
+    name: str | None
+    out: PathLike | None
+    seed: int | None
+    concurrency: int | None
+    limit: int | None
+    fields: dict[str, str] | None
+    cache: bool
+    cache_dir: PathLike | None
+    llm_calls: str | None
+    shard: str | None
+    batch: bool
+
+
+class ResumeKeywords(TypedDict, total=False):
+    """The keyword arguments of `resume`, as `aresume` takes them."""
+
+    retry_errors: bool
+    concurrency: int | None
+    cache: bool
+    cache_dir: PathLike | None
+    batch: bool
 
 
 @dataclass(frozen=True)
@@ -187,12 +214,12 @@ def _outside_event_loop(name: str) -> None:
     )
 
 
-async def arun(rubric: PathLike, dataset: PathLike, **options: Any) -> Experiment:
+async def arun(rubric: PathLike, dataset: PathLike, **options: Unpack[RunKeywords]) -> Experiment:
     """`run`, awaitable inside a running event loop (the grading has a loop of its own)."""
     return await asyncio.to_thread(run, rubric, dataset, **options)
 
 
-async def aresume(path: PathLike, **options: Any) -> Experiment:
+async def aresume(path: PathLike, **options: Unpack[ResumeKeywords]) -> Experiment:
     """`resume`, awaitable inside a running event loop."""
     return await asyncio.to_thread(resume, path, **options)
 
