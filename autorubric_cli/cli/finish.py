@@ -109,21 +109,7 @@ def finish(
     cluster: str | None = None,
 ) -> int:
     """`compact` (run, resume): also write report.html and print the short summary."""
-    if ca_mode not in CA_MODES:
-        raise InputError(f"must be one of: {', '.join(CA_MODES)}", key="--ca-mode")
-    if fmt == "html" and what_if is not None and output is None:
-        raise InputError(
-            "a what-if report writes nothing to the experiment directory: give -o PATH",
-            key="--format",
-        )
-    # a run or resume at work owns the directory: a report then writes nothing into it
-    in_use = experiment.writer_active(directory)
-    if in_use and fmt == "html" and output is None:
-        raise InputError(
-            "a run or resume is writing this experiment: give -o PATH to write the page elsewhere",
-            path=str(directory),
-            key="--format",
-        )
+    in_use = refuse_report_flags(directory, fmt, what_if is not None, ca_mode, output)
     opened = experiment.open_experiment(directory)
     refuse_unreachable(opened, fail_under)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
@@ -155,6 +141,28 @@ def finish(
             render(built, fmt, opened)
         sys.stdout.flush()
     return code
+
+
+def refuse_report_flags(
+    directory: Path, fmt: str, what_if: bool, ca_mode: str, output: Path | None
+) -> bool:
+    """Refuse flags that cannot go together; whether a run or resume is writing `directory`
+    (it then owns the directory: a report writes nothing into it)."""
+    if ca_mode not in CA_MODES:
+        raise InputError(f"must be one of: {', '.join(CA_MODES)}", key="--ca-mode")
+    if fmt == "html" and what_if and output is None:
+        raise InputError(
+            "a what-if report writes nothing to the experiment directory: give -o PATH",
+            key="--format",
+        )
+    in_use = experiment.writer_active(directory)
+    if in_use and fmt == "html" and output is None:
+        raise InputError(
+            "a run or resume is writing this experiment: give -o PATH to write the page elsewhere",
+            path=str(directory),
+            key="--format",
+        )
+    return in_use
 
 
 def refuse_unreachable(opened: OpenedExperiment, fail_under: float | None) -> None:

@@ -117,6 +117,50 @@ def internal_error_record(item: Item, exc: BaseException, duration: float) -> It
     )
 
 
+@dataclass
+class ItemGrading:
+    """What grading one item needs, and the run's outcome it adds to."""
+
+    grader: Grader
+    writer: RecordWriter
+    progress: Progress
+    stop: StopSignals
+    priors: dict[str, ItemRecord]
+    fatal_errors: tuple[type[BaseException], ...]
+    budget_errors: tuple[type[BaseException], ...]
+    outcome: RunOutcome = field(default_factory=RunOutcome)
+
+    def stop_writing(self, exc: StorageError) -> None:
+        """A record could not be written (full disk): stop at once; resume grades it again."""
+        self.outcome.fatal = exc
+        self.stop.forced.set()
+
+    async def grade_one(self, item: Item) -> None:
+        started = time.monotonic()
+        try:
+            prior = self.priors.get(item.id)
+            record = finish_record(await traced_grade(self.grader, item, prior), item)
+        except self.fatal_errors as exc:
+            self.outcome.fatal = exc
+            self.stop.forced.set()
+            return
+        except self.budget_errors as exc:
+            self.outcome.fatal = self.outcome.fatal or exc
+            self.stop.patient = True
+            self.stop.graceful.set()
+            return
+        except Exception as exc:  # a bug must not lose the run: record it, retry later
+            record = internal_error_record(item, exc, time.monotonic() - started)
+        try:
+            self.writer.append(record)
+        except StorageError as exc:
+            self.stop_writing(exc)
+            return
+        self.outcome.graded += 1
+        self.outcome.errored += record.status == "error"
+        self.progress.item_finished(record.status == "error")
+
+
 async def run_items(
     grader: Grader,
     items: Iterable[Item],
@@ -133,46 +177,15 @@ async def run_items(
     """Grade `items`, `window` at a time. A `fatal_errors` exception stops everything at once;
     a `budget_errors` one (the spend cap refused a call) stops scheduling and lets the items in
     flight finish or be refused in turn; the item it came from is not recorded."""
-    outcome = RunOutcome()
+    grading = ItemGrading(grader, writer, progress, stop, priors or {}, fatal_errors, budget_errors)
     slots = asyncio.Semaphore(window)
     tasks: set[asyncio.Task[None]] = set()
-    priors = priors or {}
-
-    def stop_writing(exc: StorageError) -> None:
-        """A record could not be written (full disk): stop at once; resume grades it again."""
-        outcome.fatal = exc
-        stop.forced.set()
-
-    async def grade_one(item: Item) -> None:
-        started = time.monotonic()
-        try:
-            record = finish_record(await traced_grade(grader, item, priors.get(item.id)), item)
-        except fatal_errors as exc:
-            outcome.fatal = exc
-            stop.forced.set()
-            return
-        except budget_errors as exc:
-            outcome.fatal = outcome.fatal or exc
-            stop.patient = True
-            stop.graceful.set()
-            return
-        except Exception as exc:  # a bug must not lose the run: record it, retry later
-            record = internal_error_record(item, exc, time.monotonic() - started)
-        try:
-            writer.append(record)
-        except StorageError as exc:
-            stop_writing(exc)
-            return
-        outcome.graded += 1
-        outcome.errored += record.status == "error"
-        progress.item_finished(record.status == "error")
-
-    ticker = asyncio.create_task(_every_second(writer, progress, stop_writing))
+    ticker = asyncio.create_task(_every_second(writer, progress, grading.stop_writing))
     try:
         for item in items:
             if not await _acquire_unless(slots, stop.graceful):
                 break
-            task = asyncio.create_task(grade_one(item))
+            task = asyncio.create_task(grading.grade_one(item))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             task.add_done_callback(lambda _: slots.release())
@@ -181,6 +194,7 @@ async def run_items(
         await _drain(tasks, stop, grace_s)
     finally:
         ticker.cancel()
+    outcome = grading.outcome
     outcome.interrupted = stop.graceful.is_set() or stop.forced.is_set()
     return outcome
 

@@ -16,7 +16,7 @@ from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues
-from autorubric_cli.labels.overlay import MAJORITY, experiment_overlay
+from autorubric_cli.labels.overlay import MAJORITY, LabelOverlay, experiment_overlay
 from autorubric_cli.report.bias_section import judge_bias_section
 from autorubric_cli.report.cascade_section import experiment_cascade
 from autorubric_cli.report.fold import (
@@ -32,9 +32,11 @@ from autorubric_cli.report.models import (
     CriterionSummary,
     ErroredItem,
     GateResult,
+    HumanLabelsSection,
     ItemCounts,
     JudgeSummary,
     Report,
+    ScoreSummary,
     WhatIf,
 )
 from autorubric_cli.report.models_stats import ClusteredInterval
@@ -80,64 +82,35 @@ def build_report_and_fold(
 ) -> tuple[Report, ReportFold]:
     """The typed report and the fold it came from (the HTML report plots its arrays);
     `cluster` (`metadata.KEY`) overrides the rubric's `report.cluster`."""
-    rules = experiment.rules
     key = cluster_key(cluster, experiment.rubric.report.cluster)
-    settings = ExtrasSettings(
-        None if key is None else cluster_path(key), experiment.rubric.grader.shuffle_options
-    )
-    judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     issues = ReadIssues()
-    path = experiment.directory / ITEMS
     overlay = experiment_overlay(experiment.directory, ground_truth)
-    fold = fold_experiment(path, rules, judge_ids, what_if, issues, overlay, settings)
-    fold.put_in_dataset_order()
+    fold = read_fold(experiment, key, what_if, issues, overlay)
     seed = experiment.manifest.seed
     labels = fold.labels()
-    truth = ground_truth_section(
-        labels,
-        np.frombuffer(fold.truth_scores),
-        {"ensemble": np.frombuffer(fold.item_scores), **_judge_score_arrays(fold)},
-        ca_mode=ca_mode,
-        seed=seed,
-    )
-    total = experiment.manifest.items_total
     report = Report(
         experiment=experiment.manifest.name,
         status=experiment.manifest.status,
         error=experiment.manifest.error,  # why a `failed` run stopped
         shard=None if experiment.manifest.shard is None else experiment.manifest.shard.label,
         simulated=fold.simulated,
-        items=ItemCounts(
-            total=total,
-            completed=fold.recorded,
-            errored=fold.errored,
-            pending=max(total - fold.recorded, 0),
-        ),
-        score=score_summary(
-            defined(np.frombuffer(fold.item_scores)),
-            seed,
-            None
-            if key is None
-            else clustered_interval(np.frombuffer(fold.item_scores), fold.extras.clusters, key),
-        ),
+        items=item_counts(experiment.manifest.items_total, fold),
+        score=score_of(fold, seed, key),
         criteria=[
             criterion_summary(t, fold.recorded, clustered)
             for t, clustered in zip(
                 fold.criteria, criteria_clustered(fold.extras, key), strict=True
             )
         ],
-        judges=[judge_summary(j, fold.judges[j], fold, experiment) for j in judge_ids],
+        judges=[
+            judge_summary(j.judge_id, fold.judges[j.judge_id], fold, experiment)
+            for j in experiment.rubric.grader.judges
+        ],
         agreement=agreement_section(labels),
-        ground_truth=truth,
-        human_labels=None
-        if overlay is None
-        else human_labels_section(
-            overlay,
-            list(rules.criteria),
-            fold.labels(human_only=True),
-            ca_mode=ca_mode,
-            seed=seed,
+        ground_truth=ground_truth_section(
+            labels, np.frombuffer(fold.truth_scores), score_arrays(fold), ca_mode=ca_mode, seed=seed
         ),
+        human_labels=human_labels_of(experiment, fold, overlay, ca_mode),
         usage=fold.usage,
         cost=exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
         usage_saved=fold.usage_saved,
@@ -145,25 +118,77 @@ def build_report_and_fold(
         retries=sum(j.retries for j in fold.judges.values()),
         error_votes=sum(j.errors for j in fold.judges.values()),
         errored_items=[ErroredItem(id=i, error=e) for i, e in fold.errored_items],
-        warnings=issues.warnings(path),
+        warnings=issues.warnings(experiment.directory / ITEMS),
         what_if=None
         if what_if is None
         else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
         judge_bias=judge_bias_section(fold, list(experiment.rubric.grader.judges), seed),
         cascade=experiment_cascade(experiment),
     )
-    checks = [*experiment.rubric.gate, *(extra_checks or [])]
+    return gated(report, [*experiment.rubric.gate, *(extra_checks or [])]), fold
+
+
+def gated(report: Report, checks: list[GateCheck]) -> Report:
+    """The report with its gate: the checks evaluated against its JSON form."""
     gate = evaluate_gate(to_json_dict(report), checks)
-    gated = report.model_copy(update={"gate": None if gate is None else GateResult(**gate)})
-    return gated, fold
+    return report.model_copy(update={"gate": None if gate is None else GateResult(**gate)})
+
+
+def read_fold(
+    experiment: OpenedExperiment,
+    key: str | None,
+    what_if: ScoringRules | None,
+    issues: ReadIssues,
+    overlay: LabelOverlay | None,
+) -> ReportFold:
+    """One pass over items.jsonl, its per-item series put in dataset order."""
+    settings = ExtrasSettings(
+        None if key is None else cluster_path(key), experiment.rubric.grader.shuffle_options
+    )
+    judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
+    path = experiment.directory / ITEMS
+    fold = fold_experiment(path, experiment.rules, judge_ids, what_if, issues, overlay, settings)
+    fold.put_in_dataset_order()
+    return fold
+
+
+def item_counts(total: int, fold: ReportFold) -> ItemCounts:
+    return ItemCounts(
+        total=total,
+        completed=fold.recorded,
+        errored=fold.errored,
+        pending=max(total - fold.recorded, 0),
+    )
+
+
+def score_of(fold: ReportFold, seed: int, key: str | None) -> ScoreSummary:
+    scores = np.frombuffer(fold.item_scores)
+    clustered = None if key is None else clustered_interval(scores, fold.extras.clusters, key)
+    return score_summary(defined(scores), seed, clustered)
+
+
+def human_labels_of(
+    experiment: OpenedExperiment, fold: ReportFold, overlay: LabelOverlay | None, ca_mode: str
+) -> HumanLabelsSection | None:
+    if overlay is None:
+        return None
+    return human_labels_section(
+        overlay,
+        list(experiment.rules.criteria),
+        fold.labels(human_only=True),
+        ca_mode=ca_mode,
+        seed=experiment.manifest.seed,
+    )
 
 
 def defined(values: np.ndarray) -> np.ndarray:
     return values[~np.isnan(values)]
 
 
-def _judge_score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
-    return {j: np.frombuffer(a) for j, a in fold.judge_scores.items()}
+def score_arrays(fold: ReportFold) -> dict[str, np.ndarray]:
+    """Item scores by scorer: the ensemble's, then each judge's alone."""
+    judges = {j: np.frombuffer(a) for j, a in fold.judge_scores.items()}
+    return {"ensemble": np.frombuffer(fold.item_scores), **judges}
 
 
 def criterion_summary(
