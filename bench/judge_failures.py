@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from tests.support import closed_port
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     cli_env,
     comparable,
     server_rubric,

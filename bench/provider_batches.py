@@ -26,14 +26,14 @@ from typing import Any
 
 from tests.support.batch_fake import BatchFake
 from tests.support.experiment.batch import comparable, ledger_events
-from tests.support.experiment.engine import (
+from tests.support.experiment.provider_batch import FAKES, bodies, provider_rubric
+from tests.support.experiment.runs import (
     KEY_ENV,
     KEY_VALUE,
     start_cli,
     valid_lines,
     write_dataset,
 )
-from tests.support.experiment.provider_batch import FAKES, bodies, provider_rubric
 
 ROOT = Path(__file__).resolve().parents[1]
 

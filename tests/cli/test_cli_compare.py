@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import server_rubric, token, write_dataset
+from tests.support.experiment.runs import server_rubric, token, write_dataset
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
 N = 30

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     KEY_VALUE,
     manifest,
     server_rubric,

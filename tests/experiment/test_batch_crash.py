@@ -21,7 +21,7 @@ from tests.support.experiment.batch import (
     processed,
     rubric_and_data,
 )
-from tests.support.experiment.engine import manifest, start_cli, valid_lines
+from tests.support.experiment.runs import manifest, start_cli, valid_lines
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 40

@@ -21,7 +21,7 @@ from tests.support.experiment.batch import (
     rubric_and_data,
 )
 from tests.support.experiment.cache import CRITERIA, cache_rubric
-from tests.support.experiment.engine import manifest, server_rubric, valid_lines, write_dataset
+from tests.support.experiment.runs import manifest, server_rubric, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 N_ITEMS = 500

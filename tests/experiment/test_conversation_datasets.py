@@ -18,13 +18,13 @@ from tests.support.cli import cli
 from tests.support.conversations import CONVERSATIONS, RUBRIC, message_texts
 from tests.support.experiment.batch import comparable, fast_batches, processed
 from tests.support.experiment.cache import CRITERIA, by_id, cache_rubric, without_cache_marks
-from tests.support.experiment.engine import (
+from tests.support.experiment.provider_batch import FAKES, offline, provider_rubric, run_here
+from tests.support.experiment.runs import (
     assert_nothing_lost_nothing_rejudged,
     server_rubric,
     sigkill_and_resume,
     token,
 )
-from tests.support.experiment.provider_batch import FAKES, offline, provider_rubric, run_here
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
 N = 12

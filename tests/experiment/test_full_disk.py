@@ -23,7 +23,7 @@ from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import StorageError
 from autorubric_cli.experiment import store
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, iter_latest_records
-from tests.support.experiment.engine import cli_env
+from tests.support.experiment.runs import cli_env
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "rubrics" / "demo.yaml"

@@ -24,7 +24,7 @@ from autorubric_cli.experiment.lock import (
 )
 from tests.support.cli import cli
 from tests.support.cli_process import CliProcess
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     server_rubric,
     start_cli,
     valid_lines,

@@ -15,7 +15,6 @@ import pytest
 
 from tests.support.batch_fake import BatchFake
 from tests.support.experiment.batch import comparable, fast_batches, ledger_events
-from tests.support.experiment.engine import manifest, start_cli, write_dataset
 from tests.support.experiment.provider_batch import (
     FAKES,
     bodies,
@@ -24,6 +23,7 @@ from tests.support.experiment.provider_batch import (
     resume_here,
     run_here,
 )
+from tests.support.experiment.runs import manifest, start_cli, write_dataset
 
 PROVIDERS = sorted(FAKES)
 FOUND_BY = {"anthropic": "listing", "gemini": "display_name"}

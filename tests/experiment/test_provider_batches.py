@@ -16,7 +16,6 @@ import pytest
 
 from tests.support.batch_fake import BatchFake, Processed
 from tests.support.experiment.batch import comparable, fast_batches, ledger_events
-from tests.support.experiment.engine import valid_lines, write_dataset
 from tests.support.experiment.provider_batch import (
     FAKES,
     bodies,
@@ -24,6 +23,7 @@ from tests.support.experiment.provider_batch import (
     provider_rubric,
     run_here,
 )
+from tests.support.experiment.runs import valid_lines, write_dataset
 
 PROVIDERS = sorted(FAKES)
 

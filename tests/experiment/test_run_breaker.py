@@ -11,7 +11,7 @@ import pytest
 from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import closed_port
 from tests.support.cli import cli
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     comparable,
     manifest,
     server_rubric,

@@ -17,7 +17,7 @@ from tests.support.experiment.cache import (
     cache_rubric,
     without_cache_marks,
 )
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     KEY_ENV,
     KEY_VALUE,
     start_cli,

@@ -15,7 +15,7 @@ from tests.support.cli import cli
 from tests.support.experiment.batch import fast_batches
 from tests.support.experiment.cache import MODELS
 from tests.support.experiment.cascade import cascade_report, cascade_rubric, decisions, records
-from tests.support.experiment.engine import write_dataset
+from tests.support.experiment.runs import write_dataset
 from tests.support.judge_server import JudgeServer
 
 N = 30

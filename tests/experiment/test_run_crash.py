@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     assert_nothing_lost_nothing_rejudged,
     server_rubric,
     sigkill_and_resume,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import manifest, server_rubric, valid_lines, write_dataset
+from tests.support.experiment.runs import manifest, server_rubric, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 ITEMS = 200

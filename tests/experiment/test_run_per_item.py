@@ -9,7 +9,6 @@ from pathlib import Path
 
 from tests.support.cli import cli
 from tests.support.experiment.cache import MODELS
-from tests.support.experiment.engine import write_dataset
 from tests.support.experiment.per_item import (
     CRITERIA,
     asked_names,
@@ -20,6 +19,7 @@ from tests.support.experiment.per_item import (
     served_tokens,
     without_call_accounting,
 )
+from tests.support.experiment.runs import write_dataset
 from tests.support.judge_server import JudgeServer, scripted_answer
 
 N = 8

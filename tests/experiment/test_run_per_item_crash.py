@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     assert_nothing_lost_nothing_rejudged,
     server_rubric,
     sigkill_and_resume,

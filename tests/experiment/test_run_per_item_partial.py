@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import token, write_dataset
 from tests.support.experiment.per_item import (
     CRITERIA,
     asked_names,
@@ -22,6 +21,7 @@ from tests.support.experiment.per_item import (
     served_tokens,
     without_call_accounting,
 )
+from tests.support.experiment.runs import token, write_dataset
 from tests.support.judge_server import JudgeServer, RecordedRequest, scripted_answer
 
 N = 4

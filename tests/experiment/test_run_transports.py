@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support import closed_port
-from tests.support.experiment.engine import KEY_ENV, cli_env, valid_lines, write_dataset
+from tests.support.experiment.runs import KEY_ENV, cli_env, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 TRANSPORTS = ["native", "litellm"]

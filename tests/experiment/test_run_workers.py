@@ -12,7 +12,7 @@ from test_run_breaker import error_lines
 
 from tests.support import closed_port
 from tests.support.cli import cli
-from tests.support.experiment.engine import (
+from tests.support.experiment.runs import (
     comparable,
     manifest,
     server_rubric,

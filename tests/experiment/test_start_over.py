@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.support.cli import cli
-from tests.support.experiment.engine import server_rubric, valid_lines, write_dataset
+from tests.support.experiment.runs import server_rubric, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import KEY_VALUE, cli
-from tests.support.experiment.engine import server_rubric, token, valid_lines, write_dataset
+from tests.support.experiment.runs import server_rubric, token, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan
 

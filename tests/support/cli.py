@@ -25,7 +25,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-# The key the engine tests' rubrics name (`api_key_env`) and its value: not a real key, but one
+# The key the run tests' rubrics name (`api_key_env`) and its value: not a real key, but one
 # that looks like one, so tests can prove it never reaches a file.
 KEY_ENV = "AUTORUBRIC_TEST_KEY"
 KEY_VALUE = "sk-test-SECRET-0123456789abcdefghij"
@@ -55,7 +55,7 @@ def cli(
     """Run `autorubric *args` in-process; `env` adds (or, with None, removes) variables.
 
     The test judge key is set and the variables in `UNSET` removed, as for the processes the
-    suite starts (`tests.support.experiment.engine.cli_env`). Exceptions the CLI does not
+    suite starts (`tests.support.experiment.runs.cli_env`). Exceptions the CLI does not
     turn into an exit code propagate (a bug shows its traceback instead of hiding in
     `exit_code`).
     """

@@ -1,1 +1,1 @@
-"""Helpers shared by the experiment tests and bench/ (engine runs, batches, the call cache)."""
+"""Helpers shared by the experiment tests and bench/ (runs, batches, the call cache)."""

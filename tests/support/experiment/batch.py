@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from tests.support.experiment.cache import PAID_FIELDS
-from tests.support.experiment.engine import server_rubric, valid_lines, write_dataset
+from tests.support.experiment.runs import server_rubric, valid_lines, write_dataset
 from tests.support.judge_server import JudgeServer
 
 
@@ -64,6 +64,6 @@ def processed(server: JudgeServer) -> Counter[str]:
 def rubric_and_data(
     tmp_path: Path, server: JudgeServer, items: int, judges: int = 2
 ) -> tuple[Path, Path]:
-    """The engine tests' rubric on this server and a dataset of `items` items."""
+    """The run tests' rubric on this server and a dataset of `items` items."""
     rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base, judges=judges)
     return rubric, write_dataset(tmp_path / "data.jsonl", items)

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from tests.support.experiment.criteria import CORRECT, HARMFUL, style, tone
-from tests.support.experiment.engine import KEY_ENV, valid_lines
+from tests.support.experiment.runs import KEY_ENV, valid_lines
 
 CRITERIA: list[dict[str, Any]] = [
     CORRECT,

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from tests.support.experiment.cache import CRITERIA, judge
-from tests.support.experiment.engine import valid_lines
+from tests.support.experiment.runs import valid_lines
 
 SETTINGS = {
     "concurrency": 16,

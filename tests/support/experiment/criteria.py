@@ -1,4 +1,4 @@
-"""The criteria the engine, cache, per-item, batch and provider tests build their rubrics from:
+"""The criteria the run, cache, per-item, batch and provider tests build their rubrics from:
 one binary, one negative-weight binary, an ordinal style scale and a nominal tone."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import yaml
 
 from tests.support.experiment.cache import MODELS, judge
 from tests.support.experiment.criteria import CORRECT, HARMFUL, style, tone
-from tests.support.experiment.engine import valid_lines
+from tests.support.experiment.runs import valid_lines
 from tests.support.judge_server import RecordedRequest, item_entries
 
 CRITERIA: list[dict[str, Any]] = [CORRECT, HARMFUL, style("NA - no style to judge"), tone()]

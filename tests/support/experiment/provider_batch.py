@@ -15,7 +15,7 @@ from autorubric_cli.experiment.session import RunOptions, resume_run, start_run
 from tests.support.anthropic_batches import AnthropicBatchServer
 from tests.support.batch_fake import BatchFake, Processed
 from tests.support.experiment.criteria import CORRECT, HARMFUL, style
-from tests.support.experiment.engine import KEY_ENV, KEY_VALUE
+from tests.support.experiment.runs import KEY_ENV, KEY_VALUE
 from tests.support.gemini_batches import GeminiBatchServer
 
 # priced models with batch prices in litellm's map (half their list price)

@@ -1,4 +1,4 @@
-"""Helpers for the engine tests: a rubric bound to the loopback server, datasets, CLI processes.
+"""Helpers for the run tests: a rubric bound to the loopback server, datasets, CLI processes.
 
 `start_cli` starts a process, for tests where the process is the point; every other CLI test
 runs in-process through `tests.support.cli.cli`.
@@ -19,7 +19,7 @@ from tests.support import cli_process
 from tests.support.cli import KEY_ENV, KEY_VALUE, UNSET
 from tests.support.cli_process import CliProcess
 
-__all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the engine tests' rubrics name this key
+__all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the run tests' rubrics name this key
 
 
 def server_rubric(
