@@ -26,9 +26,10 @@ import time
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.grading.requests import RequestBuilder
-from autorubric_cli.judges.batch.lines import batch_line, parse_results, request_body
+from autorubric_cli.judges.batch.lines import batch_line, parse_results
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request_key import request_key
+from autorubric_cli.judges.transports.body import wire_body
 from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import BINARY, MULTI_CHOICE, make_item
 from tests.support.judge_server import JudgeServerProcess
@@ -55,7 +56,7 @@ def prepare(n: int, spec: JudgeSpec) -> tuple[list[bytes], float]:
     for request in requests:
         fmt = response_format(request.option_count, request.elicitation)
         key = request_key(spec, request.messages, fmt, request.sample)
-        lines.append(batch_line(key, request_body(spec, "bench", request.messages, fmt)))
+        lines.append(batch_line(key, wire_body(spec, "bench", request.messages, fmt)[0]))
     cpu = time.process_time() - started
     report("preparation (key + body + line)", cpu, n)
     return lines, cpu

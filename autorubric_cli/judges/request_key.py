@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.transports.litellm import thinking_kwargs
+from autorubric_cli.judges.transports.body import thinking_kwargs
 
 
 def request_key(

@@ -12,10 +12,10 @@ from autorubric_cli.judges.batch.lines import (
     BatchPrice,
     batch_line,
     parse_results,
-    request_body,
 )
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.transports.body import wire_body
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 FORMAT = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
@@ -29,7 +29,7 @@ def test_request_body_is_the_chat_body_with_params_merged() -> None:
         thinking="low",
         params={"top_p": 0.9, "extra_body": {"service_tier": "flex"}},
     )
-    body = request_body(spec, "gpt-4.1-mini", MESSAGES, FORMAT)
+    body, _ = wire_body(spec, "gpt-4.1-mini", MESSAGES, FORMAT)
     assert body == {
         "model": "gpt-4.1-mini",
         "messages": MESSAGES,

@@ -10,7 +10,8 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.transports.litellm import api_key_for, request_kwargs, thinking_kwargs
+from autorubric_cli.judges.transports.body import thinking_kwargs
+from autorubric_cli.judges.transports.litellm import api_key_for, request_kwargs
 
 MESSAGES = [{"role": "user", "content": "q"}]
 

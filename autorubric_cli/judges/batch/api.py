@@ -26,11 +26,11 @@ from autorubric_cli.judges.batch.lines import (
     Result,
     batch_line,
     parse_results,
-    request_body,
 )
 from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.transports.body import wire_body
 from autorubric_cli.judges.transports.litellm import api_key_for, load_litellm
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 from autorubric_cli.judges.transports.simulated import is_simulated
@@ -171,7 +171,7 @@ class LiteLLMBatches(ProviderBatches):
         response_format: dict[str, Any],
     ) -> Completion:
         """Queue one call for a new batch and return its answer."""
-        body = request_body(self.spec, self.model, messages, response_format)
+        body, _ = wire_body(self.spec, self.model, messages, response_format)
         return await self.answered(
             await enqueue(key, batch_line(key, body)), messages, response_format
         )

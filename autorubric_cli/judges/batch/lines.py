@@ -1,11 +1,10 @@
 """The OpenAI batch file format: one request per input line, one result per output line.
 
 Pure functions, no I/O: what `bench/batch_cpu.py` measures per request. The request body is what
-`litellm.acompletion` sends to an OpenAI-compatible endpoint for our call shape (model, messages,
-response_format, temperature, max_tokens, thinking, pass-through params), so a batch line gets
-the answer the direct call would. `custom_id` is the call's request key
-(docs/guides/cache-and-cost.md): the ledger, the cache and the result lines all speak of a request
-by it.
+`litellm.acompletion` sends to an OpenAI-compatible endpoint for our call shape
+(`transports/body.py:wire_body`), so a batch line gets the answer the direct call would.
+`custom_id` is the call's request key (docs/guides/cache-and-cost.md): the ledger, the cache
+and the result lines all speak of a request by it.
 """
 
 from __future__ import annotations
@@ -15,13 +14,10 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.batch.capture import RawReply
 from autorubric_cli.judges.policy.failures import JudgeFailure, classify, http_error
 from autorubric_cli.judges.policy.kinds import FailureKind
-from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.request import Completion
-from autorubric_cli.judges.transports.litellm import thinking_kwargs
 
 ENDPOINT = "/v1/chat/completions"
 
@@ -38,29 +34,6 @@ class BatchPrice:
             usage.get("prompt_tokens", 0) * self.prompt
             + usage.get("completion_tokens", 0) * self.completion
         )
-
-
-def request_body(
-    spec: JudgeSpec,
-    provider_model: str,
-    messages: list[dict[str, str]],
-    response_format: dict[str, Any],
-) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "model": provider_model,
-        "messages": messages,
-        "response_format": response_format,
-    }
-    temperature = sent_temperature(spec)
-    if temperature is not None:
-        body["temperature"] = temperature
-    if spec.max_tokens is not None:
-        body["max_tokens"] = spec.max_tokens
-    body.update(thinking_kwargs(spec.thinking))
-    params = dict(spec.params)
-    body.update(params.pop("extra_body", None) or {})
-    body.update(params)
-    return body
 
 
 def batch_line(custom_id: str, body: dict[str, Any]) -> bytes:

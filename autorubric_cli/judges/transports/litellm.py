@@ -17,16 +17,11 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.policy.providers import (
-    facts_for,
-    priced,
-    sent_temperature,
-    structured_output,
-    thinking_display,
-)
+from autorubric_cli.judges.policy.providers import facts_for, priced
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import Call, CallRequest, Completion
+from autorubric_cli.judges.transports.body import call_body
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
@@ -77,42 +72,15 @@ def api_key_for(spec: JudgeSpec) -> str | None:
     return value
 
 
-def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
-    """An effort level becomes `reasoning_effort`; a token budget becomes `thinking`."""
-    if thinking is None:
-        return {}
-    if isinstance(thinking, int) or thinking.strip().isdigit():
-        return {"thinking": {"type": "enabled", "budget_tokens": int(thinking)}}
-    return {"reasoning_effort": thinking}
-
-
 def request_kwargs(
     spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
 ) -> dict[str, Any]:
-    """Arguments for `litellm.acompletion`, without the key. litellm never retries itself.
-
-    The temperature is the one the provider accepts (`providers.sent_temperature`); a provider
-    that takes no JSON schema gets none (the prompt states the reply shape)."""
-    kwargs: dict[str, Any] = {
-        "model": spec.model,
-        "messages": messages,
-        "timeout": spec.timeout or timeout,
-        "max_retries": 0,
-        "num_retries": 0,
-    }
-    if structured_output(spec.model) == "json_schema":
-        kwargs["response_format"] = response_format
-    temperature = sent_temperature(spec)
-    if temperature is not None:
-        kwargs["temperature"] = temperature
-    if spec.max_tokens is not None:
-        kwargs["max_tokens"] = spec.max_tokens
+    """Arguments for `litellm.acompletion`: the call's body (`body.call_body`) without the key.
+    litellm never retries itself."""
+    kwargs = call_body(spec, spec.model, messages, response_format)
+    kwargs.update(timeout=spec.timeout or timeout, max_retries=0, num_retries=0)
     if spec.api_base is not None:
         kwargs["api_base"] = spec.api_base
-    kwargs.update(thinking_kwargs(spec.thinking))
-    if "thinking" in kwargs:
-        kwargs["thinking"] = {**kwargs["thinking"], **thinking_display(spec)}
-    kwargs.update(spec.params)  # pass-through (top_p, seed, extra_headers, ...); keys checked
     return kwargs
 
 
@@ -120,23 +88,26 @@ def count(value: Any) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
-def usage_of(response: Any) -> dict[str, int]:
+def field(source: Any, name: str) -> Any:
+    """A field of a provider's JSON object (a dict) or of litellm's typed one."""
+    return source.get(name) if isinstance(source, dict) else getattr(source, name, None)
+
+
+def usage_counts(usage: Any) -> dict[str, int]:
     """Prompt and completion tokens; and, when the provider billed them, the prompt tokens read
-    from its cache (`cached_prompt_tokens`: litellm's `prompt_tokens_details.cached_tokens`, from
-    OpenAI's field, Anthropic's `cache_read_input_tokens`, Gemini's `cachedContentTokenCount`)
-    and written to it (`cache_write_tokens`: Anthropic's `cache_creation_input_tokens`).
-    `prompt_tokens` includes both, as litellm reports it."""
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return {}
+    from its cache (`cached_prompt_tokens`: `prompt_tokens_details.cached_tokens`, litellm's
+    mapping of OpenAI's field, Anthropic's `cache_read_input_tokens`, Gemini's
+    `cachedContentTokenCount`) and written to it (`cache_write_tokens`: Anthropic's
+    `cache_creation_input_tokens`). `prompt_tokens` includes both, as litellm reports it.
+    `usage` is a reply's usage as JSON (the native transport) or litellm's object."""
+    details = field(usage, "prompt_tokens_details")
     counts = {
-        "prompt_tokens": count(getattr(usage, "prompt_tokens", 0)),
-        "completion_tokens": count(getattr(usage, "completion_tokens", 0)),
+        "prompt_tokens": count(field(usage, "prompt_tokens")),
+        "completion_tokens": count(field(usage, "completion_tokens")),
     }
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = count(getattr(details, "cached_tokens", 0))
-    written = count(getattr(usage, "cache_creation_input_tokens", 0)) or count(
-        getattr(details, "cache_creation_tokens", 0)
+    cached = count(field(details, "cached_tokens"))
+    written = count(field(usage, "cache_creation_input_tokens")) or count(
+        field(details, "cache_creation_tokens")
     )
     if cached:
         counts["cached_prompt_tokens"] = cached
@@ -200,7 +171,8 @@ def completion_of(
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     reasoning = getattr(message, "reasoning_content", None)
-    usage = usage_of(response)
+    raw_usage = getattr(response, "usage", None)
+    usage = {} if raw_usage is None else usage_counts(raw_usage)
     cost = price(litellm, response, model)
     return Completion(
         content=getattr(message, "content", None),

@@ -2,10 +2,8 @@
 
 For the judges `transport_choice.py` sends here (`hosted_vllm/` models, `openai/` models with
 an `api_base`), the request body is the one litellm 1.106.2 sends for our call shape
-(tests/judges/test_native_wire.py captures both and compares them): the model name without
-its prefix, the messages, `temperature`, `max_tokens`, `response_format`, `reasoning_effort`
-for an effort level, and the judge's `params` as they are, except `extra_headers` (sent as
-headers) and `extra_body` (merged into the body). aiohttp's exceptions and the provider's error
+(`body.wire_body`, with the model name without its prefix; tests/judges/test_native_wire.py
+captures both and compares them). aiohttp's exceptions and the provider's error
 replies are read here into a `ProviderError` (the status sent, the provider's message, its
 retry hint) and classified by the same `classify` as litellm's; a 200 whose body is not a
 completion is a retryable `server` failure, as litellm reports it. The cost is litellm's own
@@ -27,10 +25,10 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError, JudgeError
 from autorubric_cli.judges.policy.failures import ProviderError, classify, http_error
 from autorubric_cli.judges.policy.kinds import FailureKind
-from autorubric_cli.judges.policy.providers import sent_temperature
 from autorubric_cli.judges.price_table import native_cost, split_model
 from autorubric_cli.judges.request import Call, Completion
-from autorubric_cli.judges.transports.litellm import api_key_for, count
+from autorubric_cli.judges.transports.body import wire_body
+from autorubric_cli.judges.transports.litellm import api_key_for, count, usage_counts
 from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
 # where litellm reads a key or a base URL the judge does not name (litellm 1.106.2)
@@ -39,15 +37,6 @@ DEFAULT_KEY = {"hosted_vllm": "fake-api-key"}
 DEFAULT_BASE_ENV = {"hosted_vllm": "HOSTED_VLLM_API_BASE"}
 PER_REQUEST_CODES = ("context_length_exceeded", "content_policy_violation", "content_filter")
 USER_AGENT = "autorubric"
-# the order litellm 1.106.2 writes OpenAI chat parameters in (DEFAULT_CHAT_COMPLETION_PARAM_VALUES)
-OPENAI_ORDER = (
-    *("temperature", "top_p", "n", "stream_options", "stop", "max_tokens"),
-    *("max_completion_tokens", "modalities", "prediction", "audio", "presence_penalty"),
-    *("frequency_penalty", "logit_bias", "response_format", "seed", "tools", "tool_choice"),
-    *("logprobs", "top_logprobs", "parallel_tool_calls", "reasoning_effort", "verbosity"),
-    *("web_search_options", "safety_identifier", "prompt_cache_key", "prompt_cache_retention"),
-    "store",
-)
 
 
 def api_base_of(spec: JudgeSpec) -> str | None:
@@ -63,32 +52,6 @@ def bearer_key(spec: JudgeSpec) -> str | None:
         return api_key_for(spec)
     provider, _ = split_model(spec.model)
     return os.environ.get(DEFAULT_KEY_ENV.get(provider, "")) or DEFAULT_KEY.get(provider)
-
-
-def request_body(
-    spec: JudgeSpec, messages: list[dict[str, str]], response_format: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
-    """(JSON body, extra headers) of one call, as litellm builds them for this judge, keys in
-    litellm's order: model, messages, the OpenAI parameters in `OPENAI_ORDER`, any other
-    param as given, then `extra_body`."""
-    _, name = split_model(spec.model)
-    params = dict(spec.params)
-    headers = {str(k): str(v) for k, v in (params.pop("extra_headers", None) or {}).items()}
-    extra_body = params.pop("extra_body", None) or {}
-    ours: dict[str, Any] = {"response_format": response_format}
-    temperature = sent_temperature(spec)  # the one the manifest records, as over litellm
-    if temperature is not None:
-        ours["temperature"] = temperature
-    if spec.max_tokens is not None:
-        ours["max_tokens"] = spec.max_tokens
-    if isinstance(spec.thinking, str):
-        ours["reasoning_effort"] = spec.thinking
-    given = {**ours, **params}
-    body: dict[str, Any] = {"model": name, "messages": messages}
-    body.update((key, given.pop(key)) for key in OPENAI_ORDER if key in given)
-    body.update(given)
-    body.update(extra_body)
-    return body, headers
 
 
 def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
@@ -126,26 +89,6 @@ def prompt_cache_saved(
         return None
     full = native_cost(model, {**usage, "prompt_tokens_details": {}}, tier)
     return None if full is None else full - cost
-
-
-def usage_counts(usage: dict[str, Any]) -> dict[str, int]:
-    """The usage recorded, with the keys `litellm_transport.usage_of` records: prompt and
-    completion tokens, and the prompt tokens read from (`cached_prompt_tokens`) or written to
-    (`cache_write_tokens`) the provider's cache when it reports them."""
-    details = usage.get("prompt_tokens_details") or {}
-    counts = {
-        "prompt_tokens": count(usage.get("prompt_tokens")),
-        "completion_tokens": count(usage.get("completion_tokens")),
-    }
-    cached = count(details.get("cached_tokens"))
-    written = count(usage.get("cache_creation_input_tokens")) or count(
-        details.get("cache_creation_tokens")
-    )
-    if cached:
-        counts["cached_prompt_tokens"] = cached
-    if written:
-        counts["cache_write_tokens"] = written
-    return counts
 
 
 def garbled(raw: bytes) -> str:
@@ -212,7 +155,8 @@ class NativeTransport:
 
     async def complete(self, call: Call) -> Completion:
         key = bearer_key(self.spec)
-        body, headers = request_body(self.spec, call.messages, call.response_format)
+        _, name = split_model(self.spec.model)
+        body, headers = wire_body(self.spec, name, call.messages, call.response_format)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
         try:

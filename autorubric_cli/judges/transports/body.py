@@ -1,0 +1,75 @@
+"""The provider request of one call, built once for every way it is sent.
+
+`call_body` is what `litellm.acompletion` is given (transports/litellm.py adds the key, timeout
+and retry switches); `wire_body` is that body as an OpenAI-compatible endpoint receives it, the
+one the native transport POSTs (transports/native.py) and an OpenAI batch line carries
+(batch/lines.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.policy.providers import (
+    sent_temperature,
+    structured_output,
+    thinking_display,
+)
+
+# the order litellm 1.106.2 writes OpenAI chat parameters in (DEFAULT_CHAT_COMPLETION_PARAM_VALUES)
+OPENAI_ORDER = (
+    *("temperature", "top_p", "n", "stream_options", "stop", "max_tokens"),
+    *("max_completion_tokens", "modalities", "prediction", "audio", "presence_penalty"),
+    *("frequency_penalty", "logit_bias", "response_format", "seed", "tools", "tool_choice"),
+    *("logprobs", "top_logprobs", "parallel_tool_calls", "reasoning_effort", "verbosity"),
+    *("web_search_options", "safety_identifier", "prompt_cache_key", "prompt_cache_retention"),
+    "store",
+)
+
+
+def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
+    """An effort level becomes `reasoning_effort`; a token budget becomes `thinking`."""
+    if thinking is None:
+        return {}
+    if isinstance(thinking, int) or thinking.strip().isdigit():
+        return {"thinking": {"type": "enabled", "budget_tokens": int(thinking)}}
+    return {"reasoning_effort": thinking}
+
+
+def call_body(
+    spec: JudgeSpec, model: str, messages: list[dict[str, Any]], response_format: dict[str, Any]
+) -> dict[str, Any]:
+    """`model` as the receiver names it, the messages, the reply schema (none for a provider
+    that takes no JSON schema: the prompt states the reply shape), the temperature the provider
+    accepts (`providers.sent_temperature`), max tokens, thinking, then the judge's `params` as
+    they are (pass-through: top_p, seed, extra_headers, extra_body, ...; keys checked)."""
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    if structured_output(spec.model) == "json_schema":
+        body["response_format"] = response_format
+    temperature = sent_temperature(spec)
+    if temperature is not None:
+        body["temperature"] = temperature
+    if spec.max_tokens is not None:
+        body["max_tokens"] = spec.max_tokens
+    body.update(thinking_kwargs(spec.thinking))
+    if "thinking" in body:
+        body["thinking"] = {**body["thinking"], **thinking_display(spec)}
+    body.update(spec.params)
+    return body
+
+
+def wire_body(
+    spec: JudgeSpec, model: str, messages: list[dict[str, Any]], response_format: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """(JSON body, extra headers) of `call_body` as litellm sends it to an OpenAI-compatible
+    endpoint, keys in litellm's order: model, messages, the parameters in `OPENAI_ORDER`, any
+    other as given, then `extra_body` merged in; `extra_headers` become headers."""
+    given = call_body(spec, model, messages, response_format)
+    headers = {str(k): str(v) for k, v in (given.pop("extra_headers", None) or {}).items()}
+    extra_body = given.pop("extra_body", None) or {}
+    body = {"model": given.pop("model"), "messages": given.pop("messages")}
+    body.update((key, given.pop(key)) for key in OPENAI_ORDER if key in given)
+    body.update(given)
+    body.update(extra_body)
+    return body, headers
