@@ -42,12 +42,12 @@ class CapturedRequest:
 @dataclass(frozen=True)
 class RawReply:
     """A batch's answer to one request, as the direct endpoint would have answered it:
-    an HTTP status and JSON body. `duplicate`: an identical call queued in the same batch
-    (paid once, recorded as cached, as single flight does)."""
+    an HTTP status and JSON body. `cached`: the answer of an identical call queued in the same
+    batch (paid once by that call; recorded as cached, as single flight does)."""
 
     status: int
     body: dict[str, Any]
-    duplicate: bool = False
+    cached: bool = False
 
 
 Answer = Callable[[CapturedRequest], Awaitable[RawReply]]
@@ -102,8 +102,8 @@ class BatchedLiteLLM:
         response_format: dict[str, Any],
         answer: Answer,
         price: Callable[[ModuleType, Any, str], float | None],
-    ) -> tuple[Completion, bool]:
-        """The Completion litellm makes of the batch reply, and whether it was a duplicate."""
+    ) -> Completion:
+        """The Completion litellm makes of the batch reply (cached when the reply is)."""
         seen: list[RawReply] = []
 
         async def answering(request: CapturedRequest) -> RawReply:
@@ -123,7 +123,8 @@ class BatchedLiteLLM:
             raise
         finally:
             _CURRENT.reset(token)
-        return completion, bool(seen and seen[-1].duplicate)
+        completion.cached = bool(seen and seen[-1].cached)
+        return completion
 
 
 def batch_cost(provider: str) -> Callable[[ModuleType, Any, str], float | None]:

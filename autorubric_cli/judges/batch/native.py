@@ -151,7 +151,7 @@ class NativeBatches(ProviderBatches):
         async def replay(request: CapturedRequest) -> RawReply:
             return result
 
-        return await self._through_litellm(messages, response_format, replay)
+        return await self.litellm.complete(messages, response_format, replay, self.price_of)
 
     async def ask(
         self,
@@ -167,20 +167,7 @@ class NativeBatches(ProviderBatches):
             assert isinstance(result, RawReply)
             return result
 
-        return await self._through_litellm(messages, response_format, batched)
-
-    async def _through_litellm(
-        self,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
-        reply: Callable[[CapturedRequest], Awaitable[RawReply]],
-    ) -> Completion:
-        """litellm's direct call, its reply taken from `reply` (the batch's) and parsed."""
-        completion, duplicate = await self.litellm.complete(
-            messages, response_format, reply, self.price_of
-        )
-        completion.cached = duplicate
-        return completion
+        return await self.litellm.complete(messages, response_format, batched, self.price_of)
 
 
 def httpx_error(exc: httpx.TransportError) -> ProviderError:

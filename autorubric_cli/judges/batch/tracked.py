@@ -18,7 +18,7 @@ from autorubric_cli.judges.policy.failures import JudgeFailure
 TERMINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 
 
-class Submission:
+class TrackedBatch:
     """One batch: recorded in the ledger by an earlier run, or sent by this one."""
 
     def __init__(self, record: RecordedBatch) -> None:
@@ -46,7 +46,7 @@ class Submission:
                 elif n == 0:
                     future.set_result(result)
                 elif isinstance(result, RawReply):
-                    future.set_result(replace(result, duplicate=True))
+                    future.set_result(replace(result, cached=True))
                 else:
                     future.set_result(replace(result, usage=dict(result.usage), cached=True))
         self.waiters.clear()

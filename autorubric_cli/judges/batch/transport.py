@@ -2,7 +2,7 @@
 hands the answers back as batches complete. The Judge above awaits `complete` exactly as it awaits a
 direct call, so the grader does not know which transport answered; retries and re-asks come back
 here as new calls and go into follow-up batches, within the Judge's `max_attempts`. One batch and
-its waiting calls is a `Submission` (submission.py).
+its waiting calls is a `TrackedBatch` (tracked.py).
 
 Crash safety (the invariant): a batch's request keys reach `batches.jsonl` before its file is
 uploaded, and its batch id as soon as the provider returns it. On a later run, a call whose key
@@ -37,7 +37,7 @@ from autorubric_cli.judges.batch.settings import (
     batch_enabled,
     provider_api,
 )
-from autorubric_cli.judges.batch.submission import TERMINAL, Submission
+from autorubric_cli.judges.batch.tracked import TERMINAL, TrackedBatch
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import Call, Completion, Transport
@@ -49,22 +49,22 @@ logger = logging.getLogger(__name__)
 
 
 class BatchCoordinator:
-    """Every batch of one experiment: the ledger, submission, polling, re-attachment."""
+    """Every batch of one experiment: the ledger, submitting, polling, re-attachment."""
 
     def __init__(self, ledger: BatchLedger, settings: BatchSettings, tag: str) -> None:
         self.ledger = ledger
         self.settings = settings
         self.tag = tag[:200]
         self.stats = CallStats()
-        self.recorded: list[Submission] = []
-        self.index: dict[tuple[str, str], deque[Submission]] = {}
+        self.recorded: list[TrackedBatch] = []
+        self.index: dict[tuple[str, str], deque[TrackedBatch]] = {}
         for record in ledger.recorded():
             if record.status == "abandoned":
                 continue
-            submission = Submission(record)
-            self.recorded.append(submission)
+            tracked = TrackedBatch(record)
+            self.recorded.append(tracked)
             for key in record.keys:
-                self.index.setdefault((record.judge, key), deque()).append(submission)
+                self.index.setdefault((record.judge, key), deque()).append(tracked)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.sending: set[asyncio.Task[Any]] = set()
         self.orphans_checked: set[str] = set()
@@ -95,15 +95,15 @@ class BatchCoordinator:
 
     # -- recorded batches ------------------------------------------------------------------
 
-    def take(self, judge: str, key: str) -> Submission | None:
+    def take(self, judge: str, key: str) -> TrackedBatch | None:
         """The oldest recorded batch holding this call not yet used by this run."""
         queue = self.index.get((judge, key))
         while queue:
-            submission = queue.popleft()
+            tracked = queue.popleft()
             if not queue:
                 del self.index[(judge, key)]
-            if submission.record.status != "abandoned":
-                return submission
+            if tracked.record.status != "abandoned":
+                return tracked
         return None
 
     def known_ids(self) -> set[str]:
@@ -127,29 +127,29 @@ class BatchCoordinator:
             ]
             if pending:
                 found = await api.find([s.record for s in pending], self.known_ids())
-                for submission in pending:
-                    info = found.get(submission.record.local)
+                for tracked in pending:
+                    info = found.get(tracked.record.local)
                     if info is None:
-                        self._abandon(submission, "not found at the provider")
+                        self._abandon(tracked, "not found at the provider")
                     else:
-                        self._record_id(submission, info.id, api.found_by)
+                        self._record_id(tracked, info.id, api.found_by)
             self.orphans_checked.add(judge)
 
-    async def finished(self, submission: Submission, api: ProviderBatches) -> bool:
+    async def finished(self, tracked: TrackedBatch, api: ProviderBatches) -> bool:
         """Whether a recorded batch has ended (one retrieve per batch per run)."""
-        if submission.results is not None or submission.record.status in TERMINAL:
+        if tracked.results is not None or tracked.record.status in TERMINAL:
             return True
-        batch_id = submission.record.batch_id
+        batch_id = tracked.record.batch_id
         if batch_id is None:
             return False
-        if submission.checked is None:
-            submission.checked = asyncio.ensure_future(api.retrieve(batch_id))
+        if tracked.checked is None:
+            tracked.checked = asyncio.ensure_future(api.retrieve(batch_id))
         try:
-            info = await asyncio.shield(submission.checked)
+            info = await asyncio.shield(tracked.checked)
         except JudgeFailure:
             return False
-        if info.status not in TERMINAL and not submission.warned:
-            submission.warned = True
+        if info.status not in TERMINAL and not tracked.warned:
+            tracked.warned = True
             logger.warning(
                 "batch %s is still %s; its requests are sent directly (--no-batch)",
                 batch_id,
@@ -158,28 +158,28 @@ class BatchCoordinator:
         return info.status in TERMINAL
 
     def attach(
-        self, submission: Submission, key: str, api: ProviderBatches
+        self, tracked: TrackedBatch, key: str, api: ProviderBatches
     ) -> asyncio.Future[Result]:
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
-        submission.waiters.setdefault(key, []).append(future)
-        if submission.results is not None:
-            submission.resolve()
-        elif not submission.watching:
-            submission.watching = True
+        tracked.waiters.setdefault(key, []).append(future)
+        if tracked.results is not None:
+            tracked.resolve()
+        elif not tracked.watching:
+            tracked.watching = True
             self.stats.batches_submitted += 1
-            self._spawn(self._watch(submission, api))
+            self._spawn(self._watch(tracked, api))
         return future
 
     # -- sending ---------------------------------------------------------------------------
 
-    def send(self, submission: Submission, data: bytes, api: ProviderBatches) -> None:
-        submission.watching = True
-        task = self._spawn(self._submit(submission, data, api))
+    def send(self, tracked: TrackedBatch, data: bytes, api: ProviderBatches) -> None:
+        tracked.watching = True
+        task = self._spawn(self._submit(tracked, data, api))
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
 
-    async def _submit(self, submission: Submission, data: bytes, api: ProviderBatches) -> None:
-        record = submission.record
+    async def _submit(self, tracked: TrackedBatch, data: bytes, api: ProviderBatches) -> None:
+        record = tracked.record
         self.ledger.prepared(record)  # BEFORE the upload: the invariant of this module
         self.stats.batches_submitted += 1
         metadata = {"autorubric_local": record.local, "autorubric_experiment": self.tag}
@@ -192,20 +192,20 @@ class BatchCoordinator:
         try:
             info = await api.start(data, record.local, metadata, uploaded)
         except JudgeAuthError as exc:
-            self._abandon(submission, str(exc))
-            submission.fail(exc)
+            self._abandon(tracked, str(exc))
+            tracked.fail(exc)
             return
         except JudgeFailure as failure:
             created = record.input_file_id or api.inline  # only a create can have made one
             found = await self._look_up(api, record) if created else None
             if found is None:
-                self._abandon(submission, failure.describe())
-                submission.fail(failure)
+                self._abandon(tracked, failure.describe())
+                tracked.fail(failure)
                 return
             info, found_by = found, api.found_by
-        self._record_id(submission, info.id, found_by)
+        self._record_id(tracked, info.id, found_by)
         self.sending.discard(asyncio.current_task())
-        await self._watch(submission, api)
+        await self._watch(tracked, api)
 
     async def _look_up(self, api: ProviderBatches, record: RecordedBatch) -> BatchInfo | None:
         """After a failed create: did the provider create it anyway?"""
@@ -214,38 +214,38 @@ class BatchCoordinator:
         except (JudgeFailure, JudgeAuthError):
             return None
 
-    def _record_id(self, submission: Submission, batch_id: str, found_by: str | None) -> None:
-        submission.record.batch_id = batch_id
-        submission.record.status = "submitted"
-        self.ledger.submitted(submission.record.local, batch_id, found_by)
+    def _record_id(self, tracked: TrackedBatch, batch_id: str, found_by: str | None) -> None:
+        tracked.record.batch_id = batch_id
+        tracked.record.status = "submitted"
+        self.ledger.submitted(tracked.record.local, batch_id, found_by)
 
-    def _abandon(self, submission: Submission, reason: str) -> None:
-        submission.record.status = "abandoned"
-        self.ledger.abandoned(submission.record.local, reason)
+    def _abandon(self, tracked: TrackedBatch, reason: str) -> None:
+        tracked.record.status = "abandoned"
+        self.ledger.abandoned(tracked.record.local, reason)
 
     # -- polling ---------------------------------------------------------------------------
 
-    async def _watch(self, submission: Submission, api: ProviderBatches) -> None:
+    async def _watch(self, tracked: TrackedBatch, api: ProviderBatches) -> None:
         """Poll until the batch ends, then download its answers and hand them out."""
-        record = submission.record
+        record = tracked.record
         assert record.batch_id is not None
         self.stats.batches_running += 1
         try:
-            info = await self._poll(submission, api)
+            info = await self._poll(tracked, api)
             results = await api.results(info)
         except (JudgeFailure, JudgeAuthError) as exc:
-            submission.watching = False
-            submission.fail(exc)
+            tracked.watching = False
+            tracked.fail(exc)
             return
         finally:
             self.stats.batches_running -= 1
-        submission.results = results
+        tracked.results = results
         self.stats.batches_done += 1
         self.stats.batch_requests_done += len(results)
-        submission.resolve()
+        tracked.resolve()
 
-    async def _poll(self, submission: Submission, api: ProviderBatches) -> BatchInfo:
-        record = submission.record
+    async def _poll(self, tracked: TrackedBatch, api: ProviderBatches) -> BatchInfo:
+        record = tracked.record
         assert record.batch_id is not None
         while True:
             try:
@@ -373,8 +373,8 @@ class BatchTransport:
             keys=list(self.pending),
             prepared_at=time.time(),
         )
-        submission = Submission(record)
-        submission.waiters = self.pending
+        tracked = TrackedBatch(record)
+        tracked.waiters = self.pending
         data = b"".join(self.queue)
         self.queue, self.queue_bytes, self.pending = [], 0, {}
-        self.coordinator.send(submission, data, self.api)
+        self.coordinator.send(tracked, data, self.api)
