@@ -42,10 +42,15 @@ BINARY_SET_ORDER = [1, 0]
 (0 = UNMET, 1 = MET), used like a shuffle order: `BINARY_SET_ORDER[p - 1]`."""
 
 
-class BinaryReply(BaseModel):
+class Reply(BaseModel):
+    """What every reply carries; fields a reply adds beyond its kind's are ignored."""
+
     model_config = ConfigDict(extra="ignore")
 
     explanation: str = ""
+
+
+class BinaryReply(Reply):
     criterion_status: CriterionVerdict
 
     @field_validator("criterion_status", mode="before")
@@ -54,10 +59,7 @@ class BinaryReply(BaseModel):
         return value.strip().upper() if isinstance(value, str) else value
 
 
-class MultiChoiceReply(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    explanation: str = ""
+class MultiChoiceReply(Reply):
     selected_option: int
 
     @field_validator("selected_option", mode="before")
@@ -68,10 +70,7 @@ class MultiChoiceReply(BaseModel):
         return value
 
 
-class ResponseSetReply(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    explanation: str = ""
+class ResponseSetReply(Reply):
     selected_options: list[int]
 
     @field_validator("selected_options", mode="before")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,23 +68,35 @@ OPENAI_REASONING = ("/o1", "/o3", "/o4")
 GPT5 = ("/gpt-5",)
 ANTHROPIC_SAMPLING_REMOVED = ("opus-4-7", "opus_4_7", "opus-4.7", "opus-4-8", "opus-4.8", "fable")
 
+OPENAI = ProviderFacts(
+    "openai",
+    thinking_budget=False,
+    thinking="`reasoning_effort` (o-series, gpt-5)",
+    temperature_one_models=OPENAI_REASONING,
+    reasoning_temperature_models=GPT5,
+)
+GEMINI = ProviderFacts(
+    "gemini",
+    thinking_budget=True,
+    thinking="`thinkingConfig` (budget or level)",
+    retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
+    overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
+)
+OLLAMA = ProviderFacts(
+    "ollama",
+    thinking_budget=False,
+    thinking="`think` (reasoning models)",
+    retry_hint="none",
+    probes_model_info=True,
+)
+# litellm 1.106.2 lists no `response_format` for these (get_supported_openai_params)
+PROMPTED = ProviderFacts("cohere", structured_output="prompt")
+
 PROVIDERS: dict[str, ProviderFacts] = {
     f.name: f
     for f in (
-        ProviderFacts(
-            "openai",
-            thinking_budget=False,
-            thinking="`reasoning_effort` (o-series, gpt-5)",
-            temperature_one_models=OPENAI_REASONING,
-            reasoning_temperature_models=GPT5,
-        ),
-        ProviderFacts(
-            "azure",
-            thinking_budget=False,
-            thinking="`reasoning_effort` (o-series, gpt-5 deployments)",
-            temperature_one_models=OPENAI_REASONING,
-            reasoning_temperature_models=GPT5,
-        ),
+        OPENAI,
+        replace(OPENAI, name="azure", thinking="`reasoning_effort` (o-series, gpt-5 deployments)"),
         ProviderFacts(
             "anthropic",
             thinking_budget=True,
@@ -104,34 +116,10 @@ PROVIDERS: dict[str, ProviderFacts] = {
             retry_hint="none (429 ThrottlingException; our backoff)",
             overload="HTTP 503 ServiceUnavailableException",
         ),
-        ProviderFacts(
-            "gemini",
-            thinking_budget=True,
-            thinking="`thinkingConfig` (budget or level)",
-            retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
-            overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
-        ),
-        ProviderFacts(
-            "vertex_ai",
-            thinking_budget=True,
-            thinking="`thinkingConfig` (budget or level)",
-            retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
-            overload='HTTP 503 `UNAVAILABLE` ("The model is overloaded")',
-        ),
-        ProviderFacts(
-            "ollama",
-            thinking_budget=False,
-            thinking="`think` (reasoning models)",
-            retry_hint="none",
-            probes_model_info=True,
-        ),
-        ProviderFacts(
-            "ollama_chat",
-            thinking_budget=False,
-            thinking="`think` (reasoning models)",
-            retry_hint="none",
-            probes_model_info=True,
-        ),
+        GEMINI,
+        replace(GEMINI, name="vertex_ai"),
+        OLLAMA,
+        replace(OLLAMA, name="ollama_chat"),
         ProviderFacts(
             "groq", thinking_budget=False, thinking="`reasoning_effort` (reasoning models)"
         ),
@@ -139,10 +127,9 @@ PROVIDERS: dict[str, ProviderFacts] = {
         ProviderFacts("together_ai"),
         ProviderFacts("openrouter", thinking="`reasoning` (passed through)"),
         ProviderFacts("simulated", thinking="recorded, offline"),
-        # litellm 1.106.2 lists no `response_format` for these (get_supported_openai_params)
-        ProviderFacts("replicate", structured_output="prompt"),
-        ProviderFacts("cohere", structured_output="prompt"),
-        ProviderFacts("cohere_chat", structured_output="prompt"),
+        replace(PROMPTED, name="replicate"),
+        PROMPTED,
+        replace(PROMPTED, name="cohere_chat"),
     )
 }
 DEFAULT = ProviderFacts("openai-compatible")
