@@ -26,7 +26,7 @@ from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
 # litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
 # request transform; same request bytes, exception classes, status codes and Retry-After
-# headers (tests/judges/test_judges_breaker.py checks our classification under it). Measured
+# headers (tests/judges/policy/test_breaker.py checks our classification under it). Measured
 # 4.15 -> 3.29 ms CPU/call (docs/design/judge-calls.md). Set it to "false" to opt out.
 FAST_HANDLER_ENV = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
 

@@ -2,12 +2,12 @@
 
 For the judges `transport_choice.py` sends here (`hosted_vllm/` models, `openai/` models with
 an `api_base`), the request body is the one litellm 1.106.2 sends for our call shape
-(`body.wire_body`, with the model name without its prefix; tests/judges/test_native_wire.py
-captures both and compares them). aiohttp's exceptions and the provider's error
-replies are read here into a `ProviderError` (the status sent, the provider's message, its
-retry hint) and classified by the same `classify` as litellm's; a 200 whose body is not a
-completion is a retryable `server` failure, as litellm reports it. The cost is litellm's own
-price for the reply (`price_table.py`).
+(`body.wire_body`, with the model name without its prefix;
+tests/judges/transports/test_native_wire.py captures both and compares them). aiohttp's
+exceptions and the provider's error replies are read here into a `ProviderError` (the status
+sent, the provider's message, its retry hint) and classified by the same `classify` as
+litellm's; a 200 whose body is not a completion is a retryable `server` failure, as litellm
+reports it. The cost is litellm's own price for the reply (`price_table.py`).
 
 The session is created on the first call (it belongs to the running event loop), its
 connection pool sized by the judge's `max_concurrency`, and closed by `aclose`.

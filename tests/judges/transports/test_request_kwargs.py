@@ -76,6 +76,6 @@ def test_importing_the_judge_and_grading_layers_does_not_import_litellm() -> Non
         "from autorubric_cli import CriterionGrader\n"
         "assert 'litellm' not in sys.modules\n"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
