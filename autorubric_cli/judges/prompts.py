@@ -196,34 +196,6 @@ def criterion_suffix(
 PREFIX_SEPARATOR = "\n\n"
 
 
-def user_message(
-    *,
-    submission: Submission,
-    requirement: str,
-    guidelines: str | None = None,
-    query: str | None = None,
-    reference_submission: str | None = None,
-    shown_options: Sequence[CriterionOption] | None = None,
-    examples: Sequence[PromptExample] = (),
-    elicitation: Elicitation = "forced_choice",
-    scope_note: str | None = None,
-) -> str:
-    prefix = shared_prefix(
-        submission=submission,
-        guidelines=guidelines,
-        query=query,
-        reference_submission=reference_submission,
-    )
-    suffix = criterion_suffix(
-        requirement=requirement,
-        shown_options=shown_options,
-        examples=examples,
-        elicitation=elicitation,
-        scope_note=scope_note,
-    )
-    return prefix + PREFIX_SEPARATOR + suffix
-
-
 def system_prompt(multi_choice: bool, override: str | None = None) -> str:
     """The shared system prompt; a user's override (per kind, docs/reference/rubric-file.md)
     replaces it."""

@@ -11,11 +11,13 @@ from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.shuffle import shuffle_order
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.judges.prompts import (
+    PREFIX_SEPARATOR,
     SYSTEM_PROMPT,
     PromptExample,
+    criterion_suffix,
     neutralise,
     reask_messages,
-    user_message,
+    shared_prefix,
 )
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -138,7 +140,8 @@ def test_system_prompt_overrides_are_used() -> None:
 
 
 def test_optional_sections_are_left_out_when_absent() -> None:
-    text = user_message(submission=Submission(output="only output"), requirement="Is it short?")
+    prefix = shared_prefix(submission=Submission(output="only output"))
+    text = prefix + PREFIX_SEPARATOR + criterion_suffix(requirement="Is it short?")
     assert text.startswith("<submission>\n<output>\nonly output\n</output>\n</submission>")
     for tag in ("guidelines", "query", "reference_submission", "thinking", "examples", "options"):
         assert f"<{tag}>" not in text
