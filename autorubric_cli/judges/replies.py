@@ -98,28 +98,32 @@ def set_size(option_count: int | None) -> int:
     return len(BINARY_SET_LABELS) if option_count is None else option_count
 
 
-def binary_schema() -> dict[str, Any]:
+EXPLANATION = {"explanation": {"type": "string"}}
+
+
+def strict_object(properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object schema: `properties`, every one required and no other allowed."""
     return {
         "type": "object",
-        "properties": {
-            "explanation": {"type": "string"},
-            "criterion_status": {"type": "string", "enum": [v.value for v in CriterionVerdict]},
-        },
-        "required": ["explanation", "criterion_status"],
+        "properties": properties,
+        "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def json_schema_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The `response_format` argument for a strict JSON schema."""
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
+
+def binary_schema() -> dict[str, Any]:
+    status = {"type": "string", "enum": [v.value for v in CriterionVerdict]}
+    return strict_object({**EXPLANATION, "criterion_status": status})
 
 
 def multi_choice_schema(option_count: int) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "explanation": {"type": "string"},
-            "selected_option": {"type": "integer", "minimum": 1, "maximum": option_count},
-        },
-        "required": ["explanation", "selected_option"],
-        "additionalProperties": False,
-    }
+    selected = {"type": "integer", "minimum": 1, "maximum": option_count}
+    return strict_object({**EXPLANATION, "selected_option": selected})
 
 
 def selected_options_property(size: int) -> dict[str, Any]:
@@ -134,12 +138,7 @@ def selected_options_property(size: int) -> dict[str, Any]:
 def response_set_schema(option_count: int | None, elicitation: Elicitation) -> dict[str, Any]:
     """`{explanation, [forced choice,] selected_options}` for `response_set` and `both`."""
     if elicitation == "response_set":
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {"explanation": {"type": "string"}},
-            "required": ["explanation"],
-            "additionalProperties": False,
-        }
+        schema = strict_object(dict(EXPLANATION))
     elif option_count is None:
         schema = binary_schema()
     else:
@@ -170,7 +169,7 @@ def response_format(
         schema = binary_schema()
     else:
         schema = multi_choice_schema(option_count)
-    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+    return json_schema_format(name, schema)
 
 
 ASKED_FIELDS: dict[tuple[bool, Elicitation], tuple[str, ...]] = {
@@ -195,25 +194,19 @@ def shared_schema() -> dict[str, Any]:
     Anthropic cache). Bounds that differ per criterion (option count) are checked here, in
     `parse_answer`, together with which fields must be filled and which must be null."""
     statuses: list[Any] = [v.value for v in CriterionVerdict]
-    return {
-        "type": "object",
-        "properties": {
-            "explanation": {"type": "string"},
+    return strict_object(
+        {
+            **EXPLANATION,
             "criterion_status": {"type": ["string", "null"], "enum": [*statuses, None]},
             "selected_option": {"type": ["integer", "null"]},
             "selected_options": {"type": ["array", "null"], "items": {"type": "integer"}},
-        },
-        "required": ["explanation", *REPLY_FIELDS],
-        "additionalProperties": False,
-    }
+        }
+    )
 
 
 def shared_response_format() -> dict[str, Any]:
     """The `response_format` of every per-criterion call (`shared_schema`)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": SHARED_SCHEMA_NAME, "strict": True, "schema": shared_schema()},
-    }
+    return json_schema_format(SHARED_SCHEMA_NAME, shared_schema())
 
 
 def unasked_filled(text: str, asked: tuple[str, ...]) -> tuple[str, ...]:

@@ -25,10 +25,12 @@ from autorubric_cli.core.rubric import Elicitation
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import (
     Answer,
+    json_schema_format,
     json_text,
     parse_answer,
     parse_failure,
     response_format,
+    strict_object,
 )
 
 if TYPE_CHECKING:
@@ -40,32 +42,15 @@ ITEM_SCHEMA_NAME = "item_verdicts"
 def entry_schema(name: str, option_count: int | None, elicitation: Elicitation) -> dict[str, Any]:
     """One criterion's entry: its name, then the per-criterion reply's fields."""
     base = response_format(option_count, elicitation)["json_schema"]["schema"]
-    return {
-        "type": "object",
-        "properties": {"criterion": {"type": "string", "enum": [name]}, **base["properties"]},
-        "required": ["criterion", *base["required"]],
-        "additionalProperties": False,
-    }
+    return strict_object({"criterion": {"type": "string", "enum": [name]}, **base["properties"]})
 
 
 def item_response_format(asked: Sequence[AskedCriterion]) -> dict[str, Any]:
     """The `response_format` of a per-item call asking for `asked`, in that order."""
     entries = [entry_schema(a.name, a.option_count, a.elicitation) for a in asked]
-    schema = {
-        "type": "object",
-        "properties": {
-            "criteria": {
-                "type": "array",
-                "items": entries[0] if len(entries) == 1 else {"anyOf": entries},
-            }
-        },
-        "required": ["criteria"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": ITEM_SCHEMA_NAME, "strict": True, "schema": schema},
-    }
+    items = entries[0] if len(entries) == 1 else {"anyOf": entries}
+    schema = strict_object({"criteria": {"type": "array", "items": items}})
+    return json_schema_format(ITEM_SCHEMA_NAME, schema)
 
 
 @dataclass(frozen=True)
