@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.cache import CachedAnswer, CallCache
-from autorubric_cli.judges.request import Call, CallRequest, Completion, Transport
+from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 
 
@@ -53,19 +52,16 @@ class CachedTransport:
         self.cache = cache
         self.flights = flights
 
-    def key(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any], request: CallRequest
-    ) -> str:
-        return request_key(self.spec, messages, response_format, request.sample)
+    def key(self, call: Call) -> str:
+        return request_key(self.spec, call.messages, call.response_format, call.request.sample)
 
     def lookup(self, call: Call) -> Completion | None:
         """The stored answer to `call`, read at once (no slot, no rate turn); else None."""
-        answer = self.cache.get(self.key(call.messages, call.response_format, call.request))
+        answer = self.cache.get(self.key(call))
         return None if answer is None else served(answer)
 
     async def complete(self, call: Call) -> Completion:
-        messages, response_format, request = call.messages, call.response_format, call.request
-        key = self.key(messages, response_format, request)
+        key = self.key(call)
         while True:
             answer = self.cache.get(key)
             if answer is not None:
