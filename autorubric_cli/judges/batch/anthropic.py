@@ -29,7 +29,7 @@ from autorubric_cli.judges.batch.api import CLOCK_SKEW_S, FILE_TIMEOUT_S
 from autorubric_cli.judges.batch.base import BatchInfo
 from autorubric_cli.judges.batch.capture import CapturedRequest, RawReply
 from autorubric_cli.judges.batch.ledger import RecordedBatch
-from autorubric_cli.judges.batch.lines import Result
+from autorubric_cli.judges.batch.lines import Result, results_by_key
 from autorubric_cli.judges.batch.native import LIST_PAGE, NativeBatches, reply_failure
 
 API_VERSION = "2023-06-01"
@@ -127,14 +127,7 @@ class AnthropicBatches(NativeBatches):
     async def results(self, info: BatchInfo) -> dict[str, Result]:
         url = info.output_file_id or f"{self.url}/{info.id}/results"
         content = await self.request("GET", url, timeout=FILE_TIMEOUT_S)
-        results: dict[str, Result] = {}
-        for raw in content.splitlines():
-            try:
-                line = orjson.loads(raw)
-                results[str(line["custom_id"])] = result_of(info.id, line)
-            except (orjson.JSONDecodeError, KeyError, TypeError):
-                continue  # its request counts as unanswered
-        return results
+        return results_by_key(content, lambda line: result_of(info.id, line))
 
     async def listed(self, since: float) -> list[BatchInfo]:
         """Batches created since `since`, newest first."""

@@ -9,6 +9,7 @@ and the result lines all speak of a request by it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,20 +48,25 @@ Result = Completion | RawReply | Exception
 litellm to read (batch/native.py), or the failure the Judge's retry loop judges."""
 
 
-def parse_results(
-    content: bytes, price: BatchPrice | None, judge_id: str, secret: str | None
-) -> dict[str, Result]:
-    """custom_id -> a Completion, or the exception the Judge's retry loop judges (output and
-    error files alike). Unreadable lines are skipped: their requests count as unanswered."""
+def results_by_key(content: bytes, read: Callable[[dict[str, Any]], Result]) -> dict[str, Result]:
+    """custom_id -> `read` of its line, for a batch's JSONL results. Unreadable lines are
+    skipped: their requests count as unanswered."""
     results: dict[str, Result] = {}
     for raw in content.splitlines():
         try:
             line = orjson.loads(raw)
-            custom_id = str(line["custom_id"])
+            results[str(line["custom_id"])] = read(line)
         except (orjson.JSONDecodeError, KeyError, TypeError):
             continue
-        results[custom_id] = line_result(line, price, judge_id, secret)
     return results
+
+
+def parse_results(
+    content: bytes, price: BatchPrice | None, judge_id: str, secret: str | None
+) -> dict[str, Result]:
+    """custom_id -> a Completion, or the exception the Judge's retry loop judges (output and
+    error files alike)."""
+    return results_by_key(content, lambda line: line_result(line, price, judge_id, secret))
 
 
 def line_result(
