@@ -18,21 +18,24 @@ import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
-from autorubric_cli import experiment, report
 from autorubric_cli.core.config import GateCheck
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.manifest import ITEMS, REPORT, Manifest, write_atomic
+from autorubric_cli.experiment.opened import OpenedExperiment
+from autorubric_cli.experiment.opened import open_experiment as open_directory
+from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.experiment.session import resume_run, start_run
+from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import load_rubric
-
-if TYPE_CHECKING:
-    from autorubric_cli.core.items import Item
-    from autorubric_cli.core.records import ItemRecord
-    from autorubric_cli.core.rubric import Rubric
-    from autorubric_cli.experiment.manifest import Manifest
-    from autorubric_cli.experiment.opened import OpenedExperiment
-    from autorubric_cli.report.models import Report
-    from autorubric_cli.report.models_compare import CompareResult
+from autorubric_cli.report.build import build_report_and_fold
+from autorubric_cli.report.compare import CompareOptions, compare_result
+from autorubric_cli.report.models import Report
+from autorubric_cli.report.models_compare import CompareResult
 
 PathLike = str | Path
 
@@ -72,7 +75,7 @@ class Experiment:
     path: Path
 
     def _opened(self) -> OpenedExperiment:
-        return experiment.open_experiment(self.path)
+        return open_directory(self.path)
 
     @property
     def manifest(self) -> Manifest:
@@ -94,16 +97,14 @@ class Experiment:
         extra: list[GateCheck] = []
         if fail_under is not None:
             extra.append(GateCheck(metric="score.mean", min=fail_under))
-        built, _ = report.build_report_and_fold(self._opened(), extra_checks=extra, cluster=cluster)
+        built, _ = build_report_and_fold(self._opened(), extra_checks=extra, cluster=cluster)
         return built
 
     def items(self) -> Iterator[ItemRecord]:
         """The item records, the newest line per id (docs/reference/experiment-directory.md), in the
         order they finished."""
         opened = self._opened()
-        return experiment.iter_latest_records(
-            self.path / experiment.ITEMS, experiment.ReadIssues(), opened.rubric.criteria
-        )
+        return iter_latest_records(self.path / ITEMS, ReadIssues(), opened.rubric.criteria)
 
     def compare(
         self,
@@ -117,16 +118,16 @@ class Experiment:
         """This experiment (NEW) against `baseline` (BASE), typed; `.to_json()` is what
         `compare --format json` prints. `cluster` is `compare --cluster`."""
         base = baseline.path if isinstance(baseline, Experiment) else Path(baseline)
-        options = report.CompareOptions(
+        options = CompareOptions(
             max_drop=max_drop, fail_on_regression=fail_on_regression, alpha=alpha, cluster=cluster
         )
-        return report.compare_result(base, self.path, options)
+        return compare_result(base, self.path, options)
 
 
 def open_experiment(path: PathLike) -> Experiment:
     """An existing experiment directory; raises InputError when it is not one."""
     directory = Path(path)
-    experiment.open_experiment(directory)  # fail now, not on first use
+    open_directory(directory)  # fail now, not on first use
     return Experiment(directory)
 
 
@@ -159,7 +160,7 @@ def run(
     directory is `out`, else `experiments/<name>`, else one named after the rubric and time.
     Writes `report.json` at the end."""
     _outside_event_loop("run")
-    options = experiment.RunOptions(
+    options = RunOptions(
         judges=list(judges or []),
         name=name,
         out=None if out is None else Path(out),
@@ -173,7 +174,7 @@ def run(
         shard=shard,
         batch=batch,
     )
-    directory = experiment.start_run(Path(rubric), Path(dataset), options)
+    directory = start_run(Path(rubric), Path(dataset), options)
     return _finished(directory)
 
 
@@ -190,7 +191,7 @@ def resume(
     `autorubric resume` does; never calls a judge for an item already recorded."""
     _outside_event_loop("resume")
     directory = Path(path)
-    experiment.resume_run(
+    resume_run(
         directory,
         retry_errors=retry_errors,
         concurrency=concurrency,
@@ -228,7 +229,7 @@ def _finished(directory: Path) -> Experiment:
     """`report.json` rewritten at the end of a run (docs/reference/experiment-directory.md), as the
     CLI does."""
     finished = Experiment(directory)
-    experiment.write_atomic(directory / experiment.REPORT, finished.report().to_json().encode())
+    write_atomic(directory / REPORT, finished.report().to_json().encode())
     return finished
 
 

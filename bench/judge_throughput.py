@@ -36,9 +36,10 @@ from pathlib import Path
 from types import ModuleType
 
 from autorubric_cli.core.items import Item
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import RetryPolicy, close_clients
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.transports.direct import close_clients
 from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import TEST_KEY_ENV, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServerProcess, completion_body

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from autorubric_cli.metrics import (
+from autorubric_cli.metrics.bootstrap import (
     accuracy_statistic,
     bootstrap_replicates,
     kappa_statistic,

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from autorubric_cli import experiment, report
 from autorubric_cli.cli.compare_body import compare_with_baseline
 from autorubric_cli.cli.finish import finish
 from autorubric_cli.core.clusters import cluster_path
 from autorubric_cli.errors import InputError
-
-if TYPE_CHECKING:
-    from autorubric_cli.report.compare import CompareOptions
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.report.compare import CompareOptions, check_options
 
 
 @dataclass(frozen=True)
@@ -44,9 +41,9 @@ def baseline_gate(
         if max_drop is not None or fail_on_regression:
             raise InputError("needs --baseline DIR", key="--max-drop/--fail-on-regression")
         return None
-    experiment.open_experiment(baseline)  # a wrong path fails now, not after a paid run
-    options = report.CompareOptions(max_drop, fail_on_regression, alpha, cluster=cluster)
-    report.check_options(options)
+    open_experiment(baseline)  # a wrong path fails now, not after a paid run
+    options = CompareOptions(max_drop, fail_on_regression, alpha, cluster=cluster)
+    check_options(options)
     return BaselineGate(baseline, options)
 
 

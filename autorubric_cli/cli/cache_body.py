@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from autorubric_cli import experiment, judges, report
 from autorubric_cli.cli.console import output_console
-
-if TYPE_CHECKING:
-    from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.experiment.dry_run import dry_run_resume as estimate_resume
+from autorubric_cli.experiment.dry_run import dry_run_start
+from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.judges.cache import cache_path
+from autorubric_cli.judges.cache_admin import cache_info
+from autorubric_cli.report.fit import build_table, print_fitted
+from autorubric_cli.report.formats import dollars
 
 
 def print_json(data: Any) -> None:
@@ -21,7 +24,7 @@ def print_json(data: Any) -> None:
 
 def show_cache_info(cache_dir: Path | None, fmt: str) -> int:
     """`cache info`: path, entries, size on disk, and hits and entries by model."""
-    data = judges.cache_info(judges.cache_path(cache_dir))
+    data = cache_info(cache_path(cache_dir))
     if fmt == "json":
         print_json(data)
         return 0
@@ -41,15 +44,13 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
     rows += [_bill_cells(r, r["id"], "(all)") for r in bill["judges"]]
     figures = ("calls", "cached", "to send", "prompt tok", "compl tok ~", "cost ~")
     title = "Dry run: no judge called, nothing written"
-    table = report.build_table(
-        title, ["judge", "criterion", *figures], rows, names=2, right=figures
-    )
+    table = build_table(title, ["judge", "criterion", *figures], rows, names=2, right=figures)
     console = output_console()
-    report.print_fitted(console, table, names=2)
+    print_fitted(console, table, names=2)
     console.print(
         f"calls {calls['total']:,}: {calls['cached']:,} from the cache, {calls['to_send']:,} to "
         f"send · prompt tokens {bill['prompt_tokens']:,} · completion tokens "
-        f"~{bill['completion_tokens_estimate']:,} · cost ~{report.dollars(bill['cost_estimate'])}"
+        f"~{bill['completion_tokens_estimate']:,} · cost ~{dollars(bill['cost_estimate'])}"
     )
     if "cascade" in bill:
         console.print(cascade_bill_line(bill["cascade"]))
@@ -59,16 +60,14 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
 def cascade_bill_line(block: dict[str, Any]) -> str:
     """What a cascade costs: at the given escalation rate, or between its bounds."""
     low, high = (
-        report.dollars(block["cost_estimate_min"]),
-        report.dollars(block["cost_estimate_max"]),
+        dollars(block["cost_estimate_min"]),
+        dollars(block["cost_estimate_max"]),
     )
     bounds = f"from ~{low} (nothing escalated) to ~{high} (everything escalated)"
     rate = block["escalation_rate"]
     if rate is None:
         return f"cascade: {bounds}; give --escalation-rate R for one figure"
-    return (
-        f"cascade at escalation rate {rate:g}: ~{report.dollars(block['cost_estimate'])}, {bounds}"
-    )
+    return f"cascade at escalation rate {rate:g}: ~{dollars(block['cost_estimate'])}, {bounds}"
 
 
 def _bill_cells(row: dict[str, Any], judge: str, criterion: str) -> list[str]:
@@ -80,18 +79,16 @@ def _bill_cells(row: dict[str, Any], judge: str, criterion: str) -> list[str]:
         f"{row['calls'] - row['cached']:,}",
         f"{row['prompt_tokens']:,}",
         f"{row['completion_tokens_estimate']:,}",
-        report.dollars(row["cost_estimate"]),
+        dollars(row["cost_estimate"]),
     ]
 
 
 def dry_run_run(rubric: Path, dataset: Path, options: RunOptions, fmt: str) -> int:
-    return render_bill(experiment.dry_run_start(rubric, dataset, options), fmt)
+    return render_bill(dry_run_start(rubric, dataset, options), fmt)
 
 
 def dry_run_resume(
     directory: Path, retry_errors: bool, cache: bool, cache_dir: Path | None, fmt: str
 ) -> int:
-    bill = experiment.dry_run_resume(
-        directory, retry_errors=retry_errors, cache=cache, cache_dir=cache_dir
-    )
+    bill = estimate_resume(directory, retry_errors=retry_errors, cache=cache, cache_dir=cache_dir)
     return render_bill(bill, fmt)

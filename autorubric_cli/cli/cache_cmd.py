@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli, judges
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 from autorubric_cli.cli.options import CacheDir as CacheDirOpt
@@ -23,16 +22,21 @@ FormatOpt = Annotated[
 @cache_app.command("info", cls=PlainHelpCommand)
 def info(cache_dir: CacheDirOpt = None, format: FormatOpt = "table") -> None:
     """Path, entries, size on disk, and hits and entries by model."""
-    guarded(lambda: cli.show_cache_info(cache_dir, format))
+    from autorubric_cli.cli.cache_body import show_cache_info
+
+    guarded(lambda: show_cache_info(cache_dir, format))
 
 
 @cache_app.command("clear", cls=PlainHelpCommand)
 def clear(cache_dir: CacheDirOpt = None) -> None:
     """Delete every cached call."""
 
+    from autorubric_cli.judges.cache import cache_path
+    from autorubric_cli.judges.cache_admin import clear_cache
+
     def body() -> int:
-        path = judges.cache_path(cache_dir)
-        print(f"cleared {path} ({judges.clear_cache(path):,} B freed)")
+        path = cache_path(cache_dir)
+        print(f"cleared {path} ({clear_cache(path):,} B freed)")
         return 0
 
     guarded(body)
@@ -47,10 +51,13 @@ def prune(
 ) -> None:
     """Delete cached calls not stored or served for a while."""
 
+    from autorubric_cli.judges.cache import cache_path
+    from autorubric_cli.judges.cache_admin import parse_duration, prune_cache
+
     def body() -> int:
-        seconds = judges.parse_duration(older_than)
-        path = judges.cache_path(cache_dir)
-        print(f"pruned {judges.prune_cache(path, seconds):,} entries from {path}")
+        seconds = parse_duration(older_than)
+        path = cache_path(cache_dir)
+        print(f"pruned {prune_cache(path, seconds):,} entries from {path}")
         return 0
 
     guarded(body)

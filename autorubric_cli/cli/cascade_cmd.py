@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
@@ -46,4 +45,6 @@ def calibrate(
 ) -> None:
     """Replay the cascade at every threshold (no judge call): escalation rate, agreement, cost;
     recommend the cheapest threshold that reaches the target agreement."""
-    guarded(lambda: cli.run_calibrate(first, then, target_agreement, format.value, output))
+    from autorubric_cli.cli.cascade_body import run_calibrate
+
+    guarded(lambda: run_calibrate(first, then, target_agreement, format.value, output))

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from autorubric_cli import experiment, judges, report
 from autorubric_cli.cli.console import output_console
+from autorubric_cli.core.rubric import CriterionOption
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.experiment.preflight import MissingKeyVariable, Scope, preflight
+from autorubric_cli.judges.transports.choice import describe_transport
 from autorubric_cli.loading.dataset import summarize_dataset
-
-if TYPE_CHECKING:
-    from autorubric_cli.core.rubric import CriterionOption
-    from autorubric_cli.experiment.options import RunOptions
-    from autorubric_cli.experiment.preflight import Scope
+from autorubric_cli.report.fit import build_table, print_fitted
 
 
 def run_check(
@@ -24,8 +22,8 @@ def run_check(
     # no "judges" scope: a rubric without judges is meant for `run --judge MODEL` (said below)
     scopes: set[Scope] = {"rubric", "dataset", "env"} if env else {"rubric", "dataset"}
     try:
-        plan = experiment.preflight(rubric_path, dataset_path, options, frozenset(scopes))
-    except experiment.MissingKeyVariable as exc:
+        plan = preflight(rubric_path, dataset_path, options, frozenset(scopes))
+    except MissingKeyVariable as exc:
         message = f"{exc.message}, or pass --no-env to skip the environment checks"
         raise InputError(message, path=exc.path, line=exc.line, key=exc.key) from None
     rubric = plan.rubric
@@ -37,14 +35,12 @@ def run_check(
         rows.append([c.name, c.kind, f"{c.weight:g}", rubric.aggregation_for(c), shown, labelled])
     headers = ["criterion", "kind", "weight", "aggregation", "options", "labelled items"]
     title = f"{rubric_path}: {rubric.name or rubric_path.stem} — OK"
-    table = report.build_table(
-        title, headers, rows, free=("options",), right=("weight", "labelled items")
-    )
+    table = build_table(title, headers, rows, free=("options",), right=("weight", "labelled items"))
     console = output_console()
-    report.print_fitted(console, table)
-    used = ", ".join(
-        f"{j.judge_id} ({judges.describe_transport(j)})" for j in rubric.grader.judges
-    ) or ("none: `run` needs --judge MODEL (pass it to `check` too, to check that run)")
+    print_fitted(console, table)
+    used = ", ".join(f"{j.judge_id} ({describe_transport(j)})" for j in rubric.grader.judges) or (
+        "none: `run` needs --judge MODEL (pass it to `check` too, to check that run)"
+    )
     console.print(
         f"judges: {used}" + ("" if env else " (environment not checked: --no-env)"),
         highlight=False,

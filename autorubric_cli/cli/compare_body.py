@@ -5,17 +5,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
-from autorubric_cli import experiment, report
 from autorubric_cli.cli.finish import append_step_summary, wide_console
 from autorubric_cli.core.json_model import to_json
 from autorubric_cli.errors import InputError
-
-if TYPE_CHECKING:
-    from autorubric_cli.report.compare import CompareOptions
-    from autorubric_cli.report.models_compare import CompareResult
+from autorubric_cli.experiment.manifest import write_atomic
+from autorubric_cli.report.compare import CompareOptions, compare_exit_code, compare_result
+from autorubric_cli.report.html.compare_page import render_compare_html
+from autorubric_cli.report.models_compare import CompareResult
+from autorubric_cli.report.render_compare import (
+    compare_junit_suite,
+    render_compare_junit,
+    render_compare_markdown,
+    render_compare_table,
+)
 
 COMPARE_JSON = "compare.json"
 COMPARE_HTML = "compare.html"
@@ -26,16 +30,16 @@ def _json(result: CompareResult) -> str:
 
 
 def _table(result: CompareResult) -> str:
-    report.render_compare_table(result, wide_console())
+    render_compare_table(result, wide_console())
     return ""
 
 
 def _markdown(result: CompareResult) -> str:
-    return report.render_compare_markdown(result)
+    return render_compare_markdown(result)
 
 
 def _junit(result: CompareResult) -> str:
-    return report.render_compare_junit(result)
+    return render_compare_junit(result)
 
 
 RENDERERS: dict[str, Callable[[CompareResult], str]] = {
@@ -50,15 +54,15 @@ RENDERERS: dict[str, Callable[[CompareResult], str]] = {
 def write_outputs(result: CompareResult, junit: Path | None) -> None:
     """The JUnit file and the GitHub step summary, when asked for."""
     if junit is not None:
-        junit.write_text(report.render_compare_junit(result))
-    append_step_summary(report.render_compare_markdown(result))
+        junit.write_text(render_compare_junit(result))
+    append_step_summary(render_compare_markdown(result))
 
 
 def write_compare_html(result: CompareResult, path: Path) -> str:
     """`compare --format html`: one self-contained page (docs/guides/html-report.md); returns the
     line to print."""
     try:
-        experiment.write_atomic(path, report.render_compare_html(result).encode("utf-8"))
+        write_atomic(path, render_compare_html(result).encode("utf-8"))
     except OSError as exc:
         raise InputError(f"cannot write the HTML page: {exc.strerror}", path=str(path)) from None
     return f"{path}\n"
@@ -74,20 +78,20 @@ def run_compare(
 ) -> int:
     if output is not None and fmt != "html":
         raise InputError("goes with --format html", key="--output")
-    result = report.compare_result(base, new, options)
+    result = compare_result(base, new, options)
     write_outputs(result, junit)
     if fmt == "html":
         sys.stdout.write(write_compare_html(result, output or new / COMPARE_HTML))
     else:
         sys.stdout.write(RENDERERS[fmt](result))
-    return report.compare_exit_code(result)
+    return compare_exit_code(result)
 
 
 def add_to_junit(path: Path, result: CompareResult) -> None:
     """Put the comparison's suite beside the run's in one <testsuites> file."""
     run_suite = ET.fromstring(path.read_text())
     suites = ET.Element("testsuites")
-    suites.extend([run_suite, report.compare_junit_suite(result)])
+    suites.extend([run_suite, compare_junit_suite(result)])
     path.write_text(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
 
 
@@ -106,8 +110,8 @@ def compare_with_baseline(
     file gets the comparison's suite too. The combined code is 1 if either gate failed, else
     3 if this run (NEW) had errored items, else 0: the baseline's errors are a warning.
     """
-    result = report.compare_result(baseline, directory, options)
-    experiment.write_atomic(directory / COMPARE_JSON, _json(result).encode())
+    result = compare_result(baseline, directory, options)
+    write_atomic(directory / COMPARE_JSON, _json(result).encode())
     write_outputs(result, None)
     if junit is not None:
         add_to_junit(junit, result)
@@ -115,5 +119,5 @@ def compare_with_baseline(
         sys.stdout.write(RENDERERS[fmt](result))
     for warning in result.warnings:
         print(f"autorubric: compare warning: {warning}", file=sys.stderr)
-    code = report.compare_exit_code(result)
+    code = compare_exit_code(result)
     return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli, report
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.options import (
     Alpha,
@@ -52,10 +51,11 @@ def compare(
 ) -> None:
     """Paired comparison of two experiments on the same items (no judge calls), with a gate."""
 
+    from autorubric_cli.cli.compare_body import run_compare
+    from autorubric_cli.report.compare import CompareOptions
+
     def body() -> int:
-        options = report.CompareOptions(
-            max_drop, fail_on_regression, alpha, ca_mode, top, seed, cluster
-        )
-        return cli.run_compare(base, new, options, format.value, junit, output)
+        options = CompareOptions(max_drop, fail_on_regression, alpha, ca_mode, top, seed, cluster)
+        return run_compare(base, new, options, format.value, junit, output)
 
     guarded(body)

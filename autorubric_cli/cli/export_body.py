@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autorubric_cli import export
 from autorubric_cli.errors import EXIT_OK
+from autorubric_cli.export.extras import require_extra
+from autorubric_cli.export.mlflow_run import export_mlflow
 from autorubric_cli.export.switches import run_exports as run_exports  # the cli face's
 
 
@@ -14,8 +15,8 @@ def run_mlflow_export(
     directory: Path, tracking_uri: str | None = None, experiment_name: str | None = None
 ) -> int:
     """Export, then say which run (on stderr: stdout keeps the report)."""
-    export.require_extra("mlflow", "export mlflow")
-    done = export.export_mlflow(directory, tracking_uri, experiment_name)
+    require_extra("mlflow", "export mlflow")
+    done = export_mlflow(directory, tracking_uri, experiment_name)
     verb = "created" if done.created else "updated"
     print(
         f"autorubric: mlflow run {done.run_id} {verb} "

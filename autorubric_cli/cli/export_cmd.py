@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
@@ -29,4 +28,6 @@ def mlflow(
     ] = None,
 ) -> None:
     """Log a finished or interrupted experiment as one MLflow run; again: the same run."""
-    guarded(lambda: cli.run_mlflow_export(directory, tracking_uri, experiment))
+    from autorubric_cli.cli.export_body import run_mlflow_export
+
+    guarded(lambda: run_mlflow_export(directory, tracking_uri, experiment))

@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
 
-from autorubric_cli import experiment, report
 from autorubric_cli.cli.console import output_console
 from autorubric_cli.cli.pipes import tolerate_closed_stdout
 from autorubric_cli.core.config import (
@@ -21,15 +20,20 @@ from autorubric_cli.core.config import (
     CannotAssessConfig,
     GateCheck,
 )
+from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
 from autorubric_cli.core.metric_paths import unreachable_bound
 from autorubric_cli.errors import InputError
-
-if TYPE_CHECKING:
-    from autorubric_cli.core.evaluate import ScoringRules
-    from autorubric_cli.experiment.opened import OpenedExperiment
-    from autorubric_cli.report.models import Report
+from autorubric_cli.experiment.lock import writer_active
+from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
+from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
+from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.report.build import build_report_and_fold
+from autorubric_cli.report.html.page import write_report_html
+from autorubric_cli.report.models import Report
+from autorubric_cli.report.render_table import render_compact, render_tables
+from autorubric_cli.report.render_text import render_csv, render_junit, render_markdown
 
 KIND_OF_FLAG = {
     "aggregation": ("binary", BINARY_AGGREGATIONS),
@@ -47,7 +51,7 @@ def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringR
     """The recorded rules with the report's what-if flags applied (to every criterion of a kind)."""
     if all(v is None for v in overrides.values()):
         return None
-    rules = experiment.open_experiment(directory).rules
+    rules = open_experiment(directory).rules
     aggregation = dict(rules.aggregation)
     for flag, (kind, allowed) in KIND_OF_FLAG.items():
         method = overrides.get(flag)
@@ -110,10 +114,10 @@ def finish(
 ) -> int:
     """`compact` (run, resume): also write report.html and print the short summary."""
     in_use = refuse_report_flags(directory, fmt, what_if is not None, ca_mode, output)
-    opened = experiment.open_experiment(directory)
+    opened = open_experiment(directory)
     refuse_unreachable(opened, fail_under)
     extra = [GateCheck(metric="score.mean", min=fail_under)] if fail_under is not None else []
-    built, fold = report.build_report_and_fold(
+    built, fold = build_report_and_fold(
         opened,
         extra_checks=extra,
         what_if=what_if,
@@ -122,13 +126,13 @@ def finish(
         cluster=cluster,
     )
     if what_if is None and output is None and not in_use:  # a what-if or -o: nothing in DIR
-        experiment.write_atomic(directory / experiment.REPORT, to_json(built))
+        write_atomic(directory / REPORT, to_json(built))
     if junit is not None:
-        junit.write_text(report.render_junit(built))
-    append_step_summary(report.render_markdown(built))
+        junit.write_text(render_junit(built))
+    append_step_summary(render_markdown(built))
     html = None
     if fmt == "html" or compact:
-        html = report.write_report_html(built, opened, fold, output)
+        html = write_report_html(built, opened, fold, output)
     code = exit_code(built)
     with tolerate_closed_stdout():
         if quiet:
@@ -136,7 +140,7 @@ def finish(
         elif fmt == "html":
             print(html)
         elif compact and fmt == "table":
-            report.render_compact(built, wide_console(), str(directory), str(html))
+            render_compact(built, wide_console(), str(directory), str(html))
         else:
             render(built, fmt, opened)
         sys.stdout.flush()
@@ -155,7 +159,7 @@ def refuse_report_flags(
             "a what-if report writes nothing to the experiment directory: give -o PATH",
             key="--format",
         )
-    in_use = experiment.writer_active(directory)
+    in_use = writer_active(directory)
     if in_use and fmt == "html" and output is None:
         raise InputError(
             "a run or resume is writing this experiment: give -o PATH to write the page elsewhere",
@@ -202,18 +206,18 @@ def render(built: Report, fmt: str, opened: OpenedExperiment) -> None:
     if fmt == "json":
         sys.stdout.write(to_json(built).decode() + "\n")
     elif fmt == "markdown":
-        sys.stdout.write(report.render_markdown(built))
+        sys.stdout.write(render_markdown(built))
     elif fmt == "junit":
-        sys.stdout.write(report.render_junit(built))
+        sys.stdout.write(render_junit(built))
     elif fmt == "csv":
-        records = experiment.iter_latest_records(
-            opened.directory / experiment.ITEMS, experiment.ReadIssues(), opened.rubric.criteria
+        records = iter_latest_records(
+            opened.directory / ITEMS, ReadIssues(), opened.rubric.criteria
         )
         criteria = [c.name for c in opened.rubric.criteria]
         judges = [j.judge_id for j in opened.rubric.grader.judges]
-        sys.stdout.write(report.render_csv(records, criteria, judges))
+        sys.stdout.write(render_csv(records, criteria, judges))
     else:
-        report.render_tables(built, wide_console(), str(opened.directory))
+        render_tables(built, wide_console(), str(opened.directory))
 
 
 def wide_console() -> Console:

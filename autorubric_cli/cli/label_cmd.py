@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import typer
 
-from autorubric_cli import experiment, labels, report
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
@@ -60,17 +59,21 @@ def page(
 ) -> None:
     """The default: write the labelling page (`label DIR` is `label page DIR`)."""
 
+    from autorubric_cli.experiment.opened import open_experiment
+    from autorubric_cli.labels.page_data import plan_labels
+    from autorubric_cli.report.html.label_page import write_label_html
+
     def body() -> int:
         names = [n.strip() for n in (criteria or "").split(",") if n.strip()]
-        plan = labels.plan_labels(
-            experiment.open_experiment(directory),
+        plan = plan_labels(
+            open_experiment(directory),
             criteria=names,
             order=order,
             per_item_raters=per_item_raters,
         )
         if limit is not None:
             plan.ranked = plan.ranked[:limit]
-        print(report.write_label_html(plan, output))
+        print(write_label_html(plan, output))
         return 0
 
     guarded(body)
@@ -83,8 +86,10 @@ def import_(
 ) -> None:
     """Check every line of every file, then append them to DIR/human_labels.jsonl."""
 
+    from autorubric_cli.labels.importer import import_labels
+
     def body() -> int:
-        result = labels.import_labels(directory, files)
+        result = import_labels(directory, files)
         print(
             f"{result.added} label lines added to {result.path} "
             f"({result.unchanged} already there); raters: {', '.join(result.raters) or '-'}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autorubric_cli import experiment
 from autorubric_cli.cli.finish import finish
+from autorubric_cli.experiment.merge import merge_shards
 
 
 def run_merge(
@@ -19,7 +19,7 @@ def run_merge(
     junit: Path | None,
 ) -> int:
     """Exit code as for `run`: the gate and errored items of the merged experiment decide."""
-    result = experiment.merge_shards(out, sources, allow_partial=allow_partial)
+    result = merge_shards(out, sources, allow_partial=allow_partial)
     for warning in result.warnings:
         print(f"autorubric: warning: {warning}", file=sys.stderr)
     print(

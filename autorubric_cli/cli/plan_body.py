@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autorubric_cli import report
 from autorubric_cli.core.json_model import to_json
+from autorubric_cli.report.plan import PlanOptions, plan_comparison, render_plan_text
 
 
 def run_plan(
@@ -14,9 +14,9 @@ def run_plan(
     options: tuple[float, float, float, str | None, float | None, Path | None],
     fmt: str,
 ) -> int:
-    result = report.plan_comparison(directory, report.PlanOptions(*options))
+    result = plan_comparison(directory, PlanOptions(*options))
     if fmt == "json":
         sys.stdout.write(to_json(result).decode() + "\n")
     else:
-        sys.stdout.write(report.render_plan_text(result))
+        sys.stdout.write(render_plan_text(result))
     return 0

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.options import ClusterOpt
 
@@ -48,8 +47,10 @@ def plan(
 ) -> None:
     """How many paired items a comparison with this run needs to detect a change of D."""
 
+    from autorubric_cli.cli.plan_body import run_plan
+
     def body() -> int:
         options = (detect, power, alpha, cluster, correlation, from_compare)
-        return cli.run_plan(directory, options, format.value)
+        return run_plan(directory, options, format.value)
 
     guarded(body)

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.options import ClusterOpt, FailUnder, Format, FormatOpt, Junit
 
@@ -25,8 +24,10 @@ def merge(
 ) -> None:
     """Merge the shards of one run into one experiment, then report on it."""
 
+    from autorubric_cli.cli.merge_body import run_merge
+
     def body() -> int:
-        return cli.run_merge(
+        return run_merge(
             out,
             sources,
             allow_partial=allow_partial,
@@ -114,6 +115,8 @@ def report(
 ) -> None:
     """Render an experiment from items.jsonl (no judge calls)."""
 
+    from autorubric_cli.cli.finish import run_report
+
     def body() -> int:
         overrides = {
             "aggregation": aggregation,
@@ -122,7 +125,7 @@ def report(
             "sample_aggregation": sample_aggregation,
             "cannot_assess": cannot_assess,
         }
-        return cli.run_report(
+        return run_report(
             directory,
             format.value,
             fail_under,

@@ -15,7 +15,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli, experiment
 from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.options import (
     Alpha,
@@ -72,8 +71,11 @@ def check(
     so a passing `check` means `run` starts.
     """
 
+    from autorubric_cli.cli.check import run_check
+    from autorubric_cli.experiment.options import RunOptions
+
     def body() -> int:
-        options = experiment.RunOptions(
+        options = RunOptions(
             judges=judge or [],
             limit=limit,
             fields=field or [],
@@ -82,7 +84,7 @@ def check(
             batch=batch,
             fail_under=fail_under,
         )
-        cli.run_check(rubric, dataset, options, env=not no_env)
+        run_check(rubric, dataset, options, env=not no_env)
         return EXIT_OK
 
     guarded(body)
@@ -137,8 +139,15 @@ def run(
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
+    from autorubric_cli.cli.baseline import baseline_gate, finish_and_compare
+    from autorubric_cli.cli.cache_body import dry_run_run
+    from autorubric_cli.cli.export_body import run_mlflow_export
+    from autorubric_cli.experiment.options import RunOptions
+    from autorubric_cli.experiment.session import start_run
+    from autorubric_cli.export.switches import run_exports
+
     def body() -> int:
-        options = experiment.RunOptions(
+        options = RunOptions(
             judges=judge or [],
             name=name,
             out=out,
@@ -157,21 +166,19 @@ def run(
             fail_under=fail_under,
             replace=replace,
         )
-        exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
+        exports = run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
-            return cli.dry_run_run(rubric, dataset, options, format.value)
+            return dry_run_run(rubric, dataset, options, format.value)
         if escalation_rate is not None:
             raise InputError("only used with --dry-run", key="--escalation-rate")
-        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha, cluster)
+        gate = baseline_gate(baseline, max_drop, fail_on_regression, alpha, cluster)
         # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
         # (on first use, through the faces): a worker process overlaps its litellm import.
         with exports:
-            directory = experiment.start_run(rubric, dataset, options)
-        code = cli.finish_and_compare(
-            directory, format.value, fail_under, junit, gate, cluster=cluster
-        )
+            directory = start_run(rubric, dataset, options)
+        code = finish_and_compare(directory, format.value, fail_under, junit, gate, cluster=cluster)
         if mlflow:
-            cli.run_mlflow_export(directory)
+            run_mlflow_export(directory)
         return code
 
     guarded(body)
@@ -205,20 +212,29 @@ def resume(
     mlflow: MlflowOpt = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
+    from autorubric_cli.cli.baseline import baseline_gate, finish_and_compare
+    from autorubric_cli.cli.cache_body import dry_run_resume
+    from autorubric_cli.cli.export_body import run_mlflow_export
+    from autorubric_cli.cli.finish import refuse_unreachable
+    from autorubric_cli.experiment.lock import lock_early
+    from autorubric_cli.experiment.opened import open_experiment
+    from autorubric_cli.experiment.session import resume_run
+    from autorubric_cli.export.switches import run_exports
+
     cache, batch = not no_cache, not no_batch  # the flags say off; every layer below says on
 
     def body() -> int:
-        exports = cli.run_exports(otel, mlflow)  # a missing extra: an input error, first
+        exports = run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
-            return cli.dry_run_resume(directory, retry_errors, cache, cache_dir, format.value)
-        with experiment.lock_early(directory):
+            return dry_run_resume(directory, retry_errors, cache, cache_dir, format.value)
+        with lock_early(directory):
             return resume_body(exports)
 
     def resume_body(exports: AbstractContextManager[object]) -> int:
-        gate = cli.baseline_gate(baseline, max_drop, fail_on_regression, alpha)
-        cli.refuse_unreachable(experiment.open_experiment(directory), fail_under)
+        gate = baseline_gate(baseline, max_drop, fail_on_regression, alpha)
+        refuse_unreachable(open_experiment(directory), fail_under)
         with exports:
-            warnings = experiment.resume_run(  # Ctrl-C: RunInterrupted, no report
+            warnings = resume_run(  # Ctrl-C: RunInterrupted, no report
                 directory,
                 retry_errors=retry_errors,
                 concurrency=concurrency,
@@ -229,9 +245,9 @@ def resume(
             )
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
-        code = cli.finish_and_compare(directory, format.value, fail_under, junit, gate)
+        code = finish_and_compare(directory, format.value, fail_under, junit, gate)
         if mlflow:
-            cli.run_mlflow_export(directory)
+            run_mlflow_export(directory)
         return code
 
     guarded(body)

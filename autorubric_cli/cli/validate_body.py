@@ -6,20 +6,25 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import Any, get_args
 
 import orjson
 from rich.table import Table
 
-from autorubric_cli import experiment, labels, validate
 from autorubric_cli.cli.finish import wide_console
 from autorubric_cli.cli.validate_render import render_validation
 from autorubric_cli.core.json_model import to_json
 from autorubric_cli.errors import InputError
-
-if TYPE_CHECKING:
-    from autorubric_cli.validate.settings import ValidateSettings
-    from autorubric_cli.validate.synthetic import SimulationConfig
+from autorubric_cli.experiment.opened import open_experiment
+from autorubric_cli.labels.overlay import experiment_overlay
+from autorubric_cli.validate.loader import read_fc_matrix, validate_experiment
+from autorubric_cli.validate.settings import ValidateSettings, split_labels, split_numbers
+from autorubric_cli.validate.simulate_files import (
+    HumanElicitation,
+    JudgeElicitation,
+    write_simulation,
+)
+from autorubric_cli.validate.synthetic import SimulationConfig
 
 FORMATS = ("table", "json")
 
@@ -40,16 +45,16 @@ def settings_from_flags(
     fc_matrix: dict[str, Any] | None,
     fc_matrix_source: str,
 ) -> ValidateSettings:
-    pair = None if beta_pair is None else validate.split_labels(beta_pair, "--beta-pair")
+    pair = None if beta_pair is None else split_labels(beta_pair, "--beta-pair")
     if pair is not None and len(pair) != 2:
         raise InputError('needs exactly two labels, "k,k\'"', key="--beta-pair")
     sweep = None
     if beta_sweep is not None:
         off = beta_sweep.strip().lower() in ("", "off", "none")
-        sweep = () if off else validate.split_numbers(beta_sweep, "--beta-sweep")
-    return validate.ValidateSettings(
+        sweep = () if off else split_numbers(beta_sweep, "--beta-sweep")
+    return ValidateSettings(
         tau=tau,
-        positive=None if positive is None else validate.split_labels(positive, "--positive"),
+        positive=None if positive is None else split_labels(positive, "--positive"),
         beta=beta,
         beta_pair=None if pair is None else (pair[0], pair[1]),
         beta_sweep=sweep,
@@ -74,8 +79,8 @@ def run_validate(
     check_format(fmt)
     matrix = None
     if fc_matrix is not None:
-        rubric = experiment.open_experiment(directory).rubric
-        matrix = validate.read_fc_matrix(fc_matrix, rubric)
+        rubric = open_experiment(directory).rubric
+        matrix = read_fc_matrix(fc_matrix, rubric)
     settings = settings_from_flags(
         tau=tau,
         positive=positive,
@@ -85,8 +90,8 @@ def run_validate(
         fc_matrix=matrix,
         fc_matrix_source=str(fc_matrix or ""),
     )
-    overlay = labels.experiment_overlay(directory)
-    result = validate.validate_experiment(
+    overlay = experiment_overlay(directory)
+    result = validate_experiment(
         directory,
         settings,
         human_path=human,
@@ -103,7 +108,7 @@ def run_validate(
 def run_simulate(out: Path, *, fmt: str, options: dict[str, Any]) -> int:
     check_format(fmt)
     config, human_elicitation, judge_elicitation = simulation_config(options)
-    output = validate.write_simulation(out, config, human_elicitation, judge_elicitation)
+    output = write_simulation(out, config, human_elicitation, judge_elicitation)
     if fmt == "json":
         body = {"directory": str(out), "experiment": str(output.experiment), **output.truth}
         sys.stdout.write(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -125,21 +130,21 @@ def run_simulate(out: Path, *, fmt: str, options: dict[str, Any]) -> int:
 
 def simulation_config(
     options: dict[str, Any],
-) -> tuple[SimulationConfig, validate.HumanElicitation, validate.JudgeElicitation]:
+) -> tuple[SimulationConfig, HumanElicitation, JudgeElicitation]:
     """The generator configuration from the command's flags, with ranges checked."""
     human, judge = options.pop("human_elicitation"), options.pop("judge_elicitation")
-    if human not in get_args(validate.HumanElicitation):
+    if human not in get_args(HumanElicitation):
         raise InputError("must be forced_choice or response_set", key="--human-elicitation")
-    if judge not in get_args(validate.JudgeElicitation):
+    if judge not in get_args(JudgeElicitation):
         raise InputError("must be forced_choice or both", key="--judge-elicitation")
     low, high = judge_noise(options.pop("judge_noise"))
     check_simulation_numbers(options)
-    return validate.SimulationConfig(judge_noise=(low, high), **options), human, judge
+    return SimulationConfig(judge_noise=(low, high), **options), human, judge
 
 
 def judge_noise(text: str) -> tuple[float, float]:
     """'min,max' (or one number) for the sd of the judges' perturbation."""
-    noise = validate.split_numbers(text, "--judge-noise")
+    noise = split_numbers(text, "--judge-noise")
     if len(noise) == 1:
         noise = (noise[0], noise[0])
     if len(noise) != 2 or not all(math.isfinite(n) for n in noise):

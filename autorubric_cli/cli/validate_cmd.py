@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from autorubric_cli import cli
 from autorubric_cli.cli.guard import guarded
 
 
@@ -78,8 +77,10 @@ def validate(
     about rank inversions, and shows downstream decision consistency and prevalence bias.
     """
 
+    from autorubric_cli.cli.validate_body import run_validate
+
     def body() -> int:
-        return cli.run_validate(
+        return run_validate(
             directory,
             fmt=format,
             human=human,
@@ -157,6 +158,8 @@ def simulate(
     (each definition's population-level figures and the judge it truly selects).
     """
 
+    from autorubric_cli.cli.validate_body import run_simulate
+
     def body() -> int:
         settings = {
             "n_items": items,
@@ -175,6 +178,6 @@ def simulate(
             "human_elicitation": human_elicitation,
             "judge_elicitation": judge_elicitation,
         }
-        return cli.run_simulate(out, fmt=format, options=settings)
+        return run_simulate(out, fmt=format, options=settings)
 
     guarded(body)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from autorubric_cli import report, validate
-
-if TYPE_CHECKING:
-    from autorubric_cli.validate.result import CriterionValidation, ValidateResult
+from autorubric_cli.report.fit import build_table, print_fitted
+from autorubric_cli.report.formats import SIMULATED_NOTE, number
+from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
+from autorubric_cli.validate.performance import RANKED
+from autorubric_cli.validate.result import CriterionValidation, ValidateResult
 
 CODES = {
     "hit_rate": "HR",
@@ -39,16 +38,16 @@ SWEEP_PICKS = ("hit_rate", "jsd", "coverage", "mse", "decision_consistency")
 
 def marked(criterion: CriterionValidation, judge: str, metric: str) -> str:
     """The value, starred and bold when the judge is (tied) best for the metric."""
-    text = report.number(getattr(criterion.judges[judge], metric))  # metric: a column's field name
+    text = number(getattr(criterion.judges[judge], metric))  # metric: a column's field name
     if judge in criterion.best_tied.get(metric, []):
         return f"[bold green]{text} *[/]"
     return text
 
 
 JUDGE_TABLES = [
-    ("Forced-choice definitions", report.FC_COLUMNS),
-    ("Response-set definitions", report.RS_COLUMNS),
-    ("Downstream decisions", report.DOWNSTREAM_COLUMNS),
+    ("Forced-choice definitions", FC_COLUMNS),
+    ("Response-set definitions", RS_COLUMNS),
+    ("Downstream decisions", DOWNSTREAM_COLUMNS),
 ]
 
 
@@ -58,7 +57,7 @@ def judge_table(criterion: CriterionValidation, title: str, columns: dict[str, s
         for judge, block in criterion.judges.items()
     ]
     headers = ["judge", "items", *columns.values()]
-    table = report.build_table(title, headers, rows, right=tuple(headers[1:]))
+    table = build_table(title, headers, rows, right=tuple(headers[1:]))
     table.title_justify = "left"
     return table
 
@@ -72,12 +71,12 @@ def rank_table(criterion: CriterionValidation) -> Table:
         padding=(0, 0, 0, 1),
     )
     table.add_column("", no_wrap=True)
-    for metric in validate.RANKED[:-1]:
+    for metric in RANKED[:-1]:
         table.add_column(CODES[metric], justify="right", no_wrap=True, min_width=5)
     correlations = criterion.rank_correlation
-    for row_index, row in enumerate(validate.RANKED[1:], start=1):
+    for row_index, row in enumerate(RANKED[1:], start=1):
         cells = []
-        for col in validate.RANKED[:-1][:row_index]:
+        for col in RANKED[:-1][:row_index]:
             tau = correlations.get(f"{col}|{row}")
             cells.append("n/a" if tau is None else f"{tau:+.2f}")
         table.add_row(CODES[row], *cells)
@@ -85,7 +84,7 @@ def rank_table(criterion: CriterionValidation) -> Table:
 
 
 def rank_legend() -> str:
-    return "  ".join(f"{CODES[m]}={m}" for m in validate.RANKED)
+    return "  ".join(f"{CODES[m]}={m}" for m in RANKED)
 
 
 def sweep_table(criterion: CriterionValidation) -> Table:
@@ -101,7 +100,7 @@ def sweep_table(criterion: CriterionValidation) -> Table:
         table.add_column(f"C {judge}", justify="right")
     for row in criterion.beta_sweep:
         picks = [str(row.best[m] or "n/a") for m in SWEEP_PICKS]
-        consistency = [report.number(row.decision_consistency[j]) for j in judges]
+        consistency = [number(row.decision_consistency[j]) for j in judges]
         table.add_row(f"{row.beta:g}", *picks, *consistency)
     return table
 
@@ -120,15 +119,15 @@ def header(criterion: CriterionValidation) -> str:
 
 def render_validation(result: ValidateResult, console: Console) -> None:
     if result.simulated:
-        console.print(f"[yellow]{report.SIMULATED_NOTE}[/]", highlight=False)
+        console.print(f"[yellow]{SIMULATED_NOTE}[/]", highlight=False)
     for criterion in result.criteria:
         console.print(header(criterion))
         for title, columns in JUDGE_TABLES:
-            report.print_fitted(console, judge_table(criterion, title, columns))
-        report.print_fitted(console, rank_table(criterion))
+            print_fitted(console, judge_table(criterion, title, columns))
+        print_fitted(console, rank_table(criterion))
         console.print(rank_legend(), highlight=False)
         if criterion.beta_sweep:
-            report.print_fitted(console, sweep_table(criterion))
+            print_fitted(console, sweep_table(criterion))
     console.print(
         "* best judge for the definition (lower is better for KL, CE, JSD, BCE, MSE; B closer to 0)"
     )

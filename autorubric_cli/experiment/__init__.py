@@ -1,7 +1,1 @@
-"""The experiment directory and its runs: start, resume, open, lock, dry run.
-
-The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
-
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+"""The experiment directory and its runs: start, resume, open, lock, dry run."""

@@ -19,9 +19,9 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from autorubric_cli import judges
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.judges.batch.ledger import RecordedBatch
+from autorubric_cli.judges.batch.transport import BatchCoordinator, BatchSettings, batch_enabled
 
 LEDGER = "batches.jsonl"
 
@@ -124,23 +124,23 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def uses_batches(config: LLMConfig) -> bool:
-    return any(judges.batch_enabled(config, judge) for judge in config.judges)
+    return any(batch_enabled(config, judge) for judge in config.judges)
 
 
-def batch_coordinator(directory: Path, config: LLMConfig) -> judges.BatchCoordinator | None:
+def batch_coordinator(directory: Path, config: LLMConfig) -> BatchCoordinator | None:
     """The experiment's batch coordinator: when a judge batches, or batches were recorded
     (`resume --no-batch` still takes the answers of finished ones). None otherwise."""
     if not uses_batches(config) and not (directory / LEDGER).is_file():
         return None
-    settings = judges.BatchSettings.from_env()
-    return judges.BatchCoordinator(BatchLedgerFile(directory), settings, directory.name)
+    settings = BatchSettings.from_env()
+    return BatchCoordinator(BatchLedgerFile(directory), settings, directory.name)
 
 
 def batch_window(config: LLMConfig, criteria: int, window: int) -> int:
     """Items in flight: in batch mode enough for each batched judge to fill a whole batch, not
     just the call slots."""
-    batched = [j for j in config.judges if judges.batch_enabled(config, j)]
+    batched = [j for j in config.judges if batch_enabled(config, j)]
     if not batched:
         return window
-    per_batch = judges.BatchSettings.from_env().max_requests or 50_000  # enough to fill a batch
+    per_batch = BatchSettings.from_env().max_requests or 50_000  # enough to fill a batch
     return max(window, *(-(-per_batch // max(criteria * j.samples, 1)) for j in batched))

@@ -20,7 +20,6 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from autorubric_cli import judges
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
@@ -42,6 +41,8 @@ from autorubric_cli.experiment.preflight import Plan
 from autorubric_cli.experiment.runner import RunOutcome
 from autorubric_cli.experiment.shard import planned_items
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
+from autorubric_cli.judges.policy.providers import sent_params
+from autorubric_cli.judges.transports.simulated import simulated_run
 
 
 class RunRecorder:
@@ -72,7 +73,7 @@ class RunRecorder:
             limit=plan.options.limit,
             simulated=is_simulated(config),
             shard=plan.shard,
-            sent=judges.sent_params(config.judges),  # what each judge is sent (providers.py)
+            sent=sent_params(config.judges),  # what each judge is sent (providers.py)
         )
         return cls(plan.directory, manifest, rubric_path)
 
@@ -131,7 +132,7 @@ class RunRecorder:
 
 
 def is_simulated(config: LLMConfig) -> bool:
-    return judges.simulated_run(config.judges)
+    return simulated_run(config.judges)
 
 
 @contextlib.contextmanager

@@ -10,7 +10,6 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from autorubric_cli import grading, judges
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
@@ -22,20 +21,29 @@ from autorubric_cli.experiment.lifecycle import RunRecorder, pending_items
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.batch.transport import batch_enabled
+from autorubric_cli.judges.cache import CallCache, cache_path
+from autorubric_cli.judges.policy.breaker import JudgeUnavailable
+from autorubric_cli.judges.policy.failures import JudgeAuthError
+from autorubric_cli.judges.policy.spend import BudgetReached
+from autorubric_cli.judges.prompt_caching import caching_kind
 from autorubric_cli.judges.tracing import run_span
+from autorubric_cli.judges.transports.simulated import is_simulated
+from autorubric_cli.judges.transports.workers import WorkerPool, WorkerPoolFailed, cores
 
 
 def make_grader(
     rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
-) -> grading.CriterionGrader:
+) -> CriterionGrader:
     """The run's grader. With `workers: N` its worker processes are spawned first, so that
     litellm's import there overlaps with everything this process still does before a call."""
     budget = spend_cap(rubric.grader, directory / ITEMS)
     workers = worker_pool(rubric.grader)
     try:
-        cache = judges.CallCache(judges.cache_path(cache_dir)) if rubric.grader.cache else None
+        cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
         batches = batch_coordinator(directory, rubric.grader)
-        return grading.CriterionGrader(
+        return CriterionGrader(
             rubric,
             seed=seed,
             base_dir=base_dir,
@@ -50,26 +58,24 @@ def make_grader(
         raise
 
 
-def worker_pool(config: LLMConfig) -> judges.WorkerPool | None:
+def worker_pool(config: LLMConfig) -> WorkerPool | None:
     """Worker processes for the litellm calls (judges/transports/workers.py); None when `workers:
     0` or when no judge calls litellm directly (simulated or batched judges). `workers: N` starts
     them now; `auto` starts them only if this process gets too busy."""
     direct = [
-        j
-        for j in config.judges
-        if not judges.is_simulated(j.model) and not judges.batch_enabled(config, j)
+        j for j in config.judges if not is_simulated(j.model) and not batch_enabled(config, j)
     ]
     if config.workers == 0 or not direct:
         return None
     if config.workers == "auto":
-        return judges.WorkerPool(direct, config.timeout, judges.cores(), spill=True)
-    pool = judges.WorkerPool(direct, config.timeout, config.workers)
+        return WorkerPool(direct, config.timeout, cores(), spill=True)
+    pool = WorkerPool(direct, config.timeout, config.workers)
     pool.start()
     return pool
 
 
 @contextlib.contextmanager
-def stopping_workers(grader: grading.CriterionGrader) -> Iterator[None]:
+def stopping_workers(grader: CriterionGrader) -> Iterator[None]:
     """Before the event loop runs, a failure (a busy directory, a full disk) stops the worker
     processes at once instead of leaving them to notice the closed socket."""
     try:
@@ -100,7 +106,7 @@ def window_for(rubric: Rubric) -> int:
     config = rubric.grader
     per_item = config.llm_calls == "per_item"
     calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in config.judges)
-    staged = not per_item and any(judges.caching_kind(j) for j in config.judges)
+    staged = not per_item and any(caching_kind(j) for j in config.judges)
     window = items_in_flight(config.concurrency, calls, staged)
     return batch_window(config, len(rubric.criteria), window)
 
@@ -108,7 +114,7 @@ def window_for(rubric: Rubric) -> int:
 def grade_pending(
     recorder: RunRecorder,
     rubric: Rubric,
-    grader: grading.CriterionGrader,
+    grader: CriterionGrader,
     done: set[str],
     priors: dict[str, ItemRecord],
     dataset: Path,
@@ -136,7 +142,7 @@ def grade_pending(
             raise
         finally:
             preloading.join()  # never leave an import running into interpreter shutdown
-            if isinstance(outcome.fatal, judges.BudgetReached):
+            if isinstance(outcome.fatal, BudgetReached):
                 recorded_items = len(done) + outcome.graded
                 outcome.fatal = BudgetStop(
                     budget_message(rubric.grader.max_cost or 0.0, recorded_items)
@@ -157,7 +163,7 @@ def traced_run(recorder: RunRecorder, rubric: Rubric) -> Iterator[None]:
 
 
 async def _run_async(
-    grader: grading.CriterionGrader,
+    grader: CriterionGrader,
     items: Iterator[Item],
     recorder: RunRecorder,
     progress: Progress,
@@ -183,11 +189,11 @@ async def _run_async(
                 grace_s=grace_s,
                 priors=priors,
                 fatal_errors=(
-                    judges.JudgeAuthError,
-                    judges.JudgeUnavailable,
-                    judges.WorkerPoolFailed,
+                    JudgeAuthError,
+                    JudgeUnavailable,
+                    WorkerPoolFailed,
                 ),
-                budget_errors=(judges.BudgetReached,),
+                budget_errors=(BudgetReached,),
             )
     finally:
         try:

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from autorubric_cli import grading, judges
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.metric_paths import metric_problem, unreachable_bound
 from autorubric_cli.core.rubric import Rubric
@@ -37,6 +36,15 @@ from autorubric_cli.experiment.naming import experiment_directory
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.replace import check_replaceable
 from autorubric_cli.experiment.shard import Shard, count_items, parse_shard
+from autorubric_cli.grading.few_shot import load_examples
+from autorubric_cli.grading.grader import per_item_builder
+from autorubric_cli.judges.batch.api import batch_provider
+from autorubric_cli.judges.batch.transport import batch_enabled
+from autorubric_cli.judges.policy.preflight import check_judges
+from autorubric_cli.judges.policy.routing import route_problem
+from autorubric_cli.judges.policy.spend import check_priced
+from autorubric_cli.judges.transports.litellm import load_litellm
+from autorubric_cli.judges.transports.simulated import is_simulated, simulation_params
 from autorubric_cli.loading.fields import parse_field_flags
 from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
@@ -119,7 +127,7 @@ def name_or_out(plan: Plan) -> None:
 def judge_providers(plan: Plan) -> None:
     """Every real judge's model is one litellm can route (a known provider prefix)."""
     for index, spec in enumerate(plan.config.judges):
-        problem = judges.route_problem(spec)
+        problem = route_problem(spec)
         if problem is not None:
             raise plan.judge_error(index, "model", problem)
 
@@ -127,9 +135,9 @@ def judge_providers(plan: Plan) -> None:
 def simulated_params(plan: Plan) -> None:
     """A simulated judge's params: known names, probabilities in [0, 1]."""
     for index, spec in enumerate(plan.config.judges):
-        if judges.is_simulated(spec.model):
+        if is_simulated(spec.model):
             try:
-                judges.simulation_params(spec)
+                simulation_params(spec)
             except InputError as exc:
                 raise plan.judge_error(index, exc.key, exc.message) from None
 
@@ -142,7 +150,7 @@ def key_variables(plan: Plan) -> None:
     """Every real judge's key: its `api_key_env` set and non-empty; a judge with neither
     `api_key_env` nor `api_base` needs the variables litellm reads for its provider."""
     for index, spec in enumerate(plan.config.judges):
-        if judges.is_simulated(spec.model):
+        if is_simulated(spec.model):
             continue
         missing = missing_key_variables(spec)
         if missing:
@@ -170,7 +178,7 @@ def missing_key_variables(spec: JudgeSpec) -> list[str]:
     if spec.model.split("/", 1)[0] in CREDENTIAL_CHAIN_PROVIDERS:
         return []
     try:
-        found = judges.load_litellm().validate_environment(model=spec.model)
+        found = load_litellm().validate_environment(model=spec.model)
     except Exception:  # a model string litellm cannot place: the call will say so
         return []
     return [] if found.get("keys_in_environment", True) else list(found.get("missing_keys", []))
@@ -183,7 +191,7 @@ def provider_settings(plan: Plan) -> None:
     # the judges as written (not the resolved copies): a provider rule may depend on whether
     # the user set a key (an explicit temperature) or left its default
     written = flagged or load_rubric(plan.rubric_path).grader.judges
-    plan.warnings += judges.check_judges(written, None if flagged else plan.rubric_path)
+    plan.warnings += check_judges(written, None if flagged else plan.rubric_path)
 
 
 def gate_metrics(plan: Plan) -> None:
@@ -208,7 +216,7 @@ def gate_metrics(plan: Plan) -> None:
 def per_item_settings(plan: Plan) -> None:
     """`llm_calls: per_item` takes `item_system_prompt`, not the per-criterion prompts."""
     try:
-        grading.per_item_builder(plan.rubric, plan.config.seed, plan.rubric_path.parent)
+        per_item_builder(plan.rubric, plan.config.seed, plan.rubric_path.parent)
     except InputError as exc:
         if exc.path is not None:
             raise
@@ -218,25 +226,25 @@ def per_item_settings(plan: Plan) -> None:
 
 def few_shot_examples(plan: Plan) -> None:
     if plan.config.few_shot is not None:
-        grading.load_examples(plan.config.few_shot, plan.rubric, plan.rubric_path.parent)
+        load_examples(plan.config.few_shot, plan.rubric, plan.rubric_path.parent)
 
 
 def batch_providers(plan: Plan) -> None:
     """A judge to batch must have a provider whose batch API litellm can use
     (docs/guides/batches.md)."""
     for spec in plan.config.judges:
-        if judges.batch_enabled(plan.config, spec):
-            judges.batch_provider(spec)
+        if batch_enabled(plan.config, spec):
+            batch_provider(spec)
 
 
 def spend_cap_priced(plan: Plan) -> None:
     """A spend cap needs every judge's price (docs/reference/exit-codes.md): an unpriced judge is an
     input error."""
     if plan.options.max_cost is not None:
-        judges.check_priced(plan.config, key="--max-cost")
+        check_priced(plan.config, key="--max-cost")
         return
     try:
-        judges.check_priced(plan.config)
+        check_priced(plan.config)
     except InputError as exc:
         line = line_for(("grader", "max_cost"), plan.lines)
         raise InputError(exc.message, path=str(plan.rubric_path), line=line, key=exc.key) from None

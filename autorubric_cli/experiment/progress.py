@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from autorubric_cli import judges
+from autorubric_cli.judges.stats import CallStats
 
 PLAIN_INTERVAL_S = 5.0
 
@@ -25,7 +25,7 @@ def concurrency_parts(limits: dict[str, tuple[int, int]]) -> list[str]:
 
 
 class Progress:
-    def __init__(self, total: int, already: int, stats: judges.CallStats, simulated: bool) -> None:
+    def __init__(self, total: int, already: int, stats: CallStats, simulated: bool) -> None:
         self.total, self.done, self.errored = total, already, 0
         self._start_done = already
         self.stats = stats
@@ -103,7 +103,7 @@ class Progress:
         self.console.print(message)
 
 
-def batch_parts(stats: judges.CallStats) -> list[str]:
+def batch_parts(stats: CallStats) -> list[str]:
     """Provider batches (docs/guides/batches.md), once there are any."""
     submitted = getattr(stats, "batches_submitted", 0)
     if not submitted:

@@ -16,18 +16,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from autorubric_cli import judges
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import StorageError
 from autorubric_cli.experiment.progress import Progress
 from autorubric_cli.experiment.store import FSYNC_INTERVAL_S, RecordWriter
+from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.tracing import item_span
 
 
 class Grader(Protocol):
-    stats: judges.CallStats
+    stats: CallStats
 
     async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord: ...
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autorubric_cli import judges
 from autorubric_cli.errors import BudgetStop, RunInterrupted, RunStopped, StorageError
 from autorubric_cli.experiment.flags import with_session_flags
 from autorubric_cli.experiment.lifecycle import RunRecorder, recorded, resumable
@@ -24,6 +23,7 @@ from autorubric_cli.experiment.preflight import in_use_message, preflight
 from autorubric_cli.experiment.replace import empty_experiment, start_over_command
 from autorubric_cli.experiment.runner import RunOutcome
 from autorubric_cli.experiment.store import ReadIssues
+from autorubric_cli.judges.policy.preflight import print_warnings
 
 
 class JudgeRunStopped(RunStopped):
@@ -33,7 +33,7 @@ class JudgeRunStopped(RunStopped):
 def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Path:
     """Validate everything, then create the directory and grade. Returns the directory."""
     plan = preflight(rubric_path, dataset_path, options)  # every refusal before a call
-    judges.print_warnings(plan.warnings)
+    print_warnings(plan.warnings)
     rubric, directory = plan.rubric, plan.directory
     grader = make_grader(
         rubric, rubric.grader.seed, rubric_path.parent, options.cache_dir, directory

@@ -1,8 +1,2 @@
 """Where a run's data leaves for other tools: OpenTelemetry traces and MLflow runs, each behind
-an optional extra (docs/guides/tracing.md).
-
-The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
-
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+an optional extra (docs/guides/tracing.md)."""

@@ -18,9 +18,10 @@ import orjson
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.tracking import MlflowClient
 
-from autorubric_cli import experiment, report
 from autorubric_cli.experiment.manifest import MANIFEST, REPORT, RUBRIC_COPY, Manifest
+from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.export.mlflow_fields import EXPERIMENT_ID_TAG, metrics, params, tags
+from autorubric_cli.report.build import build_report
 
 DEFAULT_EXPERIMENT = "Default"  # MLflow's own, when neither a name nor MLFLOW_EXPERIMENT_NAME
 ARTIFACTS = (MANIFEST, RUBRIC_COPY, "report.html")
@@ -40,9 +41,9 @@ def export_mlflow(
     directory: Path, tracking_uri: str | None = None, experiment_name: str | None = None
 ) -> ExportedRun:
     """Log the experiment in `directory` (finished or interrupted) as one MLflow run."""
-    opened = experiment.open_experiment(directory)
+    opened = open_experiment(directory)
     manifest = opened.manifest
-    built = report.build_report(opened)
+    built = build_report(opened)
     client = MlflowClient(tracking_uri)
     experiment_id = _experiment(client, experiment_name)
     run_id, created = _run(client, experiment_id, manifest)

@@ -7,8 +7,8 @@ import contextlib
 import os
 from contextlib import AbstractContextManager
 
-from autorubric_cli import export
 from autorubric_cli.export.extras import require_extra
+from autorubric_cli.export.otel import otel_tracing
 
 OTEL_ENV = "AUTORUBRIC_OTEL"
 
@@ -24,4 +24,4 @@ def run_exports(otel: bool, mlflow: bool) -> AbstractContextManager[object]:
     if not otel_wanted(otel):
         return contextlib.nullcontext()
     require_extra("otel", "--otel" if otel else f"{OTEL_ENV}=1")
-    return export.otel_tracing()
+    return otel_tracing()

@@ -1,7 +1,1 @@
-"""Grading: prompts, judge calls, shuffles, samples, ensemble and score for one item.
-
-The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
-
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+"""Grading: prompts, judge calls, shuffles, samples, ensemble and score for one item."""

@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from autorubric_cli.core.cascade import deciding_votes, escalation, evaluate_cascade
 from autorubric_cli.core.config import CascadeConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.grading.record import error_summary, item_record
 from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.judge import Judge
-
-if TYPE_CHECKING:
-    from autorubric_cli.grading.grader import CriterionGrader
 
 NOT_ASKED = Vote(judge="", error="not escalated")  # fills the slots the `then` stage skips
 

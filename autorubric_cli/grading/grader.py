@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
@@ -28,17 +28,17 @@ from autorubric_cli.grading.per_item import ItemRequestBuilder, item_votes_by_cr
 from autorubric_cli.grading.record import item_record
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel, reusable_votes
-from autorubric_cli.judges import CallStats, RetryPolicy, build_judges, close_clients
+from autorubric_cli.judges.batch.transport import BatchCoordinator
 from autorubric_cli.judges.cache import CallCache
-from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.judge import Judge, build_judges
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap
 from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.stats import CallStats
+from autorubric_cli.judges.transports.direct import close_clients
 from autorubric_cli.judges.transports.simulated import simulated_run
-
-if TYPE_CHECKING:
-    from autorubric_cli.judges import BatchCoordinator, WorkerPool
-
+from autorubric_cli.judges.transports.workers import WorkerPool
 
 VoteSlot = tuple[int, str, int]  # (criterion index, judge id, sample)
 T = TypeVar("T")

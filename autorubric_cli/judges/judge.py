@@ -24,7 +24,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from tenacity import RetryCallState
 
@@ -33,6 +33,7 @@ from autorubric_cli.core.records import Vote
 from autorubric_cli.core.shuffle import original_index
 from autorubric_cli.judges import tracing
 from autorubric_cli.judges.asked import Asked
+from autorubric_cli.judges.batch.transport import BatchCoordinator
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.breaker import CircuitBreaker
@@ -49,9 +50,6 @@ from autorubric_cli.judges.transports.direct import direct_transport
 from autorubric_cli.judges.transports.litellm import api_key_for
 from autorubric_cli.judges.transports.simulated import SimulatedTransport, is_simulated
 from autorubric_cli.judges.transports.workers import WorkerPool, WorkerTransport
-
-if TYPE_CHECKING:
-    from autorubric_cli.judges.batch.transport import BatchCoordinator
 
 logger = logging.getLogger("autorubric_cli.judges")
 T = TypeVar("T")

@@ -26,7 +26,7 @@ from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
 from autorubric_cli.experiment.store import ReadIssues, open_records
-from autorubric_cli.metrics import ABSTAIN
+from autorubric_cli.metrics.codes import ABSTAIN
 
 NAN = math.nan
 

@@ -28,7 +28,7 @@ from autorubric_cli.core.records import (
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.core.scoring import score_item
 from autorubric_cli.labels.overlay import LabelOverlay
-from autorubric_cli.metrics import ABSTAIN, MISSING
+from autorubric_cli.metrics.codes import ABSTAIN, MISSING
 from autorubric_cli.report.fold_extras import FoldExtras
 from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.outcome import outcome_label

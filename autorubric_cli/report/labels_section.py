@@ -20,15 +20,13 @@ from rich.table import Table
 
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.labels.overlay import LabelOverlay
-from autorubric_cli.metrics import (
-    MISSING,
-    build_scale,
+from autorubric_cli.metrics.agreement import (
+    AlphaLevel,
     krippendorff_alpha,
     percent_agreement,
-    rater_categories,
     rating_counts,
 )
-from autorubric_cli.metrics.agreement import AlphaLevel
+from autorubric_cli.metrics.codes import MISSING, build_scale, rater_categories
 from autorubric_cli.report.fold import label_code, option_labels, option_values
 from autorubric_cli.report.formats import AGREEING_PAIRS, interval, number, plural
 from autorubric_cli.report.metrics_section import (

@@ -26,33 +26,37 @@ from typing import Literal
 
 import numpy as np
 
-from autorubric_cli.metrics import (
-    MISSING,
-    Figure,
-    LabelComparison,
-    Scale,
-    Statistic,
-    Undefined,
-    bootstrap_replicates,
-    build_scale,
-    compare_labels,
+from autorubric_cli.metrics.agreement import (
+    AlphaLevel,
     fleiss_kappa,
     gwet_ac1,
     krippendorff_alpha,
-    label_statistics,
     pairwise_cohen_kappa,
     percent_agreement,
-    percentile_interval,
-    rater_categories,
     rating_counts,
-    score_figures,
-    score_statistics,
     scotts_pi,
+)
+from autorubric_cli.metrics.bootstrap import (
+    Statistic,
+    bootstrap_replicates,
+    percentile_interval,
+    score_statistics,
+)
+from autorubric_cli.metrics.codes import (
+    MISSING,
+    Scale,
+    build_scale,
+    check_ca_mode,
+    rater_categories,
+)
+from autorubric_cli.metrics.comparison import (
+    LabelComparison,
+    compare_labels,
+    label_statistics,
     summarize,
 )
-from autorubric_cli.metrics.agreement import AlphaLevel
-from autorubric_cli.metrics.codes import check_ca_mode
-from autorubric_cli.metrics.figures import FloatArray
+from autorubric_cli.metrics.correlation import score_figures
+from autorubric_cli.metrics.figures import Figure, FloatArray, Undefined
 from autorubric_cli.report.models import (
     AgreementSection,
     BinaryMetrics,

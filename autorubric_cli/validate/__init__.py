@@ -10,10 +10,4 @@ Modules: ``space`` (options and ratings), ``fc_model`` (forced choice -> respons
 ``performance`` (every definition for one judge), ``selection`` (best judge, rank
 correlation, inversions), ``settings`` and ``advice`` (flags, warnings), ``collect`` and
 ``analysis`` (records to the result), ``synthetic`` (the §6 generator); ``loader`` and
-``simulate_files`` are the only modules that touch files.
-
-The names in ``__init__.pyi`` are loaded on first use (docs/design/startup.md)."""
-
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+``simulate_files`` are the only modules that touch files."""

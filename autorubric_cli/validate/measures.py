@@ -14,14 +14,13 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.spatial import distance
 
-from autorubric_cli.metrics import (
-    cohen_kappa,
-    confusion_matrix,
+from autorubric_cli.metrics.agreement import (
     fleiss_kappa,
     krippendorff_alpha,
     rating_counts,
     scotts_pi,
 )
+from autorubric_cli.metrics.classification import cohen_kappa, confusion_matrix
 from autorubric_cli.metrics.figures import (
     BoolArray,
     Figure,

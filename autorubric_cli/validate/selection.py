@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from autorubric_cli.metrics import kendall_tau_b
+from autorubric_cli.metrics.correlation import kendall_tau_b
 from autorubric_cli.metrics.figures import Figure, Undefined, value_or_none
 from autorubric_cli.validate.performance import RANKED, goodness
 

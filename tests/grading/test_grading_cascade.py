@@ -8,7 +8,7 @@ import pytest
 
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.grading import CriterionGrader
+from autorubric_cli.grading.grader import CriterionGrader
 from tests.support import BINARY, MULTI_CHOICE, make_item, make_rubric
 
 CRITERIA = [BINARY, {**BINARY, "name": "second"}, MULTI_CHOICE]

@@ -12,8 +12,8 @@ import pytest
 from autorubric_cli.core.config import FewShotConfig
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
-from autorubric_cli.grading import CriterionGrader
 from autorubric_cli.grading.few_shot import examples_by_criterion, load_examples, select_examples
+from autorubric_cli.grading.grader import CriterionGrader
 from tests.support import BINARY, MULTI_CHOICE, make_item, make_rubric
 
 

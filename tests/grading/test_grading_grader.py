@@ -13,8 +13,8 @@ from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item, Submission
 from autorubric_cli.core.records import CriterionVerdict, ItemRecord
 from autorubric_cli.core.scoring import length_penalty_amount
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import RetryPolicy
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from tests.support import BINARY, MULTI_CHOICE, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 

@@ -11,7 +11,7 @@ import pytest
 
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
-from autorubric_cli.grading import CriterionGrader
+from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.judges.per_item.replies import parse_item_reply
 from autorubric_cli.judges.per_item.request import AskedCriterion
 from autorubric_cli.judges.policy.failures import JudgeFailure

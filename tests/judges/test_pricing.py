@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import RetryPolicy
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.transports.litellm import load_litellm
 from tests.support import http_judge, make_item, make_rubric

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autorubric_cli.metrics import Undefined
+from autorubric_cli.metrics.figures import Undefined
 
 TOL = 1e-9
 N_CASES = 240

@@ -11,16 +11,10 @@ from metrics_cases import assert_figure, assert_undefined, for_each_seed, skewed
 from scipy import stats
 from sklearn import metrics as skm
 
-from autorubric_cli.metrics import (
-    ABSTAIN,
-    MISSING,
-    Undefined,
-    build_scale,
-    compare_labels,
-    label_statistics,
-    summarize,
-)
 from autorubric_cli.metrics.bootstrap import resample_counts
+from autorubric_cli.metrics.codes import ABSTAIN, MISSING, build_scale
+from autorubric_cli.metrics.comparison import compare_labels, label_statistics, summarize
+from autorubric_cli.metrics.figures import Undefined
 
 CA_MODES = ["exclude", "as_unmet", "as_category"]
 KINDS = ["binary", "ordinal", "nominal"]

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from autorubric_cli.core.json_model import to_json_dict
-from autorubric_cli.metrics import ABSTAIN, MISSING
+from autorubric_cli.metrics.codes import ABSTAIN, MISSING
 from autorubric_cli.report import metrics_section
 from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.models import AgreementSection, GroundTruthSection

@@ -14,14 +14,13 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from autorubric_cli.metrics import (
-    cohen_kappa,
-    confusion_matrix,
+from autorubric_cli.metrics.agreement import (
     fleiss_kappa,
     krippendorff_alpha,
     rating_counts,
     scotts_pi,
 )
+from autorubric_cli.metrics.classification import cohen_kappa, confusion_matrix
 from autorubric_cli.metrics.figures import Undefined
 from autorubric_cli.validate import measures as m
 from autorubric_cli.validate.distributions import hard_labels, hard_response_sets

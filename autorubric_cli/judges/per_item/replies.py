@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from autorubric_cli.core.rubric import Elicitation
+from autorubric_cli.judges.per_item.request import AskedCriterion
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import (
     Answer,
@@ -32,9 +33,6 @@ from autorubric_cli.judges.replies import (
     response_format,
     strict_object,
 )
-
-if TYPE_CHECKING:
-    from autorubric_cli.judges.per_item.request import AskedCriterion
 
 ITEM_SCHEMA_NAME = "item_verdicts"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from autorubric_cli import __version__, validate
+from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, REPORT_HTML, write_atomic
@@ -33,7 +33,9 @@ from autorubric_cli.report.render_stats import (
     shown_ci,
 )
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
+from autorubric_cli.validate.loader import validate_experiment
 from autorubric_cli.validate.result import ValidateResult
+from autorubric_cli.validate.settings import ValidateSettings
 
 
 def judge_rows(report: Report) -> list[tuple[JudgeSummary, int]]:
@@ -77,9 +79,9 @@ def validate_section(directory: Path) -> ValidateResult | None:
         return None
     try:
         overlay = experiment_overlay(directory)
-        return validate.validate_experiment(
+        return validate_experiment(
             directory,
-            validate.ValidateSettings(),
+            ValidateSettings(),
             overlay=None if overlay is None else overlay.apply,
         )
     except InputError:

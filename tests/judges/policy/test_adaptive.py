@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import RetryPolicy
+from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.judges.policy.adaptive import DECREASE, INITIAL, AdaptiveLimit
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from tests.support import BINARY, MULTI_CHOICE, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
 

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import JudgeUnavailable, RetryPolicy
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.policy.breaker import JudgeUnavailable
 from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure

@@ -14,9 +14,10 @@ from aiohttp import web
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import JudgeAuthError, JudgeUnavailable, RetryPolicy
-from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.policy.breaker import JudgeUnavailable
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.direct import close_clients, direct_transport

@@ -13,8 +13,9 @@ import pytest
 
 from autorubric_cli.core.records import CriterionVerdict, ItemRecord
 from autorubric_cli.errors import InputError
-from autorubric_cli.grading import CriterionGrader
-from autorubric_cli.judges import JudgeAuthError, RetryPolicy
+from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.policy.failures import JudgeAuthError
+from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.native import NativeTransport
 from tests.support import MULTI_CHOICE, TEST_KEY_ENV, http_judge, make_item, make_rubric

@@ -12,7 +12,7 @@ import pytest
 
 from autorubric_cli.core.records import CriterionVerdict, ItemRecord
 from autorubric_cli.errors import InputError
-from autorubric_cli.grading import CriterionGrader
+from autorubric_cli.grading.grader import CriterionGrader
 from tests.support import BINARY, MULTI_CHOICE, make_item, make_rubric
 
 WITH_NA = {
