@@ -20,16 +20,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, Unpack
 
-from autorubric_cli.core.config import GateCheck
-from autorubric_cli.core.items import Item
-from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.config import (
+    CannotAssessConfig,
+    CannotAssessStrategy,
+    FewShotConfig,
+    GateCheck,
+    JudgeSpec,
+    LengthPenalty,
+    LLMConfig,
+)
+from autorubric_cli.core.items import Item, Submission
+from autorubric_cli.core.records import CriterionVerdict, ItemRecord
+from autorubric_cli.core.rubric import Criterion, CriterionOption, Rubric
+from autorubric_cli.errors import (
+    AutorubricError,
+    InputError,
+    JudgeError,
+    RunInterrupted,
+    RunStopped,
+    StorageError,
+)
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, Manifest, write_atomic
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.opened import open_experiment as open_directory
 from autorubric_cli.experiment.options import RunOptions
-from autorubric_cli.experiment.session import resume_run, start_run
+from autorubric_cli.experiment.session import JudgeRunStopped, resume_run, start_run
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.report.build import build_report_and_fold
@@ -233,8 +250,34 @@ def _finished(directory: Path) -> Experiment:
     return finished
 
 
+# The package's public names: `from autorubric_cli import NAME` reads them from here (the
+# package root loads this module on first use), and the root's __init__.pyi gives type
+# checkers the same list.
 __all__ = [
+    "AutorubricError",
+    "CannotAssessConfig",
+    "CannotAssessStrategy",
+    "CompareResult",
+    "Criterion",
+    "CriterionGrader",
+    "CriterionOption",
+    "CriterionVerdict",
     "Experiment",
+    "FewShotConfig",
+    "InputError",
+    "Item",
+    "ItemRecord",
+    "JudgeError",
+    "JudgeRunStopped",
+    "JudgeSpec",
+    "LLMConfig",
+    "LengthPenalty",
+    "Report",
+    "Rubric",
+    "RunInterrupted",
+    "RunStopped",
+    "StorageError",
+    "Submission",
     "aresume",
     "arun",
     "load_dataset",

@@ -16,17 +16,34 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 from autorubric_cli.core.cascade import deciding_votes, escalation, evaluate_cascade
 from autorubric_cli.core.config import CascadeConfig
+from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
-from autorubric_cli.core.rubric import Criterion
-from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.grading.record import error_summary, item_record
 from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.judge import Judge
+
+
+class CascadeGrader(Protocol):
+    """What a cascade asks of the grader (`grading.grader.CriterionGrader`, which calls
+    `grade_cascade` and so cannot be imported here)."""
+
+    rubric: Rubric
+    rules: ScoringRules
+    judges: list[Judge]
+    simulated: bool
+
+    def word_count(self, item: Item) -> int: ...
+
+    async def votes_by_criterion(
+        self, item: Item, judges: Sequence[Judge], reuse: dict[VoteKey, Vote]
+    ) -> list[list[Vote]]: ...
+
 
 NOT_ASKED = Vote(judge="", error="not escalated")  # fills the slots the `then` stage skips
 
@@ -55,13 +72,13 @@ def skipped(
     }
 
 
-def stages(grader: CriterionGrader, cascade: CascadeConfig) -> tuple[list[Judge], list[Judge]]:
+def stages(grader: CascadeGrader, cascade: CascadeConfig) -> tuple[list[Judge], list[Judge]]:
     by_id = {judge.id: judge for judge in grader.judges}
     return [by_id[i] for i in cascade.first], [by_id[i] for i in cascade.then]
 
 
 async def cascade_votes(
-    grader: CriterionGrader, item: Item, prior: ItemRecord | None
+    grader: CascadeGrader, item: Item, prior: ItemRecord | None
 ) -> tuple[list[list[Vote]], list[bool]]:
     """Per criterion: the first stage's votes then the `then` stage's; and which escalated."""
     cascade = grader.rubric.grader.cascade
@@ -85,9 +102,7 @@ async def cascade_votes(
     ], escalated
 
 
-async def grade_cascade(
-    grader: CriterionGrader, item: Item, prior: ItemRecord | None
-) -> ItemRecord:
+async def grade_cascade(grader: CascadeGrader, item: Item, prior: ItemRecord | None) -> ItemRecord:
     """The item's record under `grader.cascade`."""
     started = time.perf_counter()
     votes, escalated = await cascade_votes(grader, item, prior)
