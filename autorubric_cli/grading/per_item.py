@@ -30,13 +30,14 @@ from autorubric_cli.grading.requests import shown_order
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
 from autorubric_cli.judges.asked import Asked
 from autorubric_cli.judges.judge import Judge, answer_fields
+from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.prompts import (
     ItemExample,
     item_system_prompt,
     item_user_message,
 )
 from autorubric_cli.judges.per_item.replies import ItemReply, parse_item_reply
-from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
+from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.replies import Answer
 
 logger = logging.getLogger("autorubric_cli.judges")

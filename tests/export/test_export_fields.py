@@ -19,7 +19,8 @@ from autorubric_cli.export.genai import (
 )
 from autorubric_cli.export.mlflow_fields import metric_key, metrics
 from autorubric_cli.export.otel import reason
-from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
+from autorubric_cli.judges.per_item.asked import AskedCriterion
+from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Completion, VoteRequest
 

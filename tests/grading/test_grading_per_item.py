@@ -12,8 +12,8 @@ import pytest
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading.grader import CriterionGrader
+from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.replies import parse_item_reply
-from autorubric_cli.judges.per_item.request import AskedCriterion
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from tests.support import BINARY, MULTI_CHOICE, make_item, make_rubric
 

@@ -12,8 +12,8 @@ from autorubric_cli.core.items import Item, Submission
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.grading.few_shot import load_examples, select_examples
 from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.prompts import item_user_message
-from autorubric_cli.judges.per_item.request import AskedCriterion
 from autorubric_cli.judges.prompts import criterion_suffix, shared_prefix, submission_block
 from autorubric_cli.judges.transcript import scope_instruction
 from tests.support.conversations import AGENT_RUN, REASONING_TURNS, SUPPORT_CHAT_DEVELOPER

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from autorubric_cli.core.items import Submission
 from autorubric_cli.core.rubric import CriterionOption
-from autorubric_cli.judges.per_item.request import AskedCriterion
+from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.prompts import (
     block,
     context_sections,

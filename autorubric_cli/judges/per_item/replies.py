@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.rubric import Elicitation
-from autorubric_cli.judges.per_item.request import AskedCriterion
+from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.replies import (
     Answer,

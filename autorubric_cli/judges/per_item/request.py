@@ -6,30 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from autorubric_cli.core.rubric import Criterion, Elicitation
+from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.replies import item_response_format
-
-
-@dataclass(frozen=True)
-class AskedCriterion:
-    """One criterion of a per-item call: its shown option order (None for binary) and the
-    item's ground-truth label for it (only the simulated judge reads it)."""
-
-    criterion: Criterion
-    shuffle_order: list[int] | None = None
-    truth: str | None = None
-
-    @property
-    def name(self) -> str:
-        return self.criterion.name
-
-    @property
-    def option_count(self) -> int | None:
-        return None if self.shuffle_order is None else len(self.shuffle_order)
-
-    @property
-    def elicitation(self) -> Elicitation:
-        return self.criterion.elicitation
 
 
 @dataclass(frozen=True)

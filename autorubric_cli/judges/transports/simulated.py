@@ -39,7 +39,8 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.per_item.request import AskedCriterion, ItemRequest
+from autorubric_cli.judges.per_item.asked import AskedCriterion
+from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import BINARY_SET_LABELS
 from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
