@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,21 +84,6 @@ def stopping_workers(grader: CriterionGrader) -> Iterator[None]:
         raise
 
 
-def _import_metrics() -> None:
-    # A deliberate late import (docs/design/startup.md): it runs in a thread while the run
-    # grades, to have numpy and scipy loaded by the time the report needs them. By name, so
-    # that no import statement sits inside a function.
-    importlib.import_module("autorubric_cli.metrics")
-
-
-def _preload_report() -> threading.Thread:
-    """Import the metrics the end-of-run report needs (numpy, scipy: seconds) in a thread while
-    the run grades: a run mostly waits on its judges, so the import then costs it nothing."""
-    thread = threading.Thread(target=_import_metrics, daemon=True)
-    thread.start()
-    return thread
-
-
 def window_for(rubric: Rubric) -> int:
     """Items in flight: enough to keep every call slot (or batch) busy."""
     config = rubric.grader
@@ -128,7 +111,6 @@ def grade_pending(
     already = min(len(done), manifest.items_total)
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
     outcome = RunOutcome()
-    preloading = _preload_report()
     with traced_run(recorder, rubric):
         try:
             outcome = asyncio.run(
@@ -141,7 +123,6 @@ def grade_pending(
             outcome.fatal = exc
             raise
         finally:
-            preloading.join()  # never leave an import running into interpreter shutdown
             if isinstance(outcome.fatal, BudgetReached):
                 recorded_items = len(done) + outcome.graded
                 outcome.fatal = BudgetStop(
