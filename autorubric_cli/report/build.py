@@ -17,6 +17,7 @@ from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues
 from autorubric_cli.labels.overlay import MAJORITY, LabelOverlay, experiment_overlay
+from autorubric_cli.report.agreement_section import agreement_section
 from autorubric_cli.report.bias_section import judge_bias_section
 from autorubric_cli.report.cascade_section import experiment_cascade
 from autorubric_cli.report.fold import (
@@ -27,7 +28,7 @@ from autorubric_cli.report.fold import (
     exact_sum,
 )
 from autorubric_cli.report.labels_section import human_labels_section
-from autorubric_cli.report.metrics_section import agreement_section, ground_truth_section
+from autorubric_cli.report.metrics_section import ground_truth_section
 from autorubric_cli.report.models import (
     CriterionSummary,
     ErroredItem,

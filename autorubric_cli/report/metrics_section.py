@@ -1,4 +1,5 @@
-"""The report's ``ground_truth`` and ``agreement`` sections (their tables: `render_metrics`).
+"""The report's ``ground_truth`` section (its tables: `render_metrics`; the ``agreement``
+section, from the same label codes: `agreement_section`).
 
 Builders take integer label codes (see ``autorubric_cli.metrics.codes``) and return the
 typed blocks of ``report.models`` (their JSON form: ``core.json_model.to_json_dict``). A
@@ -11,11 +12,6 @@ criterion carries ``"labels"`` (class labels, in rubric option order, then the a
 class when ``ca_mode`` makes one) and ``"confusion"`` (rows truth, columns prediction).
 Intervals are 95% percentile bootstrap intervals over items, one set of seeded resamples
 shared by every figure, for accuracy, the kappas, ordinal RMSE, and score Pearson / RMSE.
-
-Agreement: judges' votes per criterion; errored votes and abstentions are missing
-ratings. ``n_items`` counts the items with at least two ratings. Krippendorff's alpha is
-nominal for binary and nominal criteria, ordinal (on option ranks) for ordinal ones;
-``mean_agreement`` is the mean percent agreement over criteria.
 """
 
 from __future__ import annotations
@@ -26,16 +22,6 @@ from typing import Literal
 
 import numpy as np
 
-from autorubric_cli.metrics.agreement import (
-    AlphaLevel,
-    fleiss_kappa,
-    gwet_ac1,
-    krippendorff_alpha,
-    pairwise_cohen_kappa,
-    percent_agreement,
-    rating_counts,
-    scotts_pi,
-)
 from autorubric_cli.metrics.bootstrap import (
     Statistic,
     bootstrap_replicates,
@@ -47,7 +33,6 @@ from autorubric_cli.metrics.codes import (
     Scale,
     build_scale,
     check_ca_mode,
-    rater_categories,
 )
 from autorubric_cli.metrics.comparison import (
     LabelComparison,
@@ -58,9 +43,7 @@ from autorubric_cli.metrics.comparison import (
 from autorubric_cli.metrics.correlation import score_figures
 from autorubric_cli.metrics.figures import Figure, FloatArray, Undefined
 from autorubric_cli.report.models import (
-    AgreementSection,
     BinaryMetrics,
-    CriterionAgreement,
     CriterionMetrics,
     GroundTruthSection,
     Interval,
@@ -124,7 +107,9 @@ def _ci_block(
     return ci
 
 
-def _values(figures: Mapping[str, Figure], undefined: dict[str, str]) -> dict[str, float | None]:
+def figure_values(
+    figures: Mapping[str, Figure], undefined: dict[str, str]
+) -> dict[str, float | None]:
     """Figures as JSON values (None where undefined); reasons are added to ``undefined``."""
     return {key: figure_value(figure, key, undefined) for key, figure in figures.items()}
 
@@ -207,7 +192,7 @@ def _criterion_metrics(
     prefix: tuple[str, int],
 ) -> CriterionMetrics:
     undefined: dict[str, str] = {}
-    figures = _values(comparison.figures, undefined)
+    figures = figure_values(comparison.figures, undefined)
     per_option = _per_option(comparison, undefined) if criterion.kind == "nominal" else None
     ci95 = _ci_block(list(comparison.figures), figures, replicates, prefix, undefined)
     return METRICS_MODELS[criterion.kind].model_validate(
@@ -244,7 +229,7 @@ def _score_metrics(
 ) -> ScoreMetrics:
     undefined: dict[str, str] = {}
     n = int(np.count_nonzero(~(np.isnan(pred) | np.isnan(truth))))
-    figures = _values(score_figures(pred, truth), undefined)
+    figures = figure_values(score_figures(pred, truth), undefined)
     ci95 = _ci_block(["pearson", "rmse"], figures, replicates, (predictor, SCORE), undefined)
     return ScoreMetrics(
         n=n,
@@ -274,7 +259,7 @@ def _predictor_metrics(
     ]
     scores = _predictor_scores(predicted_scores, predictor, truth_scores.size)
     overall_undefined: dict[str, str] = {}
-    overall = _values(summarize(comparisons), overall_undefined)
+    overall = figure_values(summarize(comparisons), overall_undefined)
     return PredictorMetrics(
         criteria=[
             _criterion_metrics(c, comp, replicates, (predictor, index))
@@ -321,82 +306,4 @@ def ground_truth_section(
         score=ensemble.score,
         overall=ensemble.overall,
         judges=blocks,
-    )
-
-
-AGREEMENT_KEYS = (
-    "percent_agreement",
-    "fleiss_kappa",
-    "scotts_pi",
-    "gwet_ac1",
-    "krippendorff_alpha",
-)
-
-
-def _agreement_figures(
-    criterion: CriterionLabels,
-) -> tuple[int, dict[str, Figure], dict[str, Figure]]:
-    """(items with two or more ratings, coefficients, pairwise kappas) of one criterion."""
-    scale = criterion.scale()
-    ratings = rater_categories(np.asarray(criterion.judge_votes), scale)
-    counts = rating_counts(ratings, scale.n_options)
-    level: AlphaLevel = "ordinal" if criterion.kind == "ordinal" else "nominal"
-    figures: dict[str, Figure] = {
-        "percent_agreement": percent_agreement(counts),
-        "fleiss_kappa": fleiss_kappa(counts),
-        "scotts_pi": scotts_pi(ratings, scale.n_options),
-        "gwet_ac1": gwet_ac1(counts),
-        "krippendorff_alpha": krippendorff_alpha(ratings, scale.n_options, level),
-    }
-    pairs = pairwise_cohen_kappa(ratings, criterion.judge_ids, scale.n_options)
-    return int(np.count_nonzero(counts.sum(axis=1) >= 2)), figures, pairs
-
-
-def _criterion_agreement(criterion: CriterionLabels) -> CriterionAgreement:
-    if len(criterion.judge_ids) < 2:
-        reasons = dict.fromkeys(AGREEMENT_KEYS, NEEDS_TWO_JUDGES)
-        return CriterionAgreement(
-            name=criterion.name,
-            kind=criterion.kind,
-            n_items=0,
-            percent_agreement=None,
-            pairwise_cohen_kappa={},
-            fleiss_kappa=None,
-            scotts_pi=None,
-            gwet_ac1=None,
-            krippendorff_alpha=None,
-            undefined=reasons | {"pairwise_cohen_kappa": NEEDS_TWO_JUDGES},
-        )
-    n_items, figures, pairs = _agreement_figures(criterion)
-    undefined: dict[str, str] = {}
-
-    def value(key: str) -> float | None:
-        return figure_value(figures[key], key, undefined)
-
-    percent = value("percent_agreement")  # its reason first, then the pairs', then the rest
-    pair_reasons: dict[str, str] = {}
-    kappas = _values(pairs, pair_reasons)
-    undefined.update({f"pairwise_cohen_kappa.{k}": v for k, v in pair_reasons.items()})
-    return CriterionAgreement(
-        name=criterion.name,
-        kind=criterion.kind,
-        n_items=n_items,
-        percent_agreement=percent,
-        pairwise_cohen_kappa=kappas,
-        fleiss_kappa=value("fleiss_kappa"),
-        scotts_pi=value("scotts_pi"),
-        gwet_ac1=value("gwet_ac1"),
-        krippendorff_alpha=value("krippendorff_alpha"),
-        undefined=undefined,
-    )
-
-
-def agreement_section(labels: list[CriterionLabels]) -> AgreementSection:
-    """Inter-judge agreement per criterion, and the mean percent agreement."""
-    criteria = [_criterion_agreement(criterion) for criterion in labels]
-    shares = [c.percent_agreement for c in criteria if c.percent_agreement is not None]
-    return AgreementSection(
-        mean_agreement=float(np.mean(shares)) if shares else None,
-        criteria=criteria,
-        undefined=None if shares else {"mean_agreement": "no criterion has a percent agreement"},
     )

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.metrics.codes import ABSTAIN, MISSING
+from autorubric_cli.report import agreement_section as agreement_module
 from autorubric_cli.report import metrics_section
 from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.models import AgreementSection, GroundTruthSection
@@ -28,7 +29,7 @@ def ground_truth_section(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
 
 
 def agreement_section(*args: Any, **kwargs: Any) -> dict[str, Any]:
-    return to_json_dict(metrics_section.agreement_section(*args, **kwargs))
+    return to_json_dict(agreement_module.agreement_section(*args, **kwargs))
 
 
 BINARY_KEYS = {"accuracy", "precision", "recall", "f1", "cohen_kappa", "mcc", "fpr", "fnr"}

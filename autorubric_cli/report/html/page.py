@@ -16,11 +16,11 @@ from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, REPORT_HTML, write_atomic
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.labels.overlay import experiment_overlay
+from autorubric_cli.report.agreement_section import AGREEMENT_KEYS
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
 from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
 from autorubric_cli.report.html.templating import asset, bokeh_script, environment
-from autorubric_cli.report.metrics_section import AGREEMENT_KEYS
 from autorubric_cli.report.models import JudgeSummary, Report
 from autorubric_cli.report.render_metrics import CRITERION_COLUMNS, has_figure
 from autorubric_cli.report.render_stats import (
