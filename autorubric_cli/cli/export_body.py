@@ -7,8 +7,6 @@ from pathlib import Path
 
 from autorubric_cli.errors import EXIT_OK
 from autorubric_cli.export.extras import require_extra
-from autorubric_cli.export.mlflow_run import export_mlflow
-from autorubric_cli.export.switches import run_exports as run_exports  # the cli face's
 
 
 def run_mlflow_export(
@@ -16,6 +14,8 @@ def run_mlflow_export(
 ) -> int:
     """Export, then say which run (on stderr: stdout keeps the report)."""
     require_extra("mlflow", "export mlflow")
+    from autorubric_cli.export.mlflow_run import export_mlflow  # mlflow: an optional extra
+
     done = export_mlflow(directory, tracking_uri, experiment_name)
     verb = "created" if done.created else "updated"
     print(

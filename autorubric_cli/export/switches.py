@@ -8,7 +8,6 @@ import os
 from contextlib import AbstractContextManager
 
 from autorubric_cli.export.extras import require_extra
-from autorubric_cli.export.otel import otel_tracing
 
 OTEL_ENV = "AUTORUBRIC_OTEL"
 
@@ -24,4 +23,6 @@ def run_exports(otel: bool, mlflow: bool) -> AbstractContextManager[object]:
     if not otel_wanted(otel):
         return contextlib.nullcontext()
     require_extra("otel", "--otel" if otel else f"{OTEL_ENV}=1")
+    from autorubric_cli.export.otel import otel_tracing  # opentelemetry: an optional extra
+
     return otel_tracing()
