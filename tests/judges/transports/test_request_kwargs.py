@@ -72,7 +72,7 @@ def test_key_is_read_from_the_named_variable_at_call_time(monkeypatch: pytest.Mo
 
 def test_importing_the_judge_and_grading_layers_does_not_import_litellm() -> None:
     code = (
-        "import sys, autorubric_cli, autorubric_cli.judges, autorubric_cli.grading\n"
+        "import sys, autorubric_cli, autorubric_cli.judges.judge, autorubric_cli.grading.grader\n"
         "from autorubric_cli import CriterionGrader\n"
         "assert 'litellm' not in sys.modules\n"
     )

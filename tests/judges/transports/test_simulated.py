@@ -140,7 +140,7 @@ def test_bad_params_are_input_errors(params: dict[str, Any], key: str) -> None:
 def test_simulated_grading_never_imports_litellm() -> None:
     code = (
         "import asyncio, sys\n"
-        "from autorubric_cli.grading import CriterionGrader\n"
+        "from autorubric_cli.grading.grader import CriterionGrader\n"
         "from tests.support import make_item, make_rubric\n"
         "async def main():\n"
         "    g = CriterionGrader(make_rubric([{'model': 'simulated/x'}]), seed=1)\n"
