@@ -70,3 +70,32 @@ def test_a_plain_run_loads_neither_tracing_nor_mlflow(tmp_path: Path) -> None:
     loaded = set(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
     assert "autorubric_cli" in loaded
     assert loaded & OPTIONAL_EXTRAS == set()
+
+
+def test_report_and_check_without_a_litellm_judge_load_no_litellm(tmp_path: Path) -> None:
+    """Commands whose judges are all simulated never import litellm (seconds of start-up)."""
+    root = Path(__file__).resolve().parents[2]
+    rubric, dataset = str(root / "rubrics" / "demo.yaml"), str(root / "datasets" / "demo.jsonl")
+    out = str(tmp_path / "exp")
+    commands = [
+        ["run", rubric, dataset, "--judge", "simulated/a", "--limit", "2", "--out", out],
+        ["report", out, "-f", "json"],
+        ["check", rubric, dataset, "--judge", "simulated/a"],
+    ]
+    code = (
+        "import sys\n"
+        "from autorubric_cli.cli.app import app\n"
+        "loaded = []\n"
+        f"for args in {commands!r}:\n"
+        "    try:\n"
+        "        app(args, standalone_mode=False)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    loaded.append('litellm' in sys.modules)\n"
+        "print(loaded, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert (tmp_path / "exp" / "report.json").is_file(), done.stderr
+    assert ast.literal_eval(done.stderr.strip().splitlines()[-1]) == [False, False, False]
