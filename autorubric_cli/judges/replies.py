@@ -116,38 +116,6 @@ def json_schema_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
 
 
-def binary_schema() -> dict[str, Any]:
-    status = {"type": "string", "enum": [v.value for v in CriterionVerdict]}
-    return strict_object({**EXPLANATION, "criterion_status": status})
-
-
-def multi_choice_schema(option_count: int) -> dict[str, Any]:
-    selected = {"type": "integer", "minimum": 1, "maximum": option_count}
-    return strict_object({**EXPLANATION, "selected_option": selected})
-
-
-def selected_options_property(size: int) -> dict[str, Any]:
-    return {
-        "type": "array",
-        "items": {"type": "integer", "minimum": 1, "maximum": size},
-        "minItems": 1,
-        "maxItems": size,
-    }
-
-
-def response_set_schema(option_count: int | None, elicitation: Elicitation) -> dict[str, Any]:
-    """`{explanation, [forced choice,] selected_options}` for `response_set` and `both`."""
-    if elicitation == "response_set":
-        schema = strict_object(dict(EXPLANATION))
-    elif option_count is None:
-        schema = binary_schema()
-    else:
-        schema = multi_choice_schema(option_count)
-    schema["properties"]["selected_options"] = selected_options_property(set_size(option_count))
-    schema["required"].append("selected_options")
-    return schema
-
-
 SCHEMA_NAMES: dict[tuple[bool, Elicitation], str] = {
     (False, "forced_choice"): "binary_verdict",
     (True, "forced_choice"): "multi_choice_verdict",
@@ -161,15 +129,25 @@ SCHEMA_NAMES: dict[tuple[bool, Elicitation], str] = {
 def response_format(
     option_count: int | None, elicitation: Elicitation = "forced_choice"
 ) -> dict[str, Any]:
-    """The `response_format` argument: binary when `option_count` is None."""
-    name = SCHEMA_NAMES[(option_count is not None, elicitation)]
+    """The `response_format` argument: binary when `option_count` is None. Its properties, in
+    order: the explanation, the forced choice (unless `response_set`), the set (unless
+    `forced_choice`)."""
+    properties: dict[str, Any] = dict(EXPLANATION)
+    if elicitation != "response_set" and option_count is None:
+        statuses = [v.value for v in CriterionVerdict]
+        properties["criterion_status"] = {"type": "string", "enum": statuses}
+    elif elicitation != "response_set":
+        properties["selected_option"] = {"type": "integer", "minimum": 1, "maximum": option_count}
     if elicitation != "forced_choice":
-        schema = response_set_schema(option_count, elicitation)
-    elif option_count is None:
-        schema = binary_schema()
-    else:
-        schema = multi_choice_schema(option_count)
-    return json_schema_format(name, schema)
+        size = set_size(option_count)
+        properties["selected_options"] = {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": size},
+            "minItems": 1,
+            "maxItems": size,
+        }
+    name = SCHEMA_NAMES[(option_count is not None, elicitation)]
+    return json_schema_format(name, strict_object(properties))
 
 
 ASKED_FIELDS: dict[tuple[bool, Elicitation], tuple[str, ...]] = {

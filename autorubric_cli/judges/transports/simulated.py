@@ -42,7 +42,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.prompts import shown_label
-from autorubric_cli.judges.replies import BINARY_SET_LABELS
+from autorubric_cli.judges.replies import ASKED_FIELDS, BINARY_SET_LABELS
 from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
 
 PREFIX = "simulated/"
@@ -54,14 +54,6 @@ ITEM_SECTION = re.compile(
     r"(?:\n<options>\n(.*?)\n</options>)?",
     re.DOTALL | re.MULTILINE,
 )
-ELICITED_FIELDS: dict[tuple[bool, str], set[str]] = {
-    (False, "forced_choice"): {"criterion_status"},
-    (True, "forced_choice"): {"selected_option"},
-    (False, "response_set"): {"selected_options"},
-    (True, "response_set"): {"selected_options"},
-    (False, "both"): {"criterion_status", "selected_options"},
-    (True, "both"): {"selected_option", "selected_options"},
-}
 MET, UNMET, CANNOT_ASSESS = (v.value for v in CriterionVerdict)
 
 
@@ -198,7 +190,7 @@ class SimulatedTransport:
         set_rng = self.rng(request.item_id, criterion, sample, "set")
         truth = asked.truth or pseudo_truth(request.item_id, criterion)
         if fields is None:
-            fields = ELICITED_FIELDS[(criterion.options is not None, asked.elicitation)]
+            fields = set(ASKED_FIELDS[(criterion.options is not None, asked.elicitation)])
         reply: dict[str, Any] = {"explanation": f"simulated judge {self.spec.judge_id}"}
         if criterion.options is None:
             status = self.binary_status(rng, truth)
