@@ -272,53 +272,29 @@ def preflight(judges: list[JudgeSpec], *, explicit: bool = True) -> list[Problem
 
 
 def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool) -> list[Problem]:
-    found: list[Problem] = []
     facts = facts_for(spec.model)
     written = "temperature" in spec.model_fields_set or not explicit
+    budget = thinking_budget(spec)
+    found: list[tuple[Literal["error", "warning"], str, str]] = []
     if written and spec.temperature not in (None, 1) and temperature_refused(spec):
         why = (
             f"{spec.model} accepts temperature 1 only"
             if only_temperature_one(spec.model)
             else f"{facts.name} refuses a temperature other than 1 when thinking is on"
         )
-        found.append(
-            Problem("error", (*key, "temperature"), f"{why}; remove `temperature` or set it to 1")
-        )
-    budget = thinking_budget(spec)
+        found.append(("error", "temperature", f"{why}; remove `temperature` or set it to 1"))
     if budget is not None and facts.thinking_budget is False:
-        found.append(
-            Problem(
-                "error",
-                (*key, "thinking"),
-                f"{facts.name} takes a thinking effort (low, medium or high), not a token "
-                "budget; litellm refuses `thinking` with a number for it",
-            )
-        )
+        why = f"{facts.name} takes a thinking effort (low, medium or high), not a token budget"
+        refused = "litellm refuses `thinking` with a number for it"
+        found.append(("error", "thinking", f"{why}; {refused}"))
     if budget is not None and spec.max_tokens is not None and budget >= spec.max_tokens:
-        found.append(
-            Problem(
-                "error",
-                (*key, "thinking"),
-                f"a thinking budget of {budget} tokens must be below max_tokens "
-                f"({spec.max_tokens}); the provider refuses it. Raise max_tokens or lower the "
-                "budget",
-            )
-        )
+        why = f"a thinking budget of {budget} tokens must be below max_tokens ({spec.max_tokens})"
+        fix = "Raise max_tokens or lower the budget"
+        found.append(("error", "thinking", f"{why}; the provider refuses it. {fix}"))
     if facts.name != "simulated" and not priced(spec.model):
-        found.append(
-            Problem(
-                "warning",
-                (*key, "model"),
-                f"litellm has no price for {spec.model}: its cost will be recorded as null",
-            )
-        )
+        why = f"litellm has no price for {spec.model}"
+        found.append(("warning", "model", f"{why}: its cost will be recorded as null"))
     if facts.structured_output == "prompt":
-        found.append(
-            Problem(
-                "warning",
-                (*key, "model"),
-                f"{facts.name} takes no JSON schema: the reply shape is asked for in the prompt "
-                "only, and unusable replies are re-asked",
-            )
-        )
-    return found
+        why = f"{facts.name} takes no JSON schema: the reply shape is asked for in the prompt only"
+        found.append(("warning", "model", f"{why}, and unusable replies are re-asked"))
+    return [Problem(severity, (*key, field), message) for severity, field, message in found]
