@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
-from autorubric_cli.judges.batch.base import BatchInfo, ProviderBatches
+from autorubric_cli.judges.batch.base import BatchInfo, Enqueue, ProviderBatches
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import (
     ENDPOINT,
@@ -29,7 +29,7 @@ from autorubric_cli.judges.batch.lines import (
 )
 from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.pricing import known_unpriced
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.body import wire_body
 from autorubric_cli.judges.transports.litellm import api_key_for, load_litellm
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
@@ -163,17 +163,11 @@ class LiteLLMBatches(ProviderBatches):
         assert isinstance(result, Completion)
         return result
 
-    async def ask(
-        self,
-        enqueue: Callable[[str, bytes], Awaitable[Result]],
-        key: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
-    ) -> Completion:
+    async def ask(self, enqueue: Enqueue, key: str, call: Call) -> Completion:
         """Queue one call for a new batch and return its answer."""
-        body, _ = wire_body(self.spec, self.model, messages, response_format)
+        body, _ = wire_body(self.spec, self.model, call.messages, call.response_format)
         return await self.answered(
-            await enqueue(key, batch_line(key, body)), messages, response_format
+            await enqueue(key, batch_line(key, body)), call.messages, call.response_format
         )
 
     async def aclose(self) -> None:

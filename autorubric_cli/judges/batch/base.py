@@ -14,7 +14,7 @@ from typing import Any
 
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import Result
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,10 @@ class BatchInfo:
     metadata: dict[str, str] = field(default_factory=dict)
     created_at: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+
+
+Enqueue = Callable[[str, bytes], Awaitable[Result]]
+"""Queues one request line under its key; resolves to the batch's answer to it."""
 
 
 class ProviderBatches(ABC):
@@ -61,13 +65,7 @@ class ProviderBatches(ABC):
         """The Completion of a batch's answer to one call."""
 
     @abstractmethod
-    async def ask(
-        self,
-        enqueue: Callable[[str, bytes], Awaitable[Result]],
-        key: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
-    ) -> Completion:
+    async def ask(self, enqueue: Enqueue, key: str, call: Call) -> Completion:
         """Queue one call (`enqueue`) for a new batch and return its answer."""
 
     @abstractmethod

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from abc import abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -22,7 +22,7 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.batch.api import FILE_TIMEOUT_S
-from autorubric_cli.judges.batch.base import BatchInfo, ProviderBatches
+from autorubric_cli.judges.batch.base import BatchInfo, Enqueue, ProviderBatches
 from autorubric_cli.judges.batch.capture import (
     BatchedLiteLLM,
     CapturedRequest,
@@ -38,7 +38,7 @@ from autorubric_cli.judges.policy.failures import (
 )
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import api_key_for
 from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
@@ -153,13 +153,7 @@ class NativeBatches(ProviderBatches):
 
         return await self.litellm.complete(messages, response_format, replay, self.price_of)
 
-    async def ask(
-        self,
-        enqueue: Callable[[str, bytes], Awaitable[Result]],
-        key: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
-    ) -> Completion:
+    async def ask(self, enqueue: Enqueue, key: str, call: Call) -> Completion:
         """Let litellm build the direct request, queue it, and parse the batch's reply."""
 
         async def batched(request: CapturedRequest) -> RawReply:
@@ -167,7 +161,9 @@ class NativeBatches(ProviderBatches):
             assert isinstance(result, RawReply)
             return result
 
-        return await self.litellm.complete(messages, response_format, batched, self.price_of)
+        return await self.litellm.complete(
+            call.messages, call.response_format, batched, self.price_of
+        )
 
 
 def httpx_error(exc: httpx.TransportError) -> ProviderError:

@@ -330,7 +330,7 @@ class BatchTransport:
             return await self.api.answered(result, messages, response_format)
         if not self.submit:
             return await self.direct.complete(call)
-        return await self.api.ask(self.enqueue, key, messages, response_format)
+        return await self.api.ask(self.enqueue, key, call)
 
     async def aclose(self) -> None:
         """Close the direct transport (the batch API is the coordinator's to close)."""
