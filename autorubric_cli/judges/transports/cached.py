@@ -16,7 +16,7 @@ is about (a criterion, a whole item, a batch line) beyond `request.sample`.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.cache import CachedAnswer, CallCache
@@ -24,11 +24,11 @@ from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.request_key import request_key
 
 
+@dataclass(eq=False)
 class SingleFlight:
     """Futures of the calls in flight, by key; shared by every judge of a run."""
 
-    def __init__(self) -> None:
-        self.calls: dict[str, asyncio.Future[Completion]] = {}
+    calls: dict[str, asyncio.Future[Completion]] = field(default_factory=dict)
 
 
 def served(answer: CachedAnswer) -> Completion:
@@ -41,16 +41,14 @@ def served(answer: CachedAnswer) -> Completion:
     )
 
 
+@dataclass(eq=False)
 class CachedTransport:
     """Wraps `inner`; same interface, plus `lookup`."""
 
-    def __init__(
-        self, inner: Transport, spec: JudgeSpec, cache: CallCache, flights: SingleFlight
-    ) -> None:
-        self.inner = inner
-        self.spec = spec
-        self.cache = cache
-        self.flights = flights
+    inner: Transport
+    spec: JudgeSpec
+    cache: CallCache
+    flights: SingleFlight
 
     def key(self, call: Call) -> str:
         return request_key(self.spec, call.messages, call.response_format, call.request.sample)
