@@ -105,12 +105,6 @@ def examples_block(examples: Sequence[PromptExample]) -> str:
     return "<examples>\n" + intro + "\n" + "\n".join(entries) + "\n</examples>"
 
 
-def closing_instruction(option_count: int | None) -> str:
-    if option_count is None:
-        return "Does the submission meet the criterion?"
-    return f"Which option (1-{option_count}) best answers the criterion for this submission?"
-
-
 def response_set_instruction(option_count: int | None) -> str:
     """The user message's request for a response set (`response_set` and `both`)."""
     if option_count is None:
@@ -121,23 +115,21 @@ def response_set_instruction(option_count: int | None) -> str:
     return f"List every option (1-{option_count}) you find reasonable for this submission."
 
 
-def fill_line(fields: Sequence[str]) -> str:
-    """Which reply fields to fill: the shared schema admits every kind (`replies`)."""
-    return (
-        f"Fill {' and '.join(fields)}; set the other fields to null. "
-        "Reply with the JSON object only."
-    )
-
-
 def closing_instructions(option_count: int | None, elicitation: Elicitation) -> str:
-    """The last paragraph: the forced question and/or the set request, then the fields."""
+    """The last paragraph: the forced question and/or the set request, then which reply fields
+    to fill (the shared schema admits every kind: `replies`)."""
     asked = []
-    if elicitation != "response_set":
-        asked.append(closing_instruction(option_count))
+    if elicitation != "response_set" and option_count is None:
+        asked.append("Does the submission meet the criterion?")
+    elif elicitation != "response_set":
+        asked.append(
+            f"Which option (1-{option_count}) best answers the criterion for this submission?"
+        )
     if elicitation != "forced_choice":
         asked.append(response_set_instruction(option_count))
-    fields = ASKED_FIELDS[(option_count is not None, elicitation)]
-    return " ".join([*asked, fill_line(fields)])
+    fields = " and ".join(ASKED_FIELDS[(option_count is not None, elicitation)])
+    fill = f"Fill {fields}; set the other fields to null. Reply with the JSON object only."
+    return " ".join([*asked, fill])
 
 
 def context_sections(
