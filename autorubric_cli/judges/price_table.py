@@ -54,7 +54,10 @@ def price_table() -> dict[str, dict[str, Any]]:
     path = table_path()
     if path is None:
         return {}
-    table = orjson.loads(path.read_bytes())
+    try:
+        table = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
     table.pop("sample_spec", None)
     return {k: v for k, v in table.items() if isinstance(v, dict)}
 

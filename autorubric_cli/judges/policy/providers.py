@@ -9,21 +9,17 @@ the providers' public API references and litellm 1.106.2's transformation code
 `preflight` turns the facts into problems with a judge's configuration, before any call:
 errors for what the provider will certainly refuse, warnings for what will work worse than
 the user may think. It is pure (no litellm import: `check` stays fast); the price lookup reads
-litellm's bundled cost map file directly.
+litellm's bundled cost map file directly (price_table.py).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.price_table import price_table
 
 StructuredOutput = Literal["json_schema", "prompt"]
 
@@ -243,21 +239,10 @@ class Problem:
     message: str
 
 
-@functools.cache
-def _cost_map() -> dict[str, Any]:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or spec.origin is None:
-        return {}
-    path = Path(spec.origin).parent / "model_prices_and_context_window_backup.json"
-    try:
-        return dict(orjson.loads(path.read_bytes()))
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-
-
 def priced(model: str) -> bool:
-    """Whether litellm's bundled cost map prices `model` (as written or without its prefix)."""
-    costs = _cost_map()
+    """Whether litellm's bundled cost map (price_table.py) prices `model` (as written or without
+    its prefix)."""
+    costs = price_table()
     return any(name in costs for name in (model, model.partition("/")[2]) if name)
 
 
