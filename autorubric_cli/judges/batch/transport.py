@@ -362,19 +362,11 @@ class BatchTransport:
         self.queue, self.queue_bytes, self.pending = [], 0, {}
 
     def flush(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        if not self.queue:
+        waiters, data = self.pending, b"".join(self.queue)
+        self.drop_queue()
+        if not waiters:
             return
-        record = RecordedBatch(
-            local=uuid.uuid4().hex,
-            judge=self.spec.judge_id,
-            keys=list(self.pending),
-            prepared_at=time.time(),
-        )
+        record = RecordedBatch(uuid.uuid4().hex, self.spec.judge_id, list(waiters), time.time())
         tracked = TrackedBatch(record)
-        tracked.waiters = self.pending
-        data = b"".join(self.queue)
-        self.queue, self.queue_bytes, self.pending = [], 0, {}
+        tracked.waiters = waiters
         self.coordinator.send(tracked, data, self.api)
