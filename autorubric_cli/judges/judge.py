@@ -280,26 +280,6 @@ def original_set(
     return sorted({original_index(order, position) for position in shown_set})
 
 
-def transport_for(spec: JudgeSpec, timeout: float, workers: WorkerPool | None) -> Transport:
-    """Simulated judges answer here; real ones through their direct transport, in the worker
-    processes when the run has them (workers.py), else in this process."""
-    if is_simulated(spec.model):
-        return SimulatedTransport(spec)
-    direct = direct_transport(spec, timeout)
-    if workers is not None:
-        return WorkerTransport(spec, workers, direct)
-    return direct
-
-
-def cached(
-    transport: Transport, spec: JudgeSpec, cache: CallCache | None, flights: SingleFlight
-) -> CachedTransport | None:
-    """Real judges go through the call cache; simulated ones never do (docs: cache-and-cost)."""
-    if cache is None or is_simulated(spec.model):
-        return None
-    return CachedTransport(transport, spec, cache, flights)
-
-
 def build_judges(
     config: LLMConfig,
     *,
@@ -316,16 +296,24 @@ def build_judges(
     flights = SingleFlight()
     judges = []
     for spec in config.judges:
-        transport = transport_for(spec, config.timeout, workers)
+        # simulated judges answer here; real ones through their direct transport, in the worker
+        # processes when the run has them (workers.py), else in this process
+        if is_simulated(spec.model):
+            transport: Transport = SimulatedTransport(spec)
+        else:
+            transport = direct_transport(spec, config.timeout)
+            if workers is not None:
+                transport = WorkerTransport(spec, workers, transport)
         limits, slots, unlimited = spec, global_slots, False
         if batches is not None:
             transport, unlimited = batches.wrap(spec, transport, config, policy, stats)
             if unlimited:  # batched calls wait on batches, never on concurrency slots
                 limits = spec.model_copy(update={"max_concurrency": UNLIMITED, "rpm": None})
                 slots = asyncio.Semaphore(UNLIMITED)
-        wrapper = cached(transport, spec, cache, flights)
+        wrapper = None  # real judges go through the call cache, simulated ones never do
         if not is_simulated(spec.model):
             api_key_for(spec)
+            wrapper = None if cache is None else CachedTransport(transport, spec, cache, flights)
         judges.append(
             Judge(
                 limits,
