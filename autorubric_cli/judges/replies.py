@@ -215,12 +215,6 @@ def parse_failure(detail: str) -> JudgeFailure:
     return JudgeFailure(FailureKind.PARSE, short(detail))
 
 
-def validation_detail(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "reply"
-    return f"{where}: {first['msg']}"
-
-
 def checked_set(positions: list[int], size: int) -> tuple[int, ...]:
     """A response set's positions, or a parse failure: empty, out of range or repeated."""
     if not positions:
@@ -266,7 +260,9 @@ def parse_answer(
             reply = ResponseSetReply.model_validate_json(text)
             explanation, shown_set = reply.explanation, reply.selected_options
     except ValidationError as error:
-        raise parse_failure(validation_detail(error)) from None
+        first = error.errors()[0]  # named as `field: problem`
+        where = ".".join(str(p) for p in first["loc"]) or "reply"
+        raise parse_failure(f"{where}: {first['msg']}") from None
     if option_count is not None and position is not None and not 1 <= position <= option_count:
         raise parse_failure(f"selected_option {position} is outside 1..{option_count}")
     return Answer(

@@ -123,11 +123,10 @@ def cost_of(litellm: ModuleType, response: Any) -> float | None:
     it could not); `completion_cost` is the fallback.
     """
     hidden = getattr(response, "_hidden_params", None) or {}
-    if "response_cost" in hidden:
-        cost = hidden["response_cost"]
-        return float(cost) if cost is not None else None
     try:
-        cost = litellm.completion_cost(completion_response=response)
+        cost = hidden.get("response_cost")
+        if "response_cost" not in hidden:
+            cost = litellm.completion_cost(completion_response=response)
     except Exception:
         return None
     return float(cost) if cost is not None else None

@@ -184,13 +184,10 @@ class WorkerPool:
                 )
             live = [self._spawn()]
         worker = min(live, key=lambda w: len(w.pending))
-        await self._connected(worker)
-        return worker
-
-    async def _connected(self, worker: WorkerProcess) -> None:
         if worker.connecting is None:
             worker.connecting = asyncio.ensure_future(self._connect(worker))
         await asyncio.shield(worker.connecting)
+        return worker
 
     async def _connect(self, worker: WorkerProcess) -> None:
         reader, worker.writer = await asyncio.open_connection(sock=worker.sock, limit=LINE_LIMIT)
