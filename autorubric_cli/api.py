@@ -50,7 +50,8 @@ from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.report.build import build_report_and_fold
-from autorubric_cli.report.compare import CompareOptions, compare_result
+from autorubric_cli.report.compare import compare_result
+from autorubric_cli.report.compare_options import CompareOptions
 from autorubric_cli.report.models import Report
 from autorubric_cli.report.models_compare import CompareResult
 

@@ -11,7 +11,8 @@ from autorubric_cli.cli.finish import append_step_summary, wide_console
 from autorubric_cli.core.json_model import to_json
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import write_atomic
-from autorubric_cli.report.compare import CompareOptions, compare_exit_code, compare_result
+from autorubric_cli.report.compare import compare_exit_code, compare_result
+from autorubric_cli.report.compare_options import CompareOptions
 from autorubric_cli.report.html.compare_page import render_compare_html
 from autorubric_cli.report.models_compare import CompareResult
 from autorubric_cli.report.render_compare import (

@@ -52,7 +52,7 @@ def compare(
     """Paired comparison of two experiments on the same items (no judge calls), with a gate."""
 
     from autorubric_cli.cli.compare_body import run_compare
-    from autorubric_cli.report.compare import CompareOptions
+    from autorubric_cli.report.compare_options import CompareOptions
 
     def body() -> int:
         options = CompareOptions(max_drop, fail_on_regression, alpha, ca_mode, top, seed, cluster)

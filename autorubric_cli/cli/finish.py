@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
+from autorubric_cli.cli.baseline_flags import refuse_unreachable
 from autorubric_cli.cli.console import output_console
 from autorubric_cli.cli.pipes import tolerate_closed_stdout
 from autorubric_cli.core.config import (
@@ -23,12 +24,12 @@ from autorubric_cli.core.config import (
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
-from autorubric_cli.core.metric_paths import unreachable_bound
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.lock import writer_active
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
 from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.metrics.ca_mode import CA_MODES
 from autorubric_cli.report.build import build_report_and_fold
 from autorubric_cli.report.html.page import write_report_html
 from autorubric_cli.report.models import Report
@@ -40,7 +41,6 @@ KIND_OF_FLAG = {
     "ordinal_aggregation": ("ordinal", ORDINAL_AGGREGATIONS),
     "nominal_aggregation": ("nominal", NOMINAL_AGGREGATIONS),
 }
-CA_MODES = ("exclude", "as_unmet", "as_category")
 
 
 def _flag(name: str) -> str:
@@ -167,13 +167,6 @@ def refuse_report_flags(
             key="--format",
         )
     return in_use
-
-
-def refuse_unreachable(opened: OpenedExperiment, fail_under: float | None) -> None:
-    """`--fail-under` above what the experiment's scores can reach is an input error."""
-    problem = unreachable_bound("score.mean", fail_under, opened.rubric.grader.normalize)
-    if problem is not None:
-        raise InputError(problem, key="--fail-under")
 
 
 def run_report(

@@ -139,8 +139,7 @@ def run(
 ) -> None:
     """Grade DATASET with RUBRIC and write an experiment directory."""
 
-    from autorubric_cli.cli.baseline import baseline_gate, finish_and_compare
-    from autorubric_cli.cli.cache_body import dry_run_run
+    from autorubric_cli.cli.baseline_flags import baseline_gate
     from autorubric_cli.cli.export_body import run_mlflow_export
     from autorubric_cli.experiment.options import RunOptions
     from autorubric_cli.experiment.session import start_run
@@ -168,14 +167,18 @@ def run(
         )
         exports = run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
+            from autorubric_cli.cli.cache_body import dry_run_run
+
             return dry_run_run(rubric, dataset, options, format.value)
         if escalation_rate is not None:
             raise InputError("only used with --dry-run", key="--escalation-rate")
         gate = baseline_gate(baseline, max_drop, fail_on_regression, alpha, cluster)
-        # Ctrl-C: RunInterrupted, no report. The report's modules load after the run started
-        # (on first use, through the faces): a worker process overlaps its litellm import.
+        # Ctrl-C: RunInterrupted, no report. The report's modules load after the run (numpy and
+        # scipy, preloaded by a thread while it grades): the first judge call does not wait.
         with exports:
             directory = start_run(rubric, dataset, options)
+        from autorubric_cli.cli.baseline import finish_and_compare
+
         code = finish_and_compare(directory, format.value, fail_under, junit, gate, cluster=cluster)
         if mlflow:
             run_mlflow_export(directory)
@@ -212,10 +215,8 @@ def resume(
     mlflow: MlflowOpt = False,
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded."""
-    from autorubric_cli.cli.baseline import baseline_gate, finish_and_compare
-    from autorubric_cli.cli.cache_body import dry_run_resume
+    from autorubric_cli.cli.baseline_flags import baseline_gate, refuse_unreachable
     from autorubric_cli.cli.export_body import run_mlflow_export
-    from autorubric_cli.cli.finish import refuse_unreachable
     from autorubric_cli.experiment.lock import lock_early
     from autorubric_cli.experiment.opened import open_experiment
     from autorubric_cli.experiment.session import resume_run
@@ -226,6 +227,8 @@ def resume(
     def body() -> int:
         exports = run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
+            from autorubric_cli.cli.cache_body import dry_run_resume
+
             return dry_run_resume(directory, retry_errors, cache, cache_dir, format.value)
         with lock_early(directory):
             return resume_body(exports)
@@ -245,6 +248,8 @@ def resume(
             )
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)
+        from autorubric_cli.cli.baseline import finish_and_compare
+
         code = finish_and_compare(directory, format.value, fail_under, junit, gate)
         if mlflow:
             run_mlflow_export(directory)

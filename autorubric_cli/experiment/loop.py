@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import pkgutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import autorubric_cli.metrics as metrics
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
@@ -84,6 +88,22 @@ def stopping_workers(grader: CriterionGrader) -> Iterator[None]:
         raise
 
 
+def _import_metrics() -> None:
+    # A warm-up, not a way to reach names (docs/design/startup.md): it runs in a thread while
+    # the run grades, to have numpy and scipy loaded by the time the end-of-run report, which
+    # the command imports after the run, needs them.
+    for module in pkgutil.iter_modules(metrics.__path__, f"{metrics.__name__}."):
+        importlib.import_module(module.name)
+
+
+def _preload_report() -> threading.Thread:
+    """Import the metrics the end-of-run report needs (numpy, scipy: seconds) in a thread while
+    the run grades: a run mostly waits on its judges, so the import then costs it nothing."""
+    thread = threading.Thread(target=_import_metrics, daemon=True)
+    thread.start()
+    return thread
+
+
 def window_for(rubric: Rubric) -> int:
     """Items in flight: enough to keep every call slot (or batch) busy."""
     config = rubric.grader
@@ -111,6 +131,7 @@ def grade_pending(
     already = min(len(done), manifest.items_total)
     progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
     outcome = RunOutcome()
+    preloading = _preload_report()
     with traced_run(recorder, rubric):
         try:
             outcome = asyncio.run(
@@ -123,6 +144,7 @@ def grade_pending(
             outcome.fatal = exc
             raise
         finally:
+            preloading.join()  # never leave an import running into interpreter shutdown
             if isinstance(outcome.fatal, BudgetReached):
                 recorded_items = len(done) + outcome.graded
                 outcome.fatal = BudgetStop(

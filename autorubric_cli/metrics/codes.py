@@ -23,10 +23,11 @@ any). Ordinal ranks order the non-NA options by (value, option index).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Final, Literal, cast, get_args
+from typing import Final, Literal, get_args
 
 import numpy as np
 
+from autorubric_cli.metrics.ca_mode import CaMode, check_ca_mode
 from autorubric_cli.metrics.figures import IntArray
 
 ABSTAIN: Final = -2
@@ -34,8 +35,6 @@ MISSING: Final = -1
 DROPPED: Final = -1
 """Class index for a code that takes no part in a comparison."""
 
-CaMode = Literal["exclude", "as_unmet", "as_category"]
-CA_MODES: Final[tuple[str, ...]] = get_args(CaMode)
 Kind = Literal["binary", "ordinal", "nominal"]
 KINDS: Final[tuple[str, ...]] = get_args(Kind)
 
@@ -78,13 +77,6 @@ class ClassPairs:
     @property
     def n(self) -> int:
         return int(self.items.size)
-
-
-def check_ca_mode(ca_mode: str) -> CaMode:
-    """The ca_mode, or ValueError naming the accepted ones."""
-    if ca_mode not in CA_MODES:
-        raise ValueError(f"unknown ca_mode {ca_mode!r}; expected one of {', '.join(CA_MODES)}")
-    return cast(CaMode, ca_mode)
 
 
 def option_ranks(values: list[float]) -> list[int]:

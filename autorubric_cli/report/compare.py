@@ -10,7 +10,6 @@ JSON and gates.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,12 @@ import numpy as np
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.gate import evaluate_check
 from autorubric_cli.core.json_model import to_json_dict
-from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
-from autorubric_cli.metrics.codes import CA_MODES
 from autorubric_cli.metrics.figures import Undefined
 from autorubric_cli.metrics.mean_ci import NO_PAIRS, bootstrap_mean_ci
 from autorubric_cli.metrics.paired import differences, sign_test_p, wilcoxon_p
 from autorubric_cli.report.compare_criteria import criteria_block, figure
+from autorubric_cli.report.compare_options import CompareOptions, check_options
 from autorubric_cli.report.compare_power import compare_cluster, pair_clusters, with_power
 from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
@@ -45,19 +43,6 @@ from autorubric_cli.report.models_compare import (
     ScoreComparison,
 )
 
-TOP_MOVED = 10
-
-
-@dataclass(frozen=True)
-class CompareOptions:
-    max_drop: float | None = None
-    fail_on_regression: bool = False
-    alpha: float = 0.05
-    ca_mode: str = "exclude"
-    top: int = TOP_MOVED
-    seed: int | None = None  # bootstrap seed; default: BASE's seed
-    cluster: str | None = None  # `--cluster metadata.KEY`; default: the rubrics' report.cluster
-
 
 @dataclass
 class Pairs:
@@ -67,15 +52,6 @@ class Pairs:
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         return self.base_rows, self.new_rows
-
-
-def check_options(options: CompareOptions) -> None:
-    if options.ca_mode not in CA_MODES:
-        raise InputError(f"must be one of: {', '.join(CA_MODES)}", key="--ca-mode")
-    if not 0.0 < options.alpha < 1.0:
-        raise InputError("must be in (0, 1)", key="--alpha")
-    if options.max_drop is not None and not (math.isfinite(options.max_drop)):
-        raise InputError("must be a finite number", key="--max-drop")
 
 
 def compare_experiments(base_dir: Path, new_dir: Path, options: CompareOptions) -> dict[str, Any]:

@@ -28,11 +28,11 @@ from autorubric_cli.metrics.bootstrap import (
     percentile_interval,
     score_statistics,
 )
+from autorubric_cli.metrics.ca_mode import check_ca_mode
 from autorubric_cli.metrics.codes import (
     MISSING,
     Scale,
     build_scale,
-    check_ca_mode,
 )
 from autorubric_cli.metrics.comparison import (
     LabelComparison,

@@ -13,7 +13,8 @@ from statsmodels.stats.contingency_tables import SquareTable
 
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.experiment.manifest import InputFile, Manifest, save_manifest, utc_now
-from autorubric_cli.report.compare import CompareOptions, compare_experiments, exit_code
+from autorubric_cli.report.compare import compare_experiments, exit_code
+from autorubric_cli.report.compare_options import CompareOptions
 
 RUBRIC = """
 criteria:
