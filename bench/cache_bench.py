@@ -25,15 +25,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 import yaml
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.judges.cache import CallCache, entry_digest
 from autorubric_cli.judges.replies import response_format
-from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.request import Call, Completion, VoteRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight
 from tests.support import TEST_KEY_ENV, make_rubric
@@ -80,12 +83,12 @@ def fill(path: Path, entries: int) -> None:
     db.close()
 
 
-def per_call_us(fn: object, args: list[object], repeats: int) -> float:
+def per_call_us(fn: Callable[[Any], object], args: Sequence[object], repeats: int) -> float:
     rounds = []
     for _ in range(repeats):
         start = time.process_time()
         for a in args:
-            fn(a)  # type: ignore[operator]
+            fn(a)
         rounds.append((time.process_time() - start) / len(args) * 1e6)
     return statistics.median(rounds)
 
@@ -106,12 +109,12 @@ def bench_lookups(entries: int, lookups: int, repeats: int) -> None:
         store_us = per_call_us(cache.get, list(keys), repeats)
         print(f"store hit (CallCache.get): {store_us:.1f} us CPU (median of {repeats})")
         transport = CachedTransport(_NoCalls(), SPEC, cache, SingleFlight())
-        from autorubric_cli.core.rubric import Criterion
-
         criterion = Criterion(name="c1", requirement="r")
-        requests = [VoteRequest(f"it{i}", criterion, 0, messages(i)) for i in picks]
-        assert all(transport.lookup(r.messages, fmt, r) is not None for r in requests[:10])
-        path_us = per_call_us(lambda r: transport.lookup(r.messages, fmt, r), requests, repeats)
+        calls = [
+            Call(messages(i), fmt, VoteRequest(f"it{i}", criterion, 0, messages(i))) for i in picks
+        ]
+        assert all(transport.lookup(call) is not None for call in calls[:10])
+        path_us = per_call_us(transport.lookup, calls, repeats)
         verdict = "OK" if path_us < 300 else "OVER TARGET"
         print(
             f"hit path (key + get + Completion): {path_us:.1f} us CPU; target < 300 us: {verdict}"
@@ -120,10 +123,11 @@ def bench_lookups(entries: int, lookups: int, repeats: int) -> None:
 
 
 class _NoCalls:
-    simulated = False
-
-    async def complete(self, *args: object) -> object:
+    async def complete(self, call: Call) -> Completion:
         raise AssertionError("a cache hit must not call the transport")
+
+    async def aclose(self) -> None:
+        return None
 
 
 def bench_rerun(items: int) -> None:
