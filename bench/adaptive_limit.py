@@ -89,7 +89,7 @@ def main() -> None:
             f"{', '.join(f'{r[0] / ideal:.2f}' for r in runs)}); retries {refused:.1%} "
             f"(runs: {', '.join(f'{r[1]:.1%}' for r in runs)})"
         )
-    print("targets (issue 22): within 1.25x the ideal time, retries <= 10%")
+    print("targets (docs/design/failures.md): within 1.25x the ideal time, retries <= 10%")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ A CLI run grades ITEMS items against the loopback judge (separate process, LATEN
 once RECORDED items are on disk it gets SIGINT. Printed, median of --runs: seconds from the
 signal to the exit (the in-flight calls finish first: at most LATENCY with calls in flight),
 and seconds `autorubric report DIR --format json` then takes (what an interrupted run used to
-spend before exiting, plus report.html). Target (issue 26): exit within 1 s.
+spend before exiting, plus report.html). Target (docs/reference/cli-behaviour.md): exit within 1 s.
 
     python bench/interrupt_latency.py [--items 3000] [--recorded 1500] [--latency 0.05] [--runs 3]
 """

@@ -5,8 +5,8 @@ arrives while 8 are in flight, as a provider's rate limit does. The run is confi
 `max_concurrency: 64`; adaptive concurrency (judges/policy/adaptive.py) has to find the limit.
 Prints, median of --runs: items recorded, the share of requests refused (each refusal is a retry),
 and the grading throughput against what 8 in flight allow (items x 3 calls x latency / 8).
-Targets (issue 22): within 1.25x the ideal time, retries <= 10% of requests. `--baseline FILE`
-runs another `AdaptiveLimit` (e.g. `git show main:autorubric_cli/judges/policy/adaptive.py > f.py`)
+Targets (docs/design/failures.md): within 1.25x the ideal time, retries <= 10% of requests.
+`--baseline FILE` runs another `AdaptiveLimit` (e.g. `git show main:autorubric_cli/judges/policy/adaptive.py > f.py`)
 alternately with the current one, so both see the same machine load.
 litellm is imported before timing, so the figure is the grading, not the start-up.
 
@@ -118,7 +118,7 @@ def main() -> None:
             f"(runs: {', '.join(f'{(r[1] - calls) / r[1]:.1%}' for r in runs)}); items recorded "
             f"{recorded} of {args.items}"
         )
-    print("targets (issue 22): within 1.25x the ideal time, retries <= 10%")
+    print("targets (docs/design/failures.md): within 1.25x the ideal time, retries <= 10%")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Benchmark: `autorubric report --format json` on a synthetic experiment.
 
 Default: 100,000 items x 5 criteria x 3 judges, each record written as the product writes it
-(every field; a ~545 MB items.jsonl). Targets (issue 23): under 12 s wall and 300 MB peak RSS
-here. Prints, as medians of --runs runs, the wall time, the CPU time and the peak RSS of the
+(every field; a ~545 MB items.jsonl). Targets (docs/design/typed-report.md): under 12 s wall
+and 300 MB peak RSS here. Prints, as medians of --runs runs, the wall time, the CPU time and the peak RSS of the
 `report` process and its fold workers, each with its ratio to the target, and the JSON's
 sha256 (the same whatever the tree).
 
