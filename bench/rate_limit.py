@@ -6,8 +6,9 @@ arrives while 8 are in flight, as a provider's rate limit does. The run is confi
 Prints, median of --runs: items recorded, the share of requests refused (each refusal is a retry),
 and the grading throughput against what 8 in flight allow (items x 3 calls x latency / 8).
 Targets (docs/design/failures.md): within 1.25x the ideal time, retries <= 10% of requests.
-`--baseline FILE` runs another `AdaptiveLimit` (e.g. `git show main:autorubric_cli/judges/policy/adaptive.py > f.py`)
-alternately with the current one, so both see the same machine load.
+`--baseline FILE` runs another `AdaptiveLimit`
+(e.g. `git show main:autorubric_cli/judges/policy/adaptive.py > f.py`) alternately with the
+current one, so both see the same machine load.
 litellm is imported before timing, so the figure is the grading, not the start-up.
 
     python -m bench.rate_limit [--items 400] [--latency 0.1] [--limit 8] [--runs 3] [--baseline F]

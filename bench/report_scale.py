@@ -2,9 +2,9 @@
 
 Default: 100,000 items x 5 criteria x 3 judges, each record written as the product writes it
 (every field; a ~545 MB items.jsonl). Targets (docs/design/typed-report.md): under 12 s wall
-and 300 MB peak RSS here. Prints, as medians of --runs runs, the wall time, the CPU time and the peak RSS of the
-`report` process and its fold workers, each with its ratio to the target, and the JSON's
-sha256 (the same whatever the tree).
+and 300 MB peak RSS here. Prints, as medians of --runs runs, the wall time, the CPU time and the
+peak RSS of the `report` process and its fold workers, each with its ratio to the target, and
+the JSON's sha256 (the same whatever the tree).
 
 `--cluster G` gives every record `metadata.topic` (G topics, items spread round-robin) and runs
 the report with `--cluster metadata.topic` (clustered standard errors for the score and every
