@@ -149,7 +149,7 @@ def test_simulated_grading_never_imports_litellm() -> None:
         "asyncio.run(main())\n"
         "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
     )
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60
     )
