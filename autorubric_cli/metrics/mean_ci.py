@@ -67,13 +67,21 @@ def bootstrap_mean_ci(
     if n < 2:
         return Undefined(NO_PAIRS if n == 0 else "fewer than two paired items")
     rng = np.random.default_rng(seed)
-    distinct, counts = np.unique(values, return_counts=True)
-    if plan.by_counts and distinct.size * 32 <= n:
-        means = _means_by_counts(rng, distinct, counts, resamples, plan.block_cells)
+    few = _few_distinct(values) if plan.by_counts else None
+    if few is not None:
+        means = _means_by_counts(rng, *few, resamples, plan.block_cells)
     else:
         means = _means_by_index(rng, values, resamples, plan.block_cells)
     low, high = np.percentile(means, [plan.tail, 100.0 - plan.tail])
     return MeanInterval(float(low), float(high))
+
+
+def _few_distinct(values: FloatArray) -> tuple[FloatArray, np.ndarray] | None:
+    """(distinct values, their counts) when there are few of them (at most one per 32 values):
+    the case where drawing counts is cheaper than drawing values. Sorting is paid only by a plan
+    that draws counts."""
+    distinct, counts = np.unique(values, return_counts=True)
+    return (distinct, counts) if distinct.size * 32 <= values.size else None
 
 
 def _means_by_counts(
