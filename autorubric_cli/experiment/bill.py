@@ -6,7 +6,7 @@ is the bill `run --dry-run -f json` prints (docs/guides/cache-and-cost.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autorubric_cli.core.rubric import Rubric
@@ -34,7 +34,8 @@ class CallBill:
 
 @dataclass
 class Line:
-    """Calls of one judge (and criterion): how many, how many cached, and the estimate."""
+    """Calls of one judge (and criterion): how many, how many cached, and the estimate; its
+    fields, in this order, are the bill's line keys."""
 
     calls: int = 0
     cached: int = 0
@@ -57,17 +58,6 @@ class Line:
             self.cost_estimate = None
         else:
             self.cost_estimate += call.cost
-
-    def fields(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "cached": self.cached,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens_estimate": self.completion_tokens_estimate,
-            "cost_estimate": self.cost_estimate,
-            "cached_prompt_tokens": self.cached_prompt_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-        }
 
 
 @dataclass
@@ -101,9 +91,9 @@ class Bill:
                 "cached": total.cached,
                 "to_send": total.calls - total.cached,
             },
-            "judges": [{"id": j, **line.fields()} for j, line in self.by_judge.items()],
+            "judges": [{"id": j, **asdict(line)} for j, line in self.by_judge.items()],
             "criteria": [
-                {"judge": j, "criterion": c, **line.fields()}
+                {"judge": j, "criterion": c, **asdict(line)}
                 for (j, c), line in self.by_pair.items()
             ],
             "prompt_tokens": total.prompt_tokens,
