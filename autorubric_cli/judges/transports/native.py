@@ -1,6 +1,6 @@
 """The OpenAI chat-completions wire format over one shared aiohttp session per judge, no litellm.
 
-For the judges `transport_choice.py` sends here (`hosted_vllm/` models, `openai/` models with
+For the judges `transports/choice.py` sends here (`hosted_vllm/` models, `openai/` models with
 an `api_base`), the request body is the one litellm 1.106.2 sends for our call shape
 (`body.wire_body`, with the model name without its prefix;
 tests/judges/transports/test_native_wire.py captures both and compares them). aiohttp's
