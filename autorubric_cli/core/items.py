@@ -6,10 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from autorubric_cli.core.conversation import Message
+from autorubric_cli.core.conversation import Message, as_given
 from autorubric_cli.core.conversation_rules import parse_conversation
 
 HumanRating = str | list[str]
+GivenSubmission = str | dict[str, Any] | list[dict[str, Any]]
+"""A submission as given: a text, `{thinking, output}`, or a conversation's messages."""
 ITEM_FIELDS = (
     "id",
     "submission",
@@ -28,6 +30,15 @@ class Submission(BaseModel):
     output: str = ""
     thinking: str | None = None
     messages: list[Message] | None = None
+
+    def as_given(self) -> GivenSubmission:
+        """The submission as a dataset gives it, as item records keep it: a conversation as
+        its list of messages, a text with thinking as `{thinking, output}`, else the text."""
+        if self.messages is not None:
+            return as_given(self.messages)
+        if self.thinking is not None:
+            return {"thinking": self.thinking, "output": self.output}
+        return self.output
 
 
 class Item(BaseModel):

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autorubric_cli.core.items import GivenSubmission
 from autorubric_cli.core.json_model import absent
 
 
@@ -100,3 +101,8 @@ class ItemRecord(Record):
     ground_truth: dict[str, str] = Field(default_factory=dict)
     human_ratings: dict[str, list[str | list[str]]] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)  # clusters, self-preference
+    # What was graded, so that the directory stands alone (docs/reference/experiment-directory.md);
+    # absent from records written before they were kept, and query/reference when the item has none
+    submission: GivenSubmission | None = absent()
+    query: str | None = absent()
+    reference_submission: str | None = absent()

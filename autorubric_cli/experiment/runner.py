@@ -83,7 +83,8 @@ def items_in_flight(concurrency: int, calls_per_item: int, staged: bool = False)
 
 
 def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
-    """Attach what `report` needs to rescore and compare with labels from items.jsonl alone."""
+    """Attach what `report` needs to rescore and compare with labels from items.jsonl alone, and
+    what was graded (the HTML report and the labelling page show it with the dataset gone)."""
     return record.model_copy(
         update={
             "id": item.id,
@@ -92,6 +93,9 @@ def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
             "ground_truth": item.ground_truth,
             "human_ratings": item.human_ratings,
             "metadata": item.metadata,
+            "submission": item.submission.as_given(),
+            "query": item.query,
+            "reference_submission": item.reference_submission,
         }
     )
 

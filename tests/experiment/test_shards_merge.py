@@ -78,6 +78,10 @@ def test_merged_shards_equal_a_single_run(runs: Path, tmp_path: Path) -> None:
     assert report(merged) == report(runs / "single")  # ids, scores and every figure
     assert records(merged) == sorted(records(runs / "single"), key=lambda r: r["index"])
     assert [r["index"] for r in records(merged)] == list(range(len(dataset_ids())))
+    given = {json.loads(line)["id"]: json.loads(line) for line in DATA.read_text().splitlines()}
+    for record in records(merged):  # what was graded travels with the records
+        assert record["submission"] == given[record["id"]]["submission"]
+        assert record["query"] == given[record["id"]]["query"]
     manifest = json.loads((merged / "manifest.json").read_text())
     assert manifest["status"] == "completed" and manifest["shard"] is None
     assert [m["shard"] for m in manifest["merged_from"]] == ["1/3", "2/3", "3/3"]

@@ -298,20 +298,6 @@ def test_a_capped_sample_keeps_the_worst_items_and_says_so(demo: Path) -> None:
     assert [r["id"] for r in small.items()] == ordered[: len(small.items())]
 
 
-def test_a_missing_dataset_is_said_instead_of_showing_texts(demo: Path, tmp_path: Path) -> None:
-    out = tmp_path / "moved"
-    out.mkdir()
-    for name in ("manifest.json", "rubric.yaml", "items.jsonl"):
-        (out / name).write_bytes((demo / name).read_bytes())
-    manifest = json.loads((out / "manifest.json").read_text())
-    manifest["dataset"]["path"] = str(tmp_path / "gone.jsonl")
-    (out / "manifest.json").write_text(json.dumps(manifest))
-    assert cli("report", out, "--format", "html").exit_code == 0
-    page = parse(out / "report.html")
-    assert "texts-note" in page.ids and all("sub" not in r for r in page.items())
-    assert "is not there" in (out / "report.html").read_text()
-
-
 def test_labels_from_the_rubric_cannot_close_a_script_element(tmp_path: Path) -> None:
     """Criterion names reach the plot specs and the item metadata (JSON in <script>)."""
     name = "tone</script><script>alert(4)</script>"

@@ -1,5 +1,5 @@
-"""The items embedded in the HTML report: compact rows, a capped sample (worst first), texts
-from the dataset when it is still there, gzip-compressed and base64-encoded.
+"""The items embedded in the HTML report: compact rows, a capped sample (worst first), with
+their texts (`texts`), gzip-compressed and base64-encoded.
 
 The page decompresses the payload in the browser (`DecompressionStream`); base64 text cannot
 break out of its `<script>` element, and the page inserts every string with `textContent`, so
@@ -17,24 +17,19 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.evaluate import non_na_values, outcome_value
-from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.scoring import criterion_value
-from autorubric_cli.errors import InputError
-from autorubric_cli.experiment.manifest import ITEMS, Manifest, sha256_file
+from autorubric_cli.experiment.manifest import ITEMS, Manifest
 from autorubric_cli.experiment.store import ReadIssues, iter_records_at, open_records
-from autorubric_cli.loading.dataset import iter_items
+from autorubric_cli.report.html.texts import cut, item_texts
 from autorubric_cli.report.outcome import outcome_label
 
 ITEM_CAP = 5_000
 """At most this many items are embedded (the worst first); the rest are in items.jsonl."""
 BYTE_BUDGET = 2_300_000
 """Compressed bytes of item data, so a page stays well under 5 MB with the plotting script."""
-TEXT_CAP = 20_000
-"""Characters kept of one text (submission, reason, ...); the rest is cut and marked."""
 
 
 @dataclass
@@ -50,35 +45,6 @@ class EmbeddedItems:
     @property
     def sampled(self) -> bool:
         return self.shown < self.total
-
-
-def cut(text: str | None) -> str | None:
-    if text is None or len(text) <= TEXT_CAP:
-        return text
-    return text[:TEXT_CAP] + f" … [cut: {len(text) - TEXT_CAP:,} more characters]"
-
-
-def cut_texts(value: Any) -> Any:
-    """A JSON value with every string in it cut as `cut` does."""
-    if isinstance(value, str):
-        return cut(value)
-    if isinstance(value, list):
-        return [cut_texts(v) for v in value]
-    if isinstance(value, dict):
-        return {k: cut_texts(v) for k, v in value.items()}
-    return value
-
-
-def text_fields(item: Item) -> dict[str, Any]:
-    """What a page shows of an item: `q` (query), and `conv` (a conversation's messages as
-    given) or `sub` and `th` (the text and its thinking); long texts cut."""
-    fields: dict[str, Any] = {"q": cut(item.query)}
-    sub = item.submission
-    if sub.messages is not None:
-        fields["conv"] = cut_texts(as_given(sub.messages))
-    else:
-        fields["sub"], fields["th"] = cut(sub.output), cut(sub.thinking)
-    return fields
 
 
 def worst_first_key(status: str, score: float | None, index: int) -> tuple[int, float, int]:
@@ -177,29 +143,6 @@ def item_row(
     return row
 
 
-def dataset_texts(
-    manifest: Manifest, rubric: Rubric, ids: set[str]
-) -> tuple[dict[str, Any], str | None]:
-    """id -> the item's `text_fields` from the experiment's dataset, when it is unchanged.
-
-    Item records do not hold the submissions; when the dataset is gone or changed the page
-    says so instead of showing the wrong text.
-    """
-    path = Path(manifest.dataset.path)
-    if not path.is_file():
-        return {}, f"submissions are not shown: the dataset {path} is not there"
-    try:
-        if sha256_file(path) != manifest.dataset.sha256:
-            return {}, f"submissions are not shown: the dataset {path} changed since the run"
-        texts = {}
-        for item in iter_items(path, rubric, manifest.dataset_fields):
-            if item.id in ids:
-                texts[item.id] = text_fields(item)
-    except (InputError, OSError) as exc:
-        return {}, f"submissions are not shown: the dataset cannot be read ({exc})"
-    return texts, None
-
-
 def compress_rows(rows: Iterable[dict[str, Any]], budget: int) -> tuple[str, list[str], bool]:
     """base64(gzip(JSON array)) of the rows, in order, until the compressed size reaches `budget`.
 
@@ -239,7 +182,7 @@ def embed_items(
     numbers, total = select_lines(path, issues, cap)
     records = list(iter_records_at(path, set(numbers), issues, rubric.criteria))
     records.sort(key=lambda r: worst_first_key(r.status, r.score, r.index))
-    texts, note = dataset_texts(manifest, rubric, {r.id for r in records})
+    texts, note = item_texts(records, manifest, rubric)
     judges = {j.judge_id: i for i, j in enumerate(rubric.grader.judges)}
     rows = (item_row(r, judges, texts, rubric) for r in records)
     payload, ids, hit = compress_rows(rows, budget)

@@ -13,10 +13,12 @@ from typing import Any
 
 from autorubric_cli import __version__
 from autorubric_cli.errors import InputError
-from autorubric_cli.experiment.manifest import write_atomic
+from autorubric_cli.experiment.manifest import ITEMS, write_atomic
+from autorubric_cli.experiment.store import ReadIssues, latest_lines, records_by_id
 from autorubric_cli.labels.page_data import LabelPlan, plan_meta
-from autorubric_cli.report.html.items import compress_rows, dataset_texts
+from autorubric_cli.report.html.items import compress_rows
 from autorubric_cli.report.html.templating import asset, environment
+from autorubric_cli.report.html.texts import item_texts
 
 LABEL_HTML = "label.html"
 LABEL_ITEM_CAP = 10_000
@@ -40,7 +42,9 @@ def render_label_html(
 ) -> str:
     experiment = plan.experiment
     wanted = {item.id for item in plan.ranked[:cap]}
-    texts, note = dataset_texts(experiment.manifest, experiment.rubric, wanted)
+    path = experiment.directory / ITEMS
+    records = records_by_id(path, latest_lines(path, ReadIssues()), wanted)
+    texts, note = item_texts(records.values(), experiment.manifest, experiment.rubric)
     if note is not None:
         raise InputError(f"cannot write the labelling page: {note}", path=str(experiment.directory))
     payload, ids, hit = compress_rows(label_rows(plan, texts)[:cap], budget)

@@ -187,6 +187,9 @@
     $("thinking-box").hidden = !item.th;
     $("thinking-box").open = false;
     $("thinking").textContent = item.th || "";
+    $("reference-box").hidden = !item.ref;
+    $("reference-box").open = false;
+    $("reference").textContent = item.ref || "";
     drawSubmission(item);
     var panel = $("criteria");
     panel.textContent = "";

@@ -99,7 +99,7 @@
     if (status === "gt" && !disagrees(item, ci)) return false;
     if (ci !== "" && verdict !== "" && item.c[Number(ci)][0] !== verdict) return false;
     if (!q) return true;
-    return [item.id, item.q, item.sub, item.convText, item.err].some(function (t) {
+    return [item.id, item.q, item.sub, item.convText, item.ref, item.err].some(function (t) {
       return t && String(t).toLowerCase().indexOf(q) >= 0;
     });
   }
@@ -139,6 +139,7 @@
     if (item.conv) box.appendChild(el("div", {}, [el("h4", { text: "Conversation · " + conv.summary(item.conv) }), conv.render(item.conv)]));
     else if (item.sub !== undefined) box.appendChild(el("div", {}, [el("h4", { text: "Submission" }), el("pre", { cls: "submission", text: item.sub })]));
     if (item.th) box.appendChild(el("details", {}, [el("summary", { text: "Thinking" }), el("pre", { text: item.th })]));
+    if (item.ref) box.appendChild(el("div", { cls: "reference" }, [el("h4", { text: "Reference submission (shown to the judges)" }), el("pre", { text: item.ref })]));
     var table = el("table", { cls: "votes" });
     table.appendChild(el("thead", {}, [el("tr", {}, ["criterion / judge", "sample", "outcome", "truth", "weight × value", "agreement", "shown option order", "reason", "error"].map(function (h) { return el("th", { text: h }); }))]));
     var body = el("tbody");
