@@ -25,6 +25,7 @@ LLMCalls = Literal["per_criterion", "per_item"]
 PromptCaching = Literal["auto", "off"]
 CacheTTL = Literal["5m", "1h"]
 ApplyTo = Literal["all", "output", "thinking"]
+Clip = Literal["item", "mean"]
 Transport = Literal["auto", "native", "litellm"]
 NATIVE_PREFIXES = ("openai/", "hosted_vllm/")
 
@@ -257,6 +258,8 @@ class LLMConfig(Strict):
     cannot_assess: CannotAssessConfig = Field(default_factory=CannotAssessConfig)
     length_penalty: LengthPenalty | None = None
     normalize: bool = True
+    # docs/reference/rubric-file.md: clamp each item's score (item) or only the mean (mean)
+    clip: Clip = "item"
     shuffle_options: bool = True
     auto_na_option: bool = False
     # docs/reference/rubric-file.md: fixed, so reruns hit the cache (docs/guides/cache-and-cost.md)

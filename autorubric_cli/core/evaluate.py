@@ -15,7 +15,7 @@ from autorubric_cli.core.aggregation import (
     aggregate_ordinal,
     reduce_samples,
 )
-from autorubric_cli.core.config import CannotAssessConfig, LengthPenalty
+from autorubric_cli.core.config import CannotAssessConfig, Clip, LengthPenalty
 from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, OptionRecord, Vote
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.scoring import (
@@ -40,6 +40,7 @@ class ScoringRules:
     normalize: bool
     length_penalty: LengthPenalty | None
     judge_weights: dict[str, float]
+    clip: Clip = "item"
 
     @classmethod
     def from_rubric(cls, rubric: Rubric) -> ScoringRules:
@@ -52,6 +53,7 @@ class ScoringRules:
             normalize=grader.normalize,
             length_penalty=grader.length_penalty,
             judge_weights=grader.judge_weights(),
+            clip=grader.clip,
         )
 
     def words(self, counts: dict[str, int]) -> int:
@@ -180,7 +182,9 @@ def score_records(
         for criterion, record in zip(rules.criteria, records, strict=True)
     ]
     values = [non_na_values(criterion) for criterion in rules.criteria]
-    return score_item(weighted, rules.cannot_assess, rules.normalize, penalty, values)
+    return score_item(
+        weighted, rules.cannot_assess, rules.normalize, penalty, values, clip=rules.clip
+    )
 
 
 def non_na_values(criterion: Criterion) -> list[float]:

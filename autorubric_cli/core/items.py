@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from autorubric_cli.core.conversation import Message, as_given
 from autorubric_cli.core.conversation_rules import parse_conversation
+from autorubric_cli.core.criterion import Criterion
 
 HumanRating = str | list[str]
 GivenSubmission = str | dict[str, Any] | list[dict[str, Any]]
@@ -20,6 +21,9 @@ ITEM_FIELDS = (
     "ground_truth",
     "human_ratings",
     "metadata",
+    "context",
+    "rubric",
+    "tags",
 )
 
 
@@ -54,6 +58,19 @@ class Item(BaseModel):
     ground_truth: dict[str, str] = Field(default_factory=dict)
     human_ratings: dict[str, list[HumanRating]] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # per-item rubrics (docs/reference/dataset-files.md): the conversation before the
+    # submission, the item's own criteria (named: `i<n>` by position when unnamed), its tags
+    context: list[Message] | None = None
+    rubric: list[Criterion] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context_conversation(cls, value: Any) -> Any:
+        """A list of messages or `{"messages": [...]}`, checked by the conversation rules."""
+        if isinstance(value, list) or (isinstance(value, dict) and "messages" in value):
+            return parse_conversation(value, key="context")
+        return value
 
     @field_validator("submission", mode="before")
     @classmethod

@@ -66,6 +66,14 @@ class OptionRecord(Record):
     na: bool
 
 
+class DefinedOption(Record):
+    """An option of an item criterion's definition, as the record keeps it."""
+
+    label: str
+    value: float | None = None
+    na: bool = False
+
+
 class CriterionRecord(Record):
     name: str
     verdict: CriterionVerdict | None = None
@@ -76,6 +84,18 @@ class CriterionRecord(Record):
     votes: list[Vote] = Field(default_factory=list)
     # judge cascades: true when the `then` judges decided; absent outside a cascade
     escalated: bool | None = Field(None, exclude_if=lambda v: v is None)
+    # An item criterion's definition (docs/reference/experiment-directory.md), so the record
+    # stands alone; absent on a shared criterion (rubric.yaml holds it). `requirement` set means
+    # an item criterion; the last four only when not their default. Written and read back by
+    # core/item_rubric.py.
+    requirement: str | None = absent()
+    weight: float | None = absent()
+    tags: list[str] | None = absent()
+    options: list[DefinedOption] | None = absent()
+    scale_type: str | None = absent()
+    aggregation: str | None = absent()
+    scope: str | None = absent()
+    elicitation: str | None = absent()
 
 
 class ItemRecord(Record):
@@ -106,3 +126,6 @@ class ItemRecord(Record):
     submission: GivenSubmission | None = absent()
     query: str | None = absent()
     reference_submission: str | None = absent()
+    # per-item rubrics: the conversation before the submission (as given), the item's tags
+    context: list[dict[str, Any]] | None = absent()
+    tags: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)

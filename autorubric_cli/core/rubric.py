@@ -1,110 +1,23 @@
-"""Rubric, Criterion, CriterionOption (docs/reference/rubric-file.md)."""
+"""Rubric (docs/reference/rubric-file.md): the shared criteria and the grader's configuration;
+`for_item` adds an item's own criteria (docs/reference/dataset-files.md, per-item rubrics)."""
 
 from __future__ import annotations
 
-import math
-from typing import Literal
+from collections.abc import Sequence
 
 from pydantic import Field, field_validator, model_validator
 
 from autorubric_cli.core.clusters import ReportSection
-from autorubric_cli.core.config import (
-    BINARY_AGGREGATIONS,
-    NOMINAL_AGGREGATIONS,
-    ORDINAL_AGGREGATIONS,
-    GateCheck,
-    LLMConfig,
-    Strict,
-)
+from autorubric_cli.core.config import GateCheck, LLMConfig, Strict
+from autorubric_cli.core.criterion import AUTO_NA_LABEL as AUTO_NA_LABEL
+from autorubric_cli.core.criterion import Criterion as Criterion
+from autorubric_cli.core.criterion import CriterionKind as CriterionKind
+from autorubric_cli.core.criterion import CriterionOption as CriterionOption
+from autorubric_cli.core.criterion import Elicitation as Elicitation
+from autorubric_cli.core.criterion import Scope as Scope
+from autorubric_cli.core.criterion import with_auto_na
 from autorubric_cli.core.items import ITEM_FIELDS
 from autorubric_cli.errors import unknown_name_message
-
-CriterionKind = Literal["binary", "ordinal", "nominal"]
-Elicitation = Literal["forced_choice", "response_set", "both"]
-Scope = Literal["conversation", "final_turn"]
-AUTO_NA_LABEL = "Cannot assess"
-
-
-class CriterionOption(Strict):
-    label: str = Field(min_length=1)
-    value: float | None = None
-    na: bool = False
-
-    @model_validator(mode="after")
-    def _value_in_unit_range(self) -> CriterionOption:
-        if self.na:
-            return self
-        if self.value is None:
-            raise ValueError("a non-NA option needs a `value` in [0, 1]")
-        if not math.isfinite(self.value) or not 0.0 <= self.value <= 1.0:
-            raise ValueError(f"option value {self.value} is outside [0, 1]")
-        return self
-
-
-class Criterion(Strict):
-    name: str = ""
-    requirement: str = Field(min_length=1)
-    weight: float = 10.0
-    # binary: says what a criterion without `options` is anyway (MET/UNMET), as check/report do
-    scale_type: CriterionKind = "ordinal"
-    aggregation: str | None = None
-    options: list[CriterionOption] | None = None
-    elicitation: Elicitation = "forced_choice"
-    # what a judge grades of a conversation: all of it, or its last assistant message
-    scope: Scope = "conversation"
-
-    @field_validator("weight")
-    @classmethod
-    def _finite_weight(cls, v: float) -> float:
-        if not math.isfinite(v):
-            raise ValueError("weight must be a finite number")
-        return v
-
-    @model_validator(mode="after")
-    def _check_options_and_aggregation(self) -> Criterion:
-        if self.scale_type == "binary" and self.options is not None:
-            raise ValueError(
-                "scale_type `binary` is for a criterion without options (MET/UNMET); "
-                "with options use ordinal or nominal"
-            )
-        if self.options is not None:
-            if sum(1 for o in self.options if not o.na) < 2:
-                raise ValueError("a multi-choice criterion needs at least two non-NA options")
-            labels = [o.label.strip().lower() for o in self.options]
-            if len(set(labels)) != len(labels):
-                raise ValueError("option labels must be unique")
-        allowed = {
-            "binary": BINARY_AGGREGATIONS,
-            "ordinal": ORDINAL_AGGREGATIONS,
-            "nominal": NOMINAL_AGGREGATIONS,
-        }[self.kind]
-        if self.aggregation is not None and self.aggregation not in allowed:
-            raise ValueError(
-                f"aggregation {self.aggregation!r} is not valid for a {self.kind} criterion "
-                f"(one of: {', '.join(allowed)})"
-            )
-        return self
-
-    @property
-    def kind(self) -> CriterionKind:
-        if self.options is None:
-            return "binary"
-        return self.scale_type
-
-    @property
-    def is_multi_choice(self) -> bool:
-        return self.options is not None
-
-    def option_list(self) -> list[CriterionOption]:
-        if self.options is None:
-            raise ValueError(f"criterion {self.name!r} is binary")
-        return self.options
-
-    def na_option_index(self) -> int | None:
-        for i, option in enumerate(self.options or []):
-            if option.na:
-                return i
-        return None
 
 
 class DatasetSection(Strict):
@@ -127,7 +40,8 @@ class DatasetSection(Strict):
 class Rubric(Strict):
     name: str | None = None
     guidelines: str | None = None
-    criteria: list[Criterion] = Field(min_length=1)
+    # may be empty when every item carries its own criteria
+    criteria: list[Criterion] = Field(default_factory=list)
     grader: LLMConfig = Field(default_factory=LLMConfig)
     report: ReportSection = Field(default_factory=ReportSection)
     gate: list[GateCheck] = Field(default_factory=list)
@@ -142,14 +56,17 @@ class Rubric(Strict):
             if criterion.name in seen:
                 raise ValueError(f"duplicate criterion name {criterion.name!r}")
             seen.add(criterion.name)
-            options = criterion.options
-            if (
-                self.grader.auto_na_option
-                and options is not None
-                and criterion.na_option_index() is None
-            ):
-                options.append(CriterionOption(label=AUTO_NA_LABEL, na=True))
+            if self.grader.auto_na_option:
+                with_auto_na(criterion)
         return self
+
+    def for_item(self, item_criteria: Sequence[Criterion]) -> Rubric:
+        """The rubric one item is graded with: the shared criteria, then the item's own (named
+        and checked where items are read). A shallow copy, so it costs little per item; the
+        item's criteria must not repeat a shared name (the loader refuses that)."""
+        if not item_criteria:
+            return self
+        return self.model_copy(update={"criteria": [*self.criteria, *item_criteria]})
 
     def grades_final_turn(self) -> bool:
         """Some criterion grades a conversation's last assistant message only."""

@@ -3,10 +3,11 @@ penalty."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autorubric_cli.core.config import CannotAssessConfig, CannotAssessStrategy, LengthPenalty
+from autorubric_cli.core.config import CannotAssessConfig, CannotAssessStrategy, Clip, LengthPenalty
 from autorubric_cli.core.conversation import assistant_word_counts
 from autorubric_cli.core.items import Submission
 from autorubric_cli.core.numeric import EPS
@@ -49,7 +50,14 @@ def criterion_value(
     return 0.0 if weight > 0 else 1.0
 
 
-def normalized_score(raw: float, positive: float, negative: float) -> float | None:
+def normalized_score(
+    raw: float, positive: float, negative: float, clip: Clip = "item"
+) -> float | None:
+    """raw/P clamped to [0, 1] (with only penalties scored: 1 + raw/N). Under `clip: mean`
+    (HealthBench's convention) raw/P unclamped, and undefined when P = 0: the report clamps
+    the mean instead (docs/reference/rubric-file.md)."""
+    if clip == "mean":
+        return raw / positive if positive > EPS else None
     if positive > EPS:
         return min(max(raw / positive, 0.0), 1.0)
     if negative > EPS:
@@ -72,9 +80,11 @@ def score_item(
     normalize: bool,
     penalty: float = 0.0,
     option_values: Sequence[Sequence[float]] = (),
+    clip: Clip = "item",
 ) -> ItemScore:
     """`weighted_values`: (w_i, value or None for abstain) per criterion, after aggregation;
-    `option_values`: per criterion, its non-NA option values (empty for binary), or nothing."""
+    `option_values`: per criterion, its non-NA option values (empty for binary), or nothing.
+    `clip: mean` leaves a normalized score and its length penalty unclamped."""
     raw = positive = negative = 0.0
     scored = 0
     for position, (weight, value) in enumerate(weighted_values):
@@ -91,8 +101,9 @@ def score_item(
     if scored == 0:
         return ItemScore(score=None, raw_score=None, length_penalty=penalty)
     if normalize:
-        norm = normalized_score(raw, positive, negative)
-        score = None if norm is None else max(norm - penalty, 0.0)
+        norm = normalized_score(raw, positive, negative, clip)
+        floor = 0.0 if clip == "item" else -math.inf
+        score = None if norm is None else max(norm - penalty, floor)
     else:
         score = raw - penalty
     return ItemScore(score=score, raw_score=raw, length_penalty=penalty)

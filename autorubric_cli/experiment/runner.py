@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.scoring import submission_word_counts
@@ -96,6 +97,8 @@ def finish_record(record: ItemRecord, item: Item) -> ItemRecord:
             "submission": item.submission.as_given(),
             "query": item.query,
             "reference_submission": item.reference_submission,
+            "context": None if item.context is None else as_given(item.context),
+            "tags": item.tags,
         }
     )
 

@@ -73,6 +73,11 @@ def parse_item(obj: Any, where: Where, rubric: Rubric, index: int) -> Item:
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise where.error("`metadata` must be an object", key="metadata")
+    if not rubric.criteria:
+        raise where.error(
+            "the item has no criterion: the rubric file has none, so each item needs a `rubric`",
+            key="rubric",
+        )
     return Item(
         id=_parse_id(obj.get("id", where.line), where),
         index=index,

@@ -33,7 +33,6 @@ BAD_RUBRICS: list[tuple[str, str | bytes, int, str]] = [
     # wrong types
     ("weight-string", C + "    weight: heavy\n", 3, "criteria[0].weight"),
     ("criteria-string", "name: x\ncriteria: hello\n", 2, "criteria"),
-    ("criteria-empty", "name: x\n\ncriteria: []\n", 3, "criteria"),
     ("criterion-string", "criteria:\n  - hello\n", 2, "criteria[0]"),
     ("name-list", C + "    name: [a]\n", 3, "criteria[0].name"),
     ("normalize-not-bool", G + "  normalize: maybe\n", 4, "grader.normalize"),
