@@ -7,6 +7,13 @@ through the same parser. Behaviour, from `JudgeSpec.params` (each a probability 
   (a multi-choice criterion without an NA option cannot abstain).
 - `position_bias`: otherwise, pick the FIRST option shown (binary: answer MET).
 - `accuracy` (default 0.8): otherwise, answer the truth; else a wrong answer drawn uniformly.
+- `hard_share` (default 0) and `hard_accuracy` (default `accuracy`): hard items. A share
+  `hard_share` of the (item, criterion) pairs is hard, chosen by a hash of the item id and
+  criterion name alone (`is_hard`), so every simulated judge finds the same pairs hard. On them
+  the accuracy is `hard_accuracy`; on the others it is set so that the mean stays `accuracy`:
+  `(accuracy - hard_share * hard_accuracy) / (1 - hard_share)`, which must lie in [0, 1]. Each
+  sample draws on its own, so at a `hard_accuracy` near 0.5 a judge's samples disagree on the
+  hard pairs, as real judges disagree with themselves where items are hard.
 - `set_rate` (default 0.3): for response-set schemas (`selected_options`), the set is the
   forced choice above plus each other non-NA option, independently, with this probability.
   A binary set holds the status answered (1. MET or 2. UNMET) plus the other one with this
@@ -32,7 +39,7 @@ import json
 import math
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
@@ -47,6 +54,7 @@ from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteReq
 
 PREFIX = "simulated/"
 PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
+HARD = {"hard_share": 0.0, "hard_accuracy": None}  # None: `accuracy`
 OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
 OPTION_LINE = re.compile(r"^(\d+)\. (.*)$")
 ITEM_SECTION = re.compile(
@@ -79,11 +87,14 @@ class SimulationParams:
     abstain_rate: float
     set_rate: float
     seed: object
+    hard_share: float = 0.0
+    hard_accuracy: float | None = None  # None: `accuracy`
+    easy_accuracy: float | None = None  # None: `accuracy` (no hard pairs)
 
 
 def simulation_params(spec: JudgeSpec) -> SimulationParams:
-    """Validated params: known names only, probabilities in [0, 1]."""
-    probabilities = dict(PROBABILITIES)
+    """Validated params: known names only, probabilities in [0, 1], hard items consistent."""
+    probabilities: dict[str, float | None] = {**PROBABILITIES, **HARD}
     seed: object = spec.judge_id
     for name, value in spec.params.items():
         if name == "seed":
@@ -102,7 +113,39 @@ def simulation_params(spec: JudgeSpec) -> SimulationParams:
             )
         else:
             probabilities[name] = float(value)
-    return SimulationParams(seed=seed, **probabilities)
+    params = SimulationParams(seed=seed, **probabilities)  # type: ignore[arg-type]
+    return with_hard_items(spec, params)
+
+
+def with_hard_items(spec: JudgeSpec, params: SimulationParams) -> SimulationParams:
+    """`params` with the accuracy on the pairs that are not hard, checked to be in [0, 1]."""
+    share, hard = params.hard_share, params.hard_accuracy
+    if share == 0.0 or hard is None:
+        return params
+    if share == 1.0:
+        easy = params.accuracy if math.isclose(hard, params.accuracy) else math.nan
+        left = "hard_share 1 leaves no other pair, so hard_accuracy must equal accuracy"
+    else:
+        easy = (params.accuracy - share * hard) / (1.0 - share)
+        left = (
+            f"the other pairs' accuracy (accuracy - hard_share * hard_accuracy) / "
+            f"(1 - hard_share) would be {easy:.4g}, outside [0, 1]"
+        )
+    if not (-1e-12 <= easy <= 1.0 + 1e-12):
+        raise InputError(
+            f"judge {spec.judge_id!r}: with accuracy {params.accuracy:g}, hard_share "
+            f"{share:g} and hard_accuracy {hard:g}, {left}; bring hard_accuracy closer to "
+            "accuracy or lower hard_share",
+            key="params.hard_accuracy",
+        )
+    return replace(params, easy_accuracy=min(1.0, max(0.0, easy)))
+
+
+def is_hard(item_id: str, criterion: str, share: float) -> bool:
+    """Whether the pair is hard: a hash of (item id, criterion name) alone, never of a judge's
+    seed, so that every simulated judge finds the same pairs hard."""
+    draw = int.from_bytes(digest("hard", item_id, criterion)[:8], "big") / 2**64
+    return draw < share
 
 
 def _is_probability(value: Any) -> bool:
@@ -192,34 +235,49 @@ class SimulatedTransport:
         if fields is None:
             fields = set(ASKED_FIELDS[(criterion.options is not None, asked.elicitation)])
         reply: dict[str, Any] = {"explanation": f"simulated judge {self.spec.judge_id}"}
+        accuracy = self.accuracy_for(request.item_id, criterion)
         if criterion.options is None:
-            status = self.binary_status(rng, truth)
+            status = self.binary_status(rng, truth, accuracy)
             if "criterion_status" in fields or "selected_options" not in fields:
                 reply["criterion_status"] = status
             if "selected_options" in fields:
                 reply["selected_options"] = self.binary_set(set_rng, status)
         else:
-            choice = self.shown_choice(rng, truth, criterion, shown)
+            choice = self.shown_choice(rng, truth, criterion, shown, accuracy)
             if "selected_option" in fields or "selected_options" not in fields:
                 reply["selected_option"] = choice
             if "selected_options" in fields:
                 reply["selected_options"] = self.shown_set(set_rng, choice, criterion, shown)
         return reply
 
-    def binary_status(self, rng: random.Random, truth: str) -> str:
+    def accuracy_for(self, item_id: str, criterion: Criterion) -> float:
+        """The accuracy on this (item, criterion): `hard_accuracy` on a hard pair, the other
+        pairs' accuracy elsewhere (`accuracy` itself without hard items)."""
+        p = self.params
+        if p.easy_accuracy is None or p.hard_accuracy is None:
+            return p.accuracy
+        hard = is_hard(item_id, criterion.name, p.hard_share)
+        return p.hard_accuracy if hard else p.easy_accuracy
+
+    def binary_status(self, rng: random.Random, truth: str, accuracy: float) -> str:
         p = self.params
         if rng.random() < p.abstain_rate:
             return CANNOT_ASSESS
         if rng.random() < p.position_bias:
             return MET
-        if rng.random() < p.accuracy:
+        if rng.random() < accuracy:
             return truth
         if truth == CANNOT_ASSESS:
             return rng.choice([MET, UNMET])
         return UNMET if truth == MET else MET
 
     def shown_choice(
-        self, rng: random.Random, truth: str, criterion: Criterion, shown: list[str]
+        self,
+        rng: random.Random,
+        truth: str,
+        criterion: Criterion,
+        shown: list[str],
+        accuracy: float,
     ) -> int:
         """A 1-based position in the options as shown."""
         p = self.params
@@ -229,7 +287,7 @@ class SimulatedTransport:
         if rng.random() < p.position_bias:
             return 1
         right = self.position_of(shown, truth)
-        if rng.random() < p.accuracy or len(shown) < 2:
+        if rng.random() < accuracy or len(shown) < 2:
             return right
         wrong = [i for i in range(1, len(shown) + 1) if i != right]
         return rng.choice(wrong)
