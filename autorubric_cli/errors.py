@@ -2,6 +2,7 @@
 
     AutorubricError                 exit_code
     ├── InputError                  2  bad input or usage: `file:line: key: message`
+    │   ├── ValueAt                    a model validator's error naming its key (a ValueError)
     │   ├── StorageError            2  a write failed (full disk, permissions); resume after
     │   └── DirectoryInUse          2  (experiment/lock.py) another writer holds the directory
     ├── JudgeError                  2  a judge could not be used
@@ -69,6 +70,15 @@ class InputError(AutorubricError):
         prefix = ": ".join(parts)
         text = " ".join(self.message.split())
         return f"{prefix}: {text}" if prefix else text
+
+
+class ValueAt(InputError, ValueError):
+    """A model validator's error about one key below the model (`loc`: its path from the file's
+    root). pydantic reports it as a value error; the rubric loader points at `loc`."""
+
+    def __init__(self, message: str, loc: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 class StorageError(InputError, OSError):

@@ -12,6 +12,11 @@ from autorubric_cli.cli.guard import guarded
 from autorubric_cli.cli.help_style import PlainHelpCommand, PlainHelpGroup
 
 
+class CalibrateAgainst(StrEnum):
+    then = "then"
+    labels = "labels"
+
+
 class CalibrateFormat(StrEnum):
     table = "table"
     json = "json"
@@ -32,9 +37,27 @@ def calibrate(
     target_agreement: Annotated[
         float,
         typer.Option(
-            "--target-agreement", help="Agreement with the then judges to reach, in [0, 1]."
+            "--target-agreement",
+            help="Agreement to reach, in [0, 1]: with the then judges, or with the labels "
+            "(--against labels).",
         ),
     ] = 0.95,
+    per_criterion: Annotated[
+        bool,
+        typer.Option(
+            "--per-criterion",
+            help="Fit one threshold per criterion (greedily, by cost saved per point of "
+            "agreement lost) instead of one for all.",
+        ),
+    ] = False,
+    against: Annotated[
+        CalibrateAgainst,
+        typer.Option(
+            "--against",
+            help="What the target is agreement with: the then judges' outcomes, or the ground "
+            "truth and human labels.",
+        ),
+    ] = CalibrateAgainst.then,
     format: Annotated[
         CalibrateFormat, typer.Option("--format", "-f", help="Output format.")
     ] = CalibrateFormat.table,
@@ -44,7 +67,11 @@ def calibrate(
     ] = None,
 ) -> None:
     """Replay the cascade at every threshold (no judge call): escalation rate, agreement, cost;
-    recommend the cheapest threshold that reaches the target agreement."""
-    from autorubric_cli.cli.cascade_body import run_calibrate
+    recommend the cheapest threshold (or, with --per-criterion, set of thresholds) that reaches
+    the target agreement."""
+    from autorubric_cli.cli.cascade_body import CalibrateRequest, run_calibrate
 
-    guarded(lambda: run_calibrate(first, then, target_agreement, format.value, output))
+    request = CalibrateRequest(
+        first, then, target_agreement, per_criterion, against.value, format.value, output
+    )
+    guarded(lambda: run_calibrate(request))

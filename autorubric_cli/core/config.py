@@ -17,6 +17,8 @@ from pydantic import (
     model_validator,
 )
 
+from autorubric_cli.core.thresholds import check_map_names, checked_thresholds, criterion_threshold
+
 BinaryAggregation = Literal["majority", "weighted", "unanimous", "any"]
 OrdinalAggregation = Literal["mean", "median", "weighted_mean", "mode", "min", "max"]
 NominalAggregation = Literal["mode", "weighted_mode", "unanimous"]
@@ -223,12 +225,13 @@ class BreakerConfig(Strict):
 
 class CascadeConfig(Strict):
     """`grader.cascade` (docs/guides/cascades.md): the `first` judges grade every criterion; a
-    criterion whose first-stage agreement is below `escalate_below` (or with an errored or
-    abstaining first-stage sample) goes to the `then` judges."""
+    criterion whose first-stage agreement is below its threshold (or with an errored or
+    abstaining first-stage sample) goes to the `then` judges. `escalate_below` is one threshold
+    or a map `{criterion name: T, "*": T}` (`threshold`)."""
 
     first: list[str]
     then: list[str]
-    escalate_below: float = Field(1.0, ge=0.0, le=1.0)
+    escalate_below: float | dict[str, float] = 1.0
 
     @field_validator("first", "then")
     @classmethod
@@ -239,12 +242,23 @@ class CascadeConfig(Strict):
             raise ValueError("a judge id is named twice in this stage")
         return v
 
+    @field_validator("escalate_below", mode="before")
+    @classmethod
+    def _thresholds(cls, v: Any) -> Any:
+        return checked_thresholds(v)
+
     @model_validator(mode="after")
     def _stages_disjoint(self) -> CascadeConfig:
         both = [j for j in self.then if j in self.first]
         if both:
             raise ValueError(f"judge {both[0]!r} is named in then and in first; one stage each")
         return self
+
+    def threshold(self, criterion: str) -> float:
+        return criterion_threshold(self.escalate_below, criterion)
+
+    def check_criteria(self, names: list[str]) -> None:
+        check_map_names(self.escalate_below, names)
 
 
 class LLMConfig(Strict):

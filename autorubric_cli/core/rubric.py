@@ -60,6 +60,14 @@ class Rubric(Strict):
                 with_auto_na(criterion)
         return self
 
+    @model_validator(mode="after")
+    def _cascade_criteria(self) -> Rubric:
+        """A threshold map names the shared criteria (an item's own criteria are named per
+        item, so they take `"*"`)."""
+        if self.grader.cascade is not None:
+            self.grader.cascade.check_criteria([c.name for c in self.criteria])
+        return self
+
     def for_item(self, item_criteria: Sequence[Criterion]) -> Rubric:
         """The rubric one item is graded with: the shared criteria, then the item's own (named
         and checked where items are read). A shallow copy, so it costs little per item; the

@@ -22,6 +22,7 @@ from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.json_model import Block
 from autorubric_cli.core.outcome import outcome_label
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.thresholds import criterion_threshold
 
 GRID = tuple(round(i * 0.05, 2) for i in range(21))
 
@@ -46,23 +47,32 @@ class CriterionCalibration(Block):
 
 
 class ThresholdEntry(Block):
-    threshold: float
+    threshold: float | None  # null for a set of per-criterion thresholds
     escalation_rate: float | None
     agreement_with_then: float | None
     criteria: list[CriterionCalibration]
     agreement_with_labels: float | None  # null when no pair has a label
     cost: float | None  # USD; null when a judge is unpriced
     cost_ratio: float | None  # cost / the all-`then` cost
+    per_criterion: dict[str, float] | None = None  # the thresholds by criterion name, if a set
 
 
-def criterion_costs(record: ItemRecord) -> list[float | None]:
-    """Each criterion's cost in this record; an unpriced vote makes it None."""
-    per = [[v.cost for v in c.votes] for c in record.criteria]
-    if any(v is None for costs in per for v in costs):
+Thresholds = float | dict[str, float]
+"""One threshold for every criterion, or one per criterion name (`escalate_below`'s forms)."""
+
+
+def criterion_costs(record: ItemRecord, stage: str | None = None) -> list[float | None]:
+    """Each criterion's cost in this record (of the votes of `stage` only, when given); an
+    unpriced vote makes it None. A per-item call's cost sits on one vote (`billed_with`): then
+    the record's cost is spread evenly over the criteria that have votes."""
+    per = [[v for v in c.votes if stage is None or v.stage == stage] for c in record.criteria]
+    if any(v.cost is None for votes in per for v in votes):
         return [None] * len(per)
-    sums = [math.fsum(costs) for costs in per]  # type: ignore[arg-type]
-    shared = any(v.billed_with is not None for c in record.criteria for v in c.votes)
-    return [math.fsum(sums) / len(sums)] * len(sums) if shared else list(sums)
+    sums = [math.fsum(v.cost or 0.0 for v in votes) for votes in per]
+    if not any(v.billed_with is not None for votes in per for v in votes):
+        return list(sums)
+    voted = sum(bool(votes) for votes in per)
+    return [math.fsum(sums) / voted if votes else 0.0 for votes in per]
 
 
 def record_pairs(first: ItemRecord, then: ItemRecord, rules: ScoringRules) -> list[Pair]:
@@ -103,9 +113,14 @@ def total_cost(costs: Iterable[float | None]) -> float | None:
     return None if any(c is None for c in values) else math.fsum(values)  # type: ignore[arg-type]
 
 
-def threshold_entry(pairs: Sequence[Pair], rules: ScoringRules, threshold: float) -> ThresholdEntry:
-    replayed = [replayed_outcome(pair, threshold) for pair in pairs]
+def threshold_entry(
+    pairs: Sequence[Pair], rules: ScoringRules, threshold: Thresholds
+) -> ThresholdEntry:
+    """The replay at `threshold`, one number or a map (`criterion_threshold` reads it as the
+    live run does)."""
     names = [c.name for c in rules.criteria]
+    limits = [criterion_threshold(threshold, name) for name in names]
+    replayed = [replayed_outcome(pair, limits[pair.criterion]) for pair in pairs]
     rows = []
     for index, name in enumerate(names):
         mine = [(p, r) for p, r in zip(pairs, replayed, strict=True) if p.criterion == index]
@@ -122,7 +137,7 @@ def threshold_entry(pairs: Sequence[Pair], rules: ScoringRules, threshold: float
     )
     all_then = total_cost(p.then_cost for p in pairs)
     return ThresholdEntry(
-        threshold=threshold,
+        threshold=None if isinstance(threshold, dict) else threshold,
         escalation_rate=share(sum(r[0] for r in replayed), len(pairs)),
         agreement_with_then=share(
             sum(r[1] == p.then_outcome for p, r in zip(pairs, replayed, strict=True)), len(pairs)
@@ -131,6 +146,7 @@ def threshold_entry(pairs: Sequence[Pair], rules: ScoringRules, threshold: float
         agreement_with_labels=share(sum(r[1] == p.truth for p, r in labelled), len(labelled)),
         cost=cost,
         cost_ratio=None if cost is None or not all_then else cost / all_then,
+        per_criterion=threshold if isinstance(threshold, dict) else None,
     )
 
 
@@ -138,14 +154,19 @@ def cost_parts(pair: Pair, escalated: bool) -> list[float | None]:
     return [pair.first_cost, pair.then_cost] if escalated else [pair.first_cost]
 
 
-def recommend(entries: Sequence[ThresholdEntry], target: float) -> ThresholdEntry | None:
-    """The cheapest entry whose agreement with `then` reaches `target` (ties: fewer
+def reached(entry: ThresholdEntry, against: str) -> float | None:
+    """The entry's agreement with the calibration's goal: the `then` outcomes or the labels."""
+    return entry.agreement_with_labels if against == "labels" else entry.agreement_with_then
+
+
+def recommend(
+    entries: Sequence[ThresholdEntry], target: float, against: str = "then"
+) -> ThresholdEntry | None:
+    """The cheapest entry whose agreement with the goal reaches `target` (ties: fewer
     escalations, then the lower threshold); None when none does."""
     good = [
-        e
-        for e in entries
-        if e.agreement_with_then is not None and e.agreement_with_then >= target - 1e-9
+        e for e in entries if (value := reached(e, against)) is not None and value >= target - 1e-9
     ]
     if not good:
         return None
-    return min(good, key=lambda e: (e.cost or 0.0, e.escalation_rate or 0.0, e.threshold))
+    return min(good, key=lambda e: (e.cost or 0.0, e.escalation_rate or 0.0, e.threshold or 0.0))

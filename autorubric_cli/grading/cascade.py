@@ -89,7 +89,7 @@ async def cascade_votes(
     asked = await grader.votes_by_criterion(item, first, reuse)
     first_votes = [staged(votes, "first") for votes in asked]
     escalated = [
-        escalation(criterion, votes, grader.rules, cascade.escalate_below).escalate
+        escalation(criterion, votes, grader.rules, cascade.threshold(criterion.name)).escalate
         for criterion, votes in zip(criteria, first_votes, strict=True)
     ]
     if not any(escalated):

@@ -15,7 +15,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 
 from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.errors import InputError, unknown_name_message
+from autorubric_cli.errors import InputError, ValueAt, unknown_name_message
 from autorubric_cli.loading.library_format import library_rubric
 from autorubric_cli.loading.yaml_lines import dotted, line_for, load_yaml_with_lines
 
@@ -72,6 +72,9 @@ def _located(
 ) -> InputError:
     error = _first_error(exc)
     raw_loc = tuple(error["loc"])
+    cause = (error.get("ctx") or {}).get("error")
+    if isinstance(cause, ValueAt):  # a model-level check that names the key it is about
+        raw_loc = cause.loc
     loc = _data_path(raw_loc, data)
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":

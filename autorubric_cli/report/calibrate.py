@@ -3,7 +3,9 @@ at every threshold (grading/calibrate.py) and recommend one (docs/guides/cascade
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 
@@ -23,6 +25,13 @@ from autorubric_cli.grading.calibrate import (
     thresholds,
     total_cost,
 )
+from autorubric_cli.grading.threshold_fit import (
+    Against,
+    CriterionFit,
+    criterion_fits,
+    fit_per_criterion,
+)
+from autorubric_cli.labels.overlay import LabelOverlay, experiment_overlay
 from autorubric_cli.report.formats import dollars, share
 from autorubric_cli.report.render_cascade import rich_table
 
@@ -44,10 +53,14 @@ class Calibration(Block):
     then: CalibrationRun
     items: CalibrationItems
     target_agreement: float
+    against: Against  # what the target is agreement with: the `then` outcomes or the labels
+    fit: Literal["one", "per_criterion"]  # one threshold for all, or one per criterion
     all_then_cost: float | None
     warnings: list[str]
     thresholds: list[ThresholdEntry]
     recommended: ThresholdEntry | None
+    # --per-criterion: each criterion under the recommended set (null without the flag)
+    per_criterion: list[CriterionFit] | None = None
 
 
 def run_info(experiment: OpenedExperiment) -> CalibrationRun:
@@ -58,9 +71,18 @@ def run_info(experiment: OpenedExperiment) -> CalibrationRun:
     )
 
 
-def latest(experiment: OpenedExperiment) -> dict[str, ItemRecord]:
+def latest(
+    experiment: OpenedExperiment, overlays: Sequence[LabelOverlay | None] = ()
+) -> dict[str, ItemRecord]:
+    """The newest record of each item, its ground truth filled from `overlays` in turn (the
+    dataset's own labels first)."""
     path = experiment.directory / ITEMS
-    return {r.id: r for r in iter_latest_records(path, ReadIssues(), experiment.rubric.criteria)}
+    records = {}
+    for record in iter_latest_records(path, ReadIssues(), experiment.rubric.criteria):
+        for overlay in overlays:
+            record = record if overlay is None else overlay.apply(record)
+        records[record.id] = record
+    return records
 
 
 def same_criteria(first: OpenedExperiment, then: OpenedExperiment) -> None:
@@ -103,15 +125,37 @@ def latest_pairs(first_dir: Path, then_dir: Path) -> list[Pair]:
     return run_pairs(latest(first), latest(then), first.rules)
 
 
-def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Calibration:
-    """Replay the cascade of FIRST_DIR's judges then THEN_DIR's, over the items both graded."""
+def calibrate_experiments(
+    first_dir: Path,
+    then_dir: Path,
+    target: float,
+    *,
+    per_criterion: bool = False,
+    against: Against = "then",
+) -> Calibration:
+    """Replay the cascade of FIRST_DIR's judges then THEN_DIR's, over the items both graded.
+    Ground truth: the dataset's, else the human labels of either run (docs/guides/labels.md)."""
     if not 0.0 <= target <= 1.0:
         raise InputError("must be between 0 and 1", key="--target-agreement")
     first, then = open_experiment(first_dir), open_experiment(then_dir)
     same_criteria(first, then)
-    firsts, thens = latest(first), latest(then)
+    overlays = [experiment_overlay(first.directory), experiment_overlay(then.directory)]
+    firsts, thens = latest(first, overlays), latest(then)
     pairs = run_pairs(firsts, thens, first.rules)
+    if against == "labels" and not any(p.truth is not None for p in pairs):
+        raise InputError(
+            "no graded criterion has ground truth or a human label to calibrate against",
+            key="--against",
+        )
     entries = [threshold_entry(pairs, first.rules, t) for t in thresholds(pairs)]
+    chosen = recommend(entries, target, against)
+    fits = None
+    if per_criterion:
+        names = [c.name for c in first.rules.criteria]
+        single = None if chosen is None else chosen.threshold
+        fitted = fit_per_criterion(pairs, names, target, against, single)
+        chosen = None if fitted is None else threshold_entry(pairs, first.rules, fitted)
+        fits = None if fitted is None else criterion_fits(pairs, fitted)
     paired = len({p.item for p in pairs})
     return Calibration(
         first=run_info(first),
@@ -120,10 +164,13 @@ def calibrate_experiments(first_dir: Path, then_dir: Path, target: float) -> Cal
             paired=paired, only_first=len(firsts) - paired, only_then=len(thens) - paired
         ),
         target_agreement=target,
+        against=against,
+        fit="per_criterion" if per_criterion else "one",
         all_then_cost=total_cost(p.then_cost for p in pairs),
         warnings=run_warnings(first, then),
         thresholds=entries,
-        recommended=recommend(entries, target),
+        recommended=chosen,
+        per_criterion=fits,
     )
 
 
@@ -145,15 +192,48 @@ def calibration_rows(calibration: Calibration) -> list[list[str]]:
     ]
 
 
+def threshold_text(entry: ThresholdEntry) -> str:
+    """`escalate_below` as the rubric would hold it: a number, or a YAML map."""
+    if entry.per_criterion is None:
+        return f"{entry.threshold:.4g}"
+    pairs = ", ".join(f"{name}: {value:.4g}" for name, value in entry.per_criterion.items())
+    return "{" + pairs + "}"
+
+
 def recommendation_line(calibration: Calibration) -> str:
     chosen, target = calibration.recommended, calibration.target_agreement
+    goal = "the labels" if calibration.against == "labels" else "the `then` judges"
     if chosen is None:
-        return f"No threshold reaches {target:.1%} agreement with the `then` judges."
+        what = "No threshold" if calibration.fit == "one" else "No set of thresholds"
+        return f"{what} reaches {target:.1%} agreement with {goal}."
     return (
-        f"Recommended: escalate_below: {chosen.threshold:.4g} (agreement with then "
-        f"{share(chosen.agreement_with_then)}, escalating {share(chosen.escalation_rate)}, "
-        f"cost {dollars(chosen.cost)} = {share(chosen.cost_ratio)} of all-then)."
+        f"Recommended: escalate_below: {threshold_text(chosen)} (agreement with then "
+        f"{share(chosen.agreement_with_then)}, with labels {share(chosen.agreement_with_labels)}"
+        f", escalating {share(chosen.escalation_rate)}, cost {dollars(chosen.cost)} = "
+        f"{share(chosen.cost_ratio)} of all-then)."
     )
+
+
+FIT_HEADER = [
+    *("criterion", "threshold", "escalated", "agreement with then", "agreement with labels"),
+    *("cost", "all-then cost", "saved"),
+]
+
+
+def fit_rows(fits: list[CriterionFit]) -> list[list[str]]:
+    return [
+        [
+            f.name,
+            f"{f.threshold:.4g}",
+            share(f.escalation_rate),
+            share(f.agreement_with_then),
+            share(f.agreement_with_labels),
+            dollars(f.cost),
+            dollars(f.all_then_cost),
+            dollars(f.saved),
+        ]
+        for f in fits
+    ]
 
 
 def render_calibration_table(calibration: Calibration, console: Console) -> None:
@@ -163,6 +243,9 @@ def render_calibration_table(calibration: Calibration, console: Console) -> None
         f" ({items.paired} items paired)"
     )
     console.print(rich_table(title, HEADER, calibration_rows(calibration)))
+    if calibration.per_criterion is not None:
+        fits = fit_rows(calibration.per_criterion)
+        console.print(rich_table("Per-criterion thresholds", FIT_HEADER, fits))
     console.print(recommendation_line(calibration))
     for warning in calibration.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)

@@ -17,6 +17,7 @@ from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
+from autorubric_cli.grading.calibrate import criterion_costs
 from autorubric_cli.report.models_cascade import CascadeCriterion, CascadeSection, CascadeStage
 
 
@@ -61,21 +62,66 @@ def ratio(part: float | int, whole: float | int) -> float | None:
     return part / whole if whole else None
 
 
+@dataclass
+class CriterionTally:
+    """One criterion's pairs, escalations and cost by stage (cached votes at their original
+    cost; None once a vote is unpriced)."""
+
+    graded: int = 0
+    escalated: int = 0
+    cost: dict[str, float | None] = field(default_factory=lambda: {"first": 0.0, "then": 0.0})
+
+    def add(self, stage: str, cost: float | None) -> None:
+        known = self.cost[stage]
+        self.cost[stage] = None if known is None or cost is None else known + cost
+
+    def row(self, name: str, threshold: float, then_per_pair: float | None) -> CascadeCriterion:
+        """`then_per_pair`: the `then` stage's mean cost per escalated pair, over the run."""
+        first, then = self.cost["first"], self.cost["then"]
+        cost = None if first is None or then is None else first + then
+        per_pair = then_per_pair if self.escalated == 0 else ratio(then or 0.0, self.escalated)
+        if then is None:
+            per_pair = None
+        all_then = None if per_pair is None else per_pair * self.graded
+        return CascadeCriterion(
+            name=name,
+            escalate_below=threshold,
+            graded=self.graded,
+            escalated=self.escalated,
+            escalation_rate=ratio(self.escalated, self.graded),
+            cost=cost,
+            all_then_cost_estimate=all_then,
+            saved=None if cost is None or all_then is None else all_then - cost,
+        )
+
+
+def tally(
+    records: Iterable[ItemRecord], names: list[str]
+) -> tuple[dict[str, StageTally], dict[str, CriterionTally]]:
+    """The stages' and the criteria's tallies over the records written under a cascade."""
+    stages = {"first": StageTally(), "then": StageTally()}
+    criteria = {name: CriterionTally() for name in names}
+    for record in records:
+        costs = {stage: criterion_costs(record, stage) for stage in stages}
+        for index, result in enumerate(record.criteria):
+            if result.escalated is None:
+                continue  # a record written without a cascade
+            mine = criteria[result.name]
+            mine.graded += 1
+            mine.escalated += result.escalated
+            for stage in stages:
+                mine.add(stage, costs[stage][index])
+            for vote in result.votes:
+                stages["then" if vote.stage == "then" else "first"].add(vote)
+    return stages, criteria
+
+
 def cascade_section(
     records: Iterable[ItemRecord], criteria: list[Criterion], cascade: CascadeConfig
 ) -> CascadeSection:
-    stages = {"first": StageTally(), "then": StageTally()}
-    graded = dict.fromkeys((c.name for c in criteria), 0)
-    escalated = dict.fromkeys(graded, 0)
-    for record in records:
-        for result in record.criteria:
-            if result.escalated is None:
-                continue  # a record written without a cascade
-            graded[result.name] += 1
-            escalated[result.name] += result.escalated
-            for vote in result.votes:
-                stages["then" if vote.stage == "then" else "first"].add(vote)
-    pairs, raised = sum(graded.values()), sum(escalated.values())
+    stages, by_name = tally(records, [c.name for c in criteria])
+    pairs = sum(c.graded for c in by_name.values())
+    raised = sum(c.escalated for c in by_name.values())
     first, then = stages["first"], stages["then"]
     per_pair = ratio(then.full_cost, raised)
     all_then = None if per_pair is None else per_pair * pairs
@@ -86,15 +132,7 @@ def cascade_section(
         graded=pairs,
         escalated=raised,
         escalation_rate=ratio(raised, pairs),
-        criteria=[
-            CascadeCriterion(
-                name=name,
-                graded=graded[name],
-                escalated=escalated[name],
-                escalation_rate=ratio(escalated[name], graded[name]),
-            )
-            for name in graded
-        ],
+        criteria=[c.row(n, cascade.threshold(n), per_pair) for n, c in by_name.items()],
         cost=math.fsum(first.cost) + math.fsum(then.cost),
         all_then_cost_estimate=all_then,
         cost_ratio=None if all_then is None else ratio(first.full_cost + then.full_cost, all_then),

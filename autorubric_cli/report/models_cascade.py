@@ -7,10 +7,20 @@ from autorubric_cli.core.json_model import Block
 
 
 class CascadeCriterion(Block):
+    """One criterion: its threshold, its escalations, and what the cascade saved on it against
+    asking the `then` judges about every one of its pairs."""
+
     name: str
+    escalate_below: float  # this criterion's threshold (its entry in a map, else the one)
     graded: int
     escalated: int
     escalation_rate: float | None
+    cost: float | None  # both stages, cached votes at their original cost; a per-item call's
+    # cost spread evenly over the criteria it asked about
+    # the `then` stage's mean cost per escalated pair of this criterion (of the run when none
+    # escalated) times its graded pairs
+    all_then_cost_estimate: float | None
+    saved: float | None  # all_then_cost_estimate - cost
 
 
 class CascadeStage(Block):
@@ -30,7 +40,7 @@ class CascadeStage(Block):
 class CascadeSection(Block):
     first: CascadeStage
     then: CascadeStage
-    escalate_below: float
+    escalate_below: float | dict[str, float]  # as the rubric gives it: one, or a map
     graded: int  # (item, criterion) pairs graded
     escalated: int
     escalation_rate: float | None

@@ -8,7 +8,10 @@ from autorubric_cli.report.formats import dollars, share
 from autorubric_cli.report.models_cascade import CascadeSection
 
 HEADER = ["stage", "judges", "votes", "calls", "cached", "error votes", "cost", "cost saved"]
-ESCALATION_HEADER = ["criterion", "escalated", "graded", "escalation rate"]
+ESCALATION_HEADER = [
+    *("criterion", "threshold", "escalated", "graded", "escalation rate", "cost"),
+    *("all-then estimate", "saved"),
+]
 TEXT_COLUMNS = ("stage", "judges", "criterion")
 
 
@@ -30,16 +33,33 @@ def cascade_rows(section: CascadeSection) -> list[list[str]]:
 
 def escalation_rows(section: CascadeSection) -> list[list[str]]:
     return [
-        [c.name, str(c.escalated), str(c.graded), share(c.escalation_rate)]
+        [
+            c.name,
+            f"{c.escalate_below:g}",
+            str(c.escalated),
+            str(c.graded),
+            share(c.escalation_rate),
+            dollars(c.cost),
+            dollars(c.all_then_cost_estimate),
+            dollars(c.saved),
+        ]
         for c in section.criteria
     ]
+
+
+def thresholds_text(section: CascadeSection) -> str:
+    """`below agreement 0.7`, or `below each criterion's threshold` for a map."""
+    below = section.escalate_below
+    if isinstance(below, dict):
+        return "below each criterion's threshold"
+    return f"below agreement {below:g}"
 
 
 def cascade_summary(section: CascadeSection) -> str:
     """One sentence: how much escalated, and the cost against an all-`then` run."""
     return (
         f"Cascade: {section.escalated} of {section.graded} criterion grades escalated "
-        f"({share(section.escalation_rate)}) below agreement {section.escalate_below:g}; "
+        f"({share(section.escalation_rate)}) {thresholds_text(section)}; "
         f"cost {dollars(section.cost)}, all-then estimate "
         f"{dollars(section.all_then_cost_estimate)}, cost ratio {share(section.cost_ratio)}."
     )

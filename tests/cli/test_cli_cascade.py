@@ -101,6 +101,54 @@ def test_table_and_html(tmp_path: Path, runs: tuple[Path, Path]) -> None:
     assert '"kind":"scatter"' in page and 'data-plot="cost"' in page
 
 
+def test_per_criterion_thresholds_in_the_json(runs: tuple[Path, Path]) -> None:
+    args = ("cascade", "calibrate", *runs, "-f", "json", "--target-agreement", "0.9")
+    single = json.loads(cli(*args).stdout)
+    result = cli(*args, "--per-criterion")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (single["fit"], data["fit"], data["against"]) == ("one", "per_criterion", "then")
+    assert data["thresholds"] == single["thresholds"]  # the sweep is the same
+    chosen = data["recommended"]
+    assert chosen["threshold"] is None and set(chosen["per_criterion"]) == {"correct", "style"}
+    assert chosen["agreement_with_then"] >= 0.9
+    # free judges: the fit saves escalations, never more of them than the one threshold
+    assert chosen["escalation_rate"] <= single["recommended"]["escalation_rate"]
+    fits = {f["name"]: f for f in data["per_criterion"]}
+    assert {n: f["threshold"] for n, f in fits.items()} == chosen["per_criterion"]
+    by_name = {c["name"]: c for c in chosen["criteria"]}
+    for name, fit in fits.items():
+        assert fit["escalation_rate"] == by_name[name]["escalation_rate"]
+        assert fit["agreement_with_then"] == by_name[name]["agreement_with_then"]
+    table = cli("cascade", "calibrate", *runs, "--per-criterion", "--target-agreement", "0.9")
+    assert "Per-criterion thresholds" in table.stdout
+    assert "Recommended: escalate_below: {correct: " in table.stdout
+
+
+def test_against_labels_the_target_is_the_ground_truth(
+    tmp_path: Path, runs: tuple[Path, Path]
+) -> None:
+    args = ("cascade", "calibrate", *runs, "-f", "json", "--against", "labels")
+    result = cli(*args, "--target-agreement", "0.8")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["against"] == "labels"
+    chosen = data["recommended"]
+    assert chosen is not None and chosen["agreement_with_labels"] >= 0.8
+    reaching = [e for e in data["thresholds"] if e["agreement_with_labels"] >= 0.8]
+    assert chosen["escalation_rate"] == min(e["escalation_rate"] for e in reaching)
+    fitted = json.loads(cli(*args, "--target-agreement", "0.8", "--per-criterion").stdout)
+    assert fitted["recommended"]["agreement_with_labels"] >= 0.8
+    unreachable = json.loads(cli(*args, "--target-agreement", "1").stdout)
+    assert unreachable["recommended"] is None  # the strong judge errs too: 1.0 is out of reach
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text("".join(f'{{"id": "q{i}", "submission": "answer {i}"}}\n' for i in range(N)))
+    assert cli("run", tmp_path / "first.yaml", bare, "--out", tmp_path / "bare").exit_code == 0
+    refused = cli("cascade", "calibrate", tmp_path / "bare", runs[1], "--against", "labels")
+    assert refused.exit_code == 2 and "--against" in refused.stderr
+    assert "no graded criterion has ground truth" in refused.stderr
+
+
 def test_bad_input_is_exit_2(tmp_path: Path, runs: tuple[Path, Path]) -> None:
     bad = cli("cascade", "calibrate", *runs, "--target-agreement", "1.5")
     assert bad.exit_code == 2 and "--target-agreement" in bad.stderr
@@ -129,8 +177,10 @@ def test_runs_that_cannot_match_a_live_cascade_are_warned_about(tmp_path: Path) 
 def test_the_calibration_page_draws_its_plot_offline(
     tmp_path: Path, runs: tuple[Path, Path]
 ) -> None:
-    out = tmp_path / "cal.html"
+    out, fitted = tmp_path / "cal.html", tmp_path / "fit.html"
     assert cli("cascade", "calibrate", *runs, "-f", "html", "-o", out).exit_code == 0
+    per_criterion = ("--per-criterion", "--target-agreement", "0.9", "-f", "html", "-o", fitted)
+    assert cli("cascade", "calibrate", *runs, *per_criterion).exit_code == 0
     with headless_chromium() as browser:
         page = browser.new_page()
         errors: list[str] = []
@@ -139,5 +189,13 @@ def test_the_calibration_page_draws_its_plot_offline(
         page.goto(out.as_uri())
         page.wait_for_selector("body[data-plots-ready='1']", timeout=30_000)
         rows = page.locator("#thresholds tbody tr").count()
+        assert page.locator("#per-criterion").count() == 0
+        page.goto(fitted.as_uri())
+        page.wait_for_selector("body[data-plots-ready='1']", timeout=30_000)
+        fit_rows = page.locator("#per-criterion tbody tr").all_inner_texts()
+        recommendation = page.locator("#recommendation").inner_text()
+        page.screenshot(path=str(tmp_path / "fit.png"), full_page=True)
         assert errors == []
     assert rows >= 21
+    assert [r.split()[0] for r in fit_rows] == ["correct", "style"]
+    assert recommendation.startswith("Recommended: escalate_below: {correct: ")

@@ -37,6 +37,23 @@ def rubric_text(cascade: str) -> str:
         ("first: [cheap, other]\nthen: [strong]\nescalate_below: 1.5", "escalate_below", "1"),
         ("first: [cheap, other]\nthen: [strong]\nescalate_below: -0.1", "escalate_below", "0"),
         ("first: [cheap, other]", "grader.cascade.then", "missing"),
+        (
+            "first: [cheap, other]\nthen: [strong]\nescalate_below: {a: 0.5, b: 0.7}",
+            "grader.cascade.escalate_below.b",
+            "unknown criterion `b`",
+        ),
+        (
+            "first: [cheap, other]\nthen: [strong]\nescalate_below: {a: 1.2}",
+            "grader.cascade.escalate_below.a",
+            "threshold of `a` must be a number in [0, 1]",
+        ),
+        (
+            "first: [cheap, other]\nthen: [strong]\nescalate_below: {'*': yes}",
+            "grader.cascade.escalate_below.*",
+            "threshold of `*`",
+        ),
+        ("first: [cheap, other]\nthen: [strong]\nescalate_below: {}", "escalate_below", "empty"),
+        ("first: [cheap, other]\nthen: [strong]\nescalate_below: '0.5'", "escalate_below", "map"),
     ],
 )
 def test_bad_cascades_name_the_key(cascade: str, key: str, words: str) -> None:
@@ -71,6 +88,34 @@ def test_check_and_run_refuse_before_any_call(tmp_path: Path, command: str) -> N
     result = cli(*args)
     assert result.exit_code == 2
     assert "r.yaml:11: grader.cascade.then:" in result.stderr
+    assert not out.exists()
+
+
+def test_a_threshold_map_is_read_and_applied_per_criterion() -> None:
+    rubric = parse_rubric(
+        rubric_text("first: [cheap, other]\nthen: [strong]\nescalate_below: {a: 0.6, '*': 0.8}"),
+        "r.yaml",
+    )
+    cascade = rubric.grader.cascade
+    assert cascade is not None and cascade.escalate_below == {"a": 0.6, "*": 0.8}
+    assert (cascade.threshold("a"), cascade.threshold("anything else")) == (0.6, 0.8)
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_map_naming_an_unknown_criterion_is_refused_before_any_call(
+    tmp_path: Path, command: str
+) -> None:
+    rubric = tmp_path / "r.yaml"
+    text = "first: [cheap, other]\nthen: [strong]\nescalate_below:\n  '*': 0.9\n  aa: 0.5"
+    rubric.write_text(rubric_text(text))
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"submission": "hi"}\n')
+    out = tmp_path / "exp"
+    result = cli(command, rubric, data, *(["--out", out] if command == "run" else []))
+    assert result.exit_code == 2
+    line = "r.yaml:14: grader.cascade.escalate_below.aa: cascade escalate_below: unknown "
+    assert line + "criterion `aa`; did you mean `a`?" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert not out.exists()
 
 

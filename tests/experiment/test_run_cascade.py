@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from autorubric_cli.core.thresholds import criterion_threshold
 from autorubric_cli.experiment.opened import open_experiment
-from autorubric_cli.grading.calibrate import record_pairs, replayed_outcome
+from autorubric_cli.grading.calibrate import Thresholds, record_pairs, replayed_outcome
 from autorubric_cli.report.calibrate import calibrate_experiments, latest
 from tests.support.cli import cli
 from tests.support.experiment.batch import fast_batches
@@ -53,15 +54,8 @@ def test_a_replay_equals_the_live_run_which_the_cache_serves(tmp_path: Path) -> 
         ok("run", rubric, data, "--out", tmp_path / "live")
         assert server.request_count == 0  # every call was made by the two runs
 
-    first = open_experiment(tmp_path / "first")
-    thens = latest(open_experiment(tmp_path / "then"))
-    replay = {
-        (pair.item, first.rubric.criteria[pair.criterion].name): replayed_outcome(pair, T)
-        for item, record in latest(first).items()
-        for pair in record_pairs(record, thens[item], first.rules)
-    }
     live = decisions(tmp_path / "live")
-    assert live == replay
+    assert live == replayed(tmp_path, T)
     escalated = sum(flag for flag, _ in live.values())
     assert 0 < escalated < len(live)  # both branches are exercised
     entry = next(e for e in calibration.thresholds if e.threshold == T)
@@ -69,6 +63,52 @@ def test_a_replay_equals_the_live_run_which_the_cache_serves(tmp_path: Path) -> 
     assert entry.escalation_rate == report["escalation_rate"] == escalated / len(live)
     assert report["first"]["cached"] == report["first"]["votes"] == N * 4 * 3
     assert report["first"]["calls"] == report["then"]["calls"] == 0
+
+
+def replayed(tmp_path: Path, threshold: Thresholds) -> dict[tuple[str, str], tuple[bool, str]]:
+    """(item, criterion) -> (escalated, outcome) of the two runs' replay at `threshold`."""
+    first = open_experiment(tmp_path / "first")
+    thens = latest(open_experiment(tmp_path / "then"))
+    names = [c.name for c in first.rubric.criteria]
+    return {
+        (pair.item, names[pair.criterion]): replayed_outcome(
+            pair, criterion_threshold(threshold, names[pair.criterion])
+        )
+        for item, record in latest(first).items()
+        for pair in record_pairs(record, thens[item], first.rules)
+    }
+
+
+def test_a_per_criterion_replay_equals_the_live_run_call_for_call(tmp_path: Path) -> None:
+    with JudgeServer() as server:
+        data = first_and_then_runs(tmp_path, server)
+        calibration = calibrate_experiments(
+            tmp_path / "first", tmp_path / "then", 0.9, per_criterion=True
+        )
+        chosen = calibration.recommended
+        assert chosen is not None and chosen.per_criterion is not None
+        fitted = chosen.per_criterion
+        assert len(set(fitted.values())) > 1  # the criteria really get different thresholds
+        server.reset()
+        rubric = cascade_rubric(tmp_path / "c.yaml", server.api_base, threshold=fitted)
+        ok("run", rubric, data, "--out", tmp_path / "live")
+        assert server.request_count == 0  # the same calls as the two runs, every one cached
+    live = decisions(tmp_path / "live")
+    assert live == replayed(tmp_path, fitted)
+    report = cascade_report(tmp_path / "live")
+    assert report["escalate_below"] == fitted
+    assert {c["name"]: c["escalate_below"] for c in report["criteria"]} == fitted
+    assert report["escalation_rate"] == chosen.escalation_rate
+    by_name = {c.name: c.escalation_rate for c in chosen.criteria}
+    assert {c["name"]: c["escalation_rate"] for c in report["criteria"]} == by_name
+    markdown = cli("report", tmp_path / "live", "--format", "markdown").stdout
+    assert "below each criterion's threshold" in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith("| tone |")]
+    assert rows[-1].startswith(f"| tone | {fitted['tone']:g} |")
+    html = cli("report", tmp_path / "live", "--format", "html", "-o", tmp_path / "r.html")
+    assert html.exit_code == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "below each criterion&#39;s threshold" in page or "below each criterion's" in page
 
 
 def test_per_item_escalations_are_the_only_new_calls(tmp_path: Path) -> None:

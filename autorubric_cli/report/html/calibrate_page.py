@@ -4,7 +4,13 @@ the cascade's cost against its agreement with the `then` judges (BokehJS, as the
 from __future__ import annotations
 
 from autorubric_cli import __version__
-from autorubric_cli.report.calibrate import HEADER, Calibration, calibration_rows
+from autorubric_cli.report.calibrate import (
+    FIT_HEADER,
+    HEADER,
+    Calibration,
+    calibration_rows,
+    fit_rows,
+)
 from autorubric_cli.report.calibrate import recommendation_line as recommendation
 from autorubric_cli.report.html.plots import Spec
 from autorubric_cli.report.html.templating import asset, bokeh_script, environment
@@ -38,6 +44,8 @@ def render_calibration_html(calibration: Calibration) -> str:
             c=calibration,
             header=HEADER,
             rows=calibration_rows(calibration),
+            fit_header=FIT_HEADER,
+            fit_rows=fit_rows(calibration.per_criterion or []),
             recommendation=recommendation(calibration),
             plots={} if spec is None else {"cost": spec},
             bokeh_js=bokeh_script(),

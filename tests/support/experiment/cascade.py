@@ -25,7 +25,7 @@ def cascade_rubric(
     then_base: str | None = None,
     *,
     stages: tuple[str, ...] = ("first", "then"),
-    threshold: float | None = None,
+    threshold: float | dict[str, float] | None = None,
     **settings: Any,
 ) -> Path:
     """The first judge j0 (3 samples), the then judge j1; `stages` picks which are in the
