@@ -3,21 +3,12 @@ map `{criterion name: T, "*": T}`; one reading of it for the live run and the re
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from autorubric_cli.core.numeric import in_unit_interval
 from autorubric_cli.errors import ValueAt, unknown_name_message
 
 OTHER_CRITERIA = "*"  # in an `escalate_below` map: every criterion not named
-
-
-def is_threshold(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and 0.0 <= value <= 1.0
-    )
 
 
 def criterion_threshold(escalate_below: float | dict[str, float], criterion: str) -> float:
@@ -31,13 +22,13 @@ def criterion_threshold(escalate_below: float | dict[str, float], criterion: str
 def checked_thresholds(value: Any) -> float | dict[str, float]:
     """A number in [0, 1], or a non-empty map of criterion names to such numbers."""
     if not isinstance(value, dict):
-        if not is_threshold(value):
+        if not in_unit_interval(value):
             raise ValueError("escalate_below must be a number in [0, 1] or a map of them")
         return float(value)
     if not value:
         raise ValueError('an empty escalate_below map; name criteria, or "*" for all')
     for name, threshold in value.items():
-        if not is_threshold(threshold):
+        if not in_unit_interval(threshold):
             raise ValueError(f"the threshold of `{name}` must be a number in [0, 1]")
     return {str(name): float(threshold) for name, threshold in value.items()}
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.core.numeric import in_unit_interval
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
@@ -106,7 +107,7 @@ def simulation_params(spec: JudgeSpec) -> SimulationParams:
                 f"(one of: {known})",
                 key=f"params.{name}",
             )
-        elif not _is_probability(value):
+        elif not in_unit_interval(value):
             raise InputError(
                 f"judge {spec.judge_id!r}: param {name!r} must be a number in [0, 1]",
                 key=f"params.{name}",
@@ -146,15 +147,6 @@ def is_hard(item_id: str, criterion: str, share: float) -> bool:
     seed, so that every simulated judge finds the same pairs hard."""
     draw = int.from_bytes(digest("hard", item_id, criterion)[:8], "big") / 2**64
     return draw < share
-
-
-def _is_probability(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and 0.0 <= value <= 1.0
-    )
 
 
 def shown_labels(messages: list[dict[str, str]]) -> list[str]:
