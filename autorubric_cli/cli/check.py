@@ -37,7 +37,10 @@ def run_check(
     title = f"{rubric_path}: {rubric.name or rubric_path.stem} — OK"
     table = build_table(title, headers, rows, free=("options",), right=("weight", "labelled items"))
     console = output_console()
-    print_fitted(console, table)
+    if rows:
+        print_fitted(console, table)
+    else:
+        console.print(f"{title}: no shared criteria, each item brings its own", highlight=False)
     used = ", ".join(f"{j.judge_id} ({describe_transport(j)})" for j in rubric.grader.judges) or (
         "none: `run` needs --judge MODEL (pass it to `check` too, to check that run)"
     )
@@ -50,9 +53,20 @@ def run_check(
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)  # one line
     if rubric.gate:
         console.print("gate: " + "; ".join(_bounds(g.metric, g.min, g.max) for g in rubric.gate))
-    if summary is not None:
+    if summary is None and not rubric.criteria:
         console.print(
-            f"{dataset_path}: {summary.items} items, "
+            "no shared criteria: every item of the dataset must carry its own (`rubric`)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if summary is not None:
+        own = (
+            f"{summary.with_rubric} with criteria of their own ({summary.item_criteria} in all), "
+            if summary.with_rubric
+            else ""
+        )
+        console.print(
+            f"{dataset_path}: {summary.items} items, {own}"
             f"{summary.with_ground_truth} with ground truth, "
             f"{summary.with_human_ratings} with human ratings — OK"
         )

@@ -51,6 +51,13 @@ class Criterion(Strict):
     # `key:value` labels (axis:accuracy) that group criteria in the report's `tags` section
     tags: list[str] = Field(default_factory=list)
 
+    @field_validator("tags")
+    @classmethod
+    def _tags_named(cls, v: list[str]) -> list[str]:
+        if any(not tag.strip() for tag in v):
+            raise ValueError("a tag must be a non-empty string")
+        return v
+
     @field_validator("weight")
     @classmethod
     def _finite_weight(cls, v: float) -> float:

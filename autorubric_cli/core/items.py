@@ -34,6 +34,9 @@ class Submission(BaseModel):
     output: str = ""
     thinking: str | None = None
     messages: list[Message] | None = None
+    # how many of `messages` are an item's context, shown to a judge but not graded (only in
+    # the transcript a judge is shown: `Item.judged`)
+    context_turns: int = 0
 
     def as_given(self) -> GivenSubmission:
         """The submission as a dataset gives it, as item records keep it: a conversation as
@@ -64,10 +67,28 @@ class Item(BaseModel):
     rubric: list[Criterion] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
 
+    def judged(self) -> Submission:
+        """What a judge is shown as the submission. With a `context`, one conversation: the
+        context's turns, then the submission (a text becomes the final assistant turn, its
+        thinking that turn's reasoning); the length penalty still counts the submission only."""
+        if not self.context:
+            return self.submission
+        submission = self.submission
+        turns = submission.messages
+        if turns is None:
+            reply: dict[str, Any] = {"role": "assistant", "content": submission.output}
+            if submission.thinking is not None:
+                reply["reasoning"] = submission.thinking
+            turns = [Message.model_validate(reply)]
+        return Submission(messages=[*self.context, *turns], context_turns=len(self.context))
+
     @field_validator("context", mode="before")
     @classmethod
     def _context_conversation(cls, value: Any) -> Any:
-        """A list of messages or `{"messages": [...]}`, checked by the conversation rules."""
+        """A list of messages or `{"messages": [...]}`, checked by the conversation rules
+        (messages a loader already checked pass as they are)."""
+        if isinstance(value, list) and all(isinstance(m, Message) for m in value):
+            return value
         if isinstance(value, list) or (isinstance(value, dict) and "messages" in value):
             return parse_conversation(value, key="context")
         return value

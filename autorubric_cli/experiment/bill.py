@@ -11,6 +11,10 @@ from typing import Any
 
 from autorubric_cli.core.rubric import Rubric
 
+ITEM_CRITERIA = "(item criteria)"
+"""The bill line of the items' own criteria (docs/reference/dataset-files.md), one per judge:
+every item has its own, so they are billed together."""
+
 
 @dataclass(frozen=True)
 class PrefixBill:
@@ -78,8 +82,11 @@ class Bill:
         )
 
     def add(self, judge_id: str, criterion: str, call: CallBill) -> None:
-        """One call of a judge, billed on the line of `criterion`."""
-        for line in (self.total, self.by_judge[judge_id], self.by_pair[judge_id, criterion]):
+        """One call of a judge, billed on the line of `criterion` (or `ITEM_CRITERIA`)."""
+        pair = self.by_pair.get((judge_id, criterion))
+        if pair is None:  # the first call of an item's own criteria
+            pair = self.by_pair[judge_id, criterion] = Line()
+        for line in (self.total, self.by_judge[judge_id], pair):
             line.add(call)
 
     def to_json(self) -> dict[str, Any]:

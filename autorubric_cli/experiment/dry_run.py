@@ -13,6 +13,8 @@ created or written). Calls the cache would not serve are billed:
 
 Re-asks and retries are not in the bill: it counts first attempts. With `llm_calls: per_item`
 it bills one call per (item, judge, sample), on the line of the first criterion it asks for.
+An item's own criteria (docs/reference/dataset-files.md) are billed together, on each judge's
+`(item criteria)` line.
 
 Prompt caching (docs/guides/prompt-caching.md): when an item's calls to a judge share a prefix
 (the run's own rule, `prompt_caching.shares_prefix`), the first call sent is billed as writing
@@ -33,8 +35,8 @@ from typing import Any
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.experiment.bill import Bill, CallBill, PrefixBill
+from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.experiment.bill import ITEM_CRITERIA, Bill, CallBill, PrefixBill
 from autorubric_cli.experiment.dry_run_cascade import cascade_bill
 from autorubric_cli.experiment.flags import with_session_flags
 from autorubric_cli.experiment.lifecycle import check_unchanged, pending_items, recorded
@@ -43,7 +45,7 @@ from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import preflight
 from autorubric_cli.experiment.shard import planned_items
 from autorubric_cli.experiment.store import ReadIssues
-from autorubric_cli.grading.few_shot import examples_by_criterion
+from autorubric_cli.grading.few_shot import criterion_examples
 from autorubric_cli.grading.grader import per_item_builder, shared_prefix_requests
 from autorubric_cli.grading.per_item import ItemRequestBuilder
 from autorubric_cli.grading.requests import RequestBuilder
@@ -211,27 +213,33 @@ class ItemCalls:
     per_item: ItemRequestBuilder | None
 
     def calls(self, pricing: Pricing, item: Item, reuse: Reused) -> list[JudgeCall]:
-        """(judge id, criterion, bill) of each call the item needs; `reuse`: votes kept."""
+        """(judge id, criterion line, bill) of each call the item needs (its criteria: the
+        file's, then its own, billed on the `ITEM_CRITERIA` line); `reuse`: votes kept."""
+        criteria = self.rubric.for_item(item.rubric).criteria
+        own = {c.name for c in item.rubric}
         out: list[JudgeCall] = []
         for spec in self.rubric.grader.judges:
             if self.per_item is None:
                 asked = [
                     (c.name, self.builder.request(item, c, spec.judge_id, sample))
-                    for c in self.rubric.criteria
+                    for c in criteria
                     for sample in range(spec.samples)
                     if (c.name, spec.judge_id, sample) not in reuse
                 ]
                 calls = criteria_calls(pricing, spec, asked)
             else:
-                calls = item_calls(pricing, self.per_item, self.rubric, spec, item, reuse)
-            out += [(spec.judge_id, criterion, call) for criterion, call in calls]
+                calls = item_calls(pricing, self.per_item, criteria, spec, item, reuse)
+            out += [
+                (spec.judge_id, ITEM_CRITERIA if name in own else name, call)
+                for name, call in calls
+            ]
         return out
 
 
 def item_calls(
     pricing: Pricing,
     per_item: ItemRequestBuilder,
-    rubric: Rubric,
+    criteria: list[Criterion],
     spec: JudgeSpec,
     item: Item,
     reuse: Reused,
@@ -240,7 +248,7 @@ def item_calls(
     first (like the records, docs/guides/per-item.md)."""
     out: list[tuple[str, CallBill]] = []
     for sample in range(spec.samples):
-        needed = [c for c in rubric.criteria if (c.name, spec.judge_id, sample) not in reuse]
+        needed = [c for c in criteria if (c.name, spec.judge_id, sample) not in reuse]
         if needed:
             request = per_item.request(item, needed, judge_id=spec.judge_id, sample=sample)
             out.append((needed[0].name, pricing.call(spec, request, pricing.served(spec, request))))
@@ -258,7 +266,7 @@ def estimate_bill(
 ) -> Bill:
     """The docs/guides/cache-and-cost.md bill of grading `items`; votes reused from `priors`
     are not calls."""
-    builder = RequestBuilder(rubric, seed, examples_by_criterion(rubric, seed, base_dir))
+    builder = RequestBuilder(rubric, seed, criterion_examples(rubric, seed, base_dir))
     asking = ItemCalls(rubric, builder, per_item_builder(rubric, seed, base_dir))
     pricing = Pricing(Estimator(), cache)
     priors = priors or {}

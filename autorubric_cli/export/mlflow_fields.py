@@ -22,6 +22,7 @@ AGGREGATION_KEYS = (
     "cannot_assess",
     "length_penalty",
     "normalize",
+    "clip",
 )
 FORBIDDEN = re.compile(r"[^A-Za-z0-9_\-. /]")
 MAX_PARAM = 6000  # MLflow's limit on a param value

@@ -34,14 +34,17 @@ class CascadeGrader(Protocol):
     `grade_cascade` and so cannot be imported here)."""
 
     rubric: Rubric
-    rules: ScoringRules
     judges: list[Judge]
     simulated: bool
 
     def word_count(self, item: Item) -> int: ...
 
     async def votes_by_criterion(
-        self, item: Item, judges: Sequence[Judge], reuse: dict[VoteKey, Vote]
+        self,
+        item: Item,
+        criteria: Sequence[Criterion],
+        judges: Sequence[Judge],
+        reuse: dict[VoteKey, Vote],
     ) -> list[list[Vote]]: ...
 
 
@@ -78,36 +81,45 @@ def stages(grader: CascadeGrader, cascade: CascadeConfig) -> tuple[list[Judge], 
 
 
 async def cascade_votes(
-    grader: CascadeGrader, item: Item, prior: ItemRecord | None
+    grader: CascadeGrader,
+    item: Item,
+    prior: ItemRecord | None,
+    criteria: Sequence[Criterion],
+    rules: ScoringRules,
 ) -> tuple[list[list[Vote]], list[bool]]:
-    """Per criterion: the first stage's votes then the `then` stage's; and which escalated."""
+    """Per criterion of the item's: the first stage's votes then the `then` stage's; and
+    which escalated."""
     cascade = grader.rubric.grader.cascade
     assert cascade is not None
     first, then = stages(grader, cascade)
-    criteria = grader.rubric.criteria
     reuse = cascade_reuse(prior, set(cascade.first))
-    asked = await grader.votes_by_criterion(item, first, reuse)
+    asked = await grader.votes_by_criterion(item, criteria, first, reuse)
     first_votes = [staged(votes, "first") for votes in asked]
     escalated = [
-        escalation(criterion, votes, grader.rules, cascade.threshold(criterion.name)).escalate
+        escalation(criterion, votes, rules, cascade.threshold(criterion.name)).escalate
         for criterion, votes in zip(criteria, first_votes, strict=True)
     ]
     if not any(escalated):
         return first_votes, escalated
     skip = skipped(criteria, escalated, then)
-    asked = await grader.votes_by_criterion(item, then, {**reuse, **skip})
+    asked = await grader.votes_by_criterion(item, criteria, then, {**reuse, **skip})
     return [
         votes + (staged(more, "then") if flag else [])
         for votes, more, flag in zip(first_votes, asked, escalated, strict=True)
     ], escalated
 
 
-async def grade_cascade(grader: CascadeGrader, item: Item, prior: ItemRecord | None) -> ItemRecord:
-    """The item's record under `grader.cascade`."""
+async def grade_cascade(
+    grader: CascadeGrader,
+    item: Item,
+    prior: ItemRecord | None,
+    criteria: Sequence[Criterion],
+    rules: ScoringRules,
+) -> ItemRecord:
+    """The item's record under `grader.cascade`; `criteria` and `rules` are the item's."""
     started = time.perf_counter()
-    votes, escalated = await cascade_votes(grader, item, prior)
-    evaluation = evaluate_cascade(votes, escalated, grader.rules, grader.word_count(item))
-    criteria = grader.rubric.criteria
+    votes, escalated = await cascade_votes(grader, item, prior, criteria, rules)
+    evaluation = evaluate_cascade(votes, escalated, rules, grader.word_count(item))
     record = item_record(
         item,
         criteria,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +64,7 @@ def load_examples(
             key="grader.few_shot.examples",
         )
     return [
-        LabelledExample(item.submission, dict(item.ground_truth), reasons_of(item, path))
+        LabelledExample(item.judged(), dict(item.ground_truth), reasons_of(item, path))
         for item in iter_items(path, rubric)
     ]
 
@@ -119,11 +120,40 @@ def select_examples(
     ]
 
 
-def examples_by_criterion(
-    rubric: Rubric, seed: int, base_dir: Path | None
-) -> dict[str, list[PromptExample]]:
+class CriterionExamples:
+    """Each criterion's examples, chosen on first use and kept: the rubric file's criteria and
+    any item's own (docs/reference/dataset-files.md, per-item rubrics), which are matched to the
+    examples by name like the file's."""
+
+    def __init__(
+        self,
+        pool: list[LabelledExample] | None = None,
+        config: FewShotConfig | None = None,
+        seed: int = 0,
+        chosen: Mapping[str, Sequence[PromptExample]] | None = None,
+    ) -> None:
+        self.pool, self.config, self.seed = pool or [], config, seed
+        self.chosen: dict[str, Sequence[PromptExample]] = dict(chosen or {})
+
+    def of(self, criterion: Criterion) -> Sequence[PromptExample]:
+        found = self.chosen.get(criterion.name)
+        if found is None:
+            found = ()
+            if self.config is not None:
+                found = select_examples(self.pool, criterion, self.config, self.seed)
+            self.chosen[criterion.name] = found
+        return found
+
+
+def criterion_examples(rubric: Rubric, seed: int, base_dir: Path | None) -> CriterionExamples:
     config = rubric.grader.few_shot
     if config is None:
-        return {}
-    examples = load_examples(config, rubric, base_dir)
-    return {c.name: select_examples(examples, c, config, seed) for c in rubric.criteria}
+        return CriterionExamples()
+    return CriterionExamples(load_examples(config, rubric, base_dir), config, seed)
+
+
+def examples_by_criterion(
+    rubric: Rubric, seed: int, base_dir: Path | None
+) -> dict[str, Sequence[PromptExample]]:
+    examples = criterion_examples(rubric, seed, base_dir)
+    return {c.name: examples.of(c) for c in rubric.criteria}

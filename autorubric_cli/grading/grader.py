@@ -18,11 +18,11 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote
-from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading.cascade import grade_cascade
-from autorubric_cli.grading.few_shot import examples_by_criterion
+from autorubric_cli.grading.few_shot import CriterionExamples, criterion_examples
 from autorubric_cli.grading.item_examples import item_examples
 from autorubric_cli.grading.per_item import ItemRequestBuilder, item_votes_by_criterion
 from autorubric_cli.grading.record import item_record
@@ -159,17 +159,30 @@ class CriterionGrader:
             budget=budget,
         )
         self.per_item = per_item_builder(rubric, seed, base_dir)
-        self.requests = RequestBuilder(
-            rubric, seed, {} if self.per_item else examples_by_criterion(rubric, seed, base_dir)
+        examples = (
+            CriterionExamples() if self.per_item else criterion_examples(rubric, seed, base_dir)
         )
+        self.requests = RequestBuilder(rubric, seed, examples)
         self.simulated = simulated_run(rubric.grader.judges)
+
+    def item_rubric(self, item: Item) -> tuple[Rubric, ScoringRules]:
+        """The rubric the item is graded with (the file's criteria, then its own) and its
+        scoring rules; the file's own when the item has no criteria of its own."""
+        if not item.rubric:
+            return self.rubric, self.rules
+        rubric = self.rubric.for_item(item.rubric)
+        return rubric, ScoringRules.from_rubric(rubric)
 
     def word_count(self, item: Item) -> int:
         """The words of the submission the length penalty sees (0 with no penalty)."""
         return self.rules.words(submission_word_counts(item.submission))
 
     async def criterion_votes(
-        self, item: Item, judges: Sequence[Judge], reuse: dict[VoteKey, Vote]
+        self,
+        item: Item,
+        criteria: Sequence[Criterion],
+        judges: Sequence[Judge],
+        reuse: dict[VoteKey, Vote],
     ) -> list[list[Vote]]:
         """Per criterion, per judge of `judges`, per sample (one call per vote, `llm_calls:
         per_criterion`); a vote found in `reuse` is not asked again. Each judge's calls for the
@@ -178,7 +191,7 @@ class CriterionGrader:
         runs = []
         for judge in judges:
             asked = []
-            for index, criterion in enumerate(self.rubric.criteria):
+            for index, criterion in enumerate(criteria):
                 for sample in range(judge.spec.samples):
                     vote = reuse.get((criterion.name, judge.id, sample))
                     if vote is not None:
@@ -191,30 +204,40 @@ class CriterionGrader:
             votes.update(found)
         return [
             [votes[(index, j.id, s)] for j in judges for s in range(j.spec.samples)]
-            for index in range(len(self.rubric.criteria))
+            for index in range(len(criteria))
         ]
 
     async def votes_by_criterion(
-        self, item: Item, judges: Sequence[Judge], reuse: dict[VoteKey, Vote]
+        self,
+        item: Item,
+        criteria: Sequence[Criterion],
+        judges: Sequence[Judge],
+        reuse: dict[VoteKey, Vote],
     ) -> list[list[Vote]]:
-        """Per criterion (rubric order), per judge, per sample: a vote of `reuse` or a new
-        call's, in the run's `llm_calls` mode."""
+        """Per criterion of `criteria` (the item's, in order), per judge, per sample: a vote of
+        `reuse` or a new call's, in the run's `llm_calls` mode."""
         if self.per_item is None:
-            return await self.criterion_votes(item, judges, reuse)
+            return await self.criterion_votes(item, criteria, judges, reuse)
         max_attempts = self.rubric.grader.max_attempts
-        return await item_votes_by_criterion(judges, self.per_item, item, reuse, max_attempts)
+        return await item_votes_by_criterion(
+            judges, self.per_item, item, criteria, reuse, max_attempts
+        )
 
     async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord:
         """The item's record. Votes of `prior` without an error are reused (`resume
         --retry-errors`); with `grader.cascade`, the cascade decides who is asked."""
+        rubric, rules = self.item_rubric(item)
         if self.rubric.grader.cascade is not None:
-            return await grade_cascade(self, item, prior)
+            return await grade_cascade(self, item, prior, rubric.criteria, rules)
         started = time.perf_counter()
-        votes_by_criterion = await self.votes_by_criterion(item, self.judges, reusable_votes(prior))
-        evaluation = evaluate_votes(votes_by_criterion, self.rules, self.word_count(item))
+        reuse = reusable_votes(prior)
+        votes_by_criterion = await self.votes_by_criterion(
+            item, rubric.criteria, self.judges, reuse
+        )
+        evaluation = evaluate_votes(votes_by_criterion, rules, self.word_count(item))
         return item_record(
             item,
-            self.rubric.criteria,
+            rubric.criteria,
             votes_by_criterion,
             evaluation,
             duration_s=time.perf_counter() - started,

@@ -2,10 +2,11 @@
 seed.
 
 The examples file is read exactly as in per-criterion mode (`few_shot.load_examples`). An
-example qualifies when it has a label for at least one criterion of the rubric; the same
-examples are shown for every item. With `balance_verdicts`, examples are picked greedily so
-that each adds as many (criterion, label) pairs not yet shown as possible (ties: a seeded
-order), which spreads the verdicts over every criterion at once; otherwise a seeded sample.
+example qualifies when it has a label for at least one criterion of the item; the same
+examples are shown for every item with the same criterion names. With `balance_verdicts`,
+examples are picked greedily so that each adds as many (criterion, label) pairs not yet shown
+as possible (ties: a seeded order), which spreads the verdicts over every criterion at once;
+otherwise a seeded sample.
 """
 
 from __future__ import annotations
@@ -63,9 +64,32 @@ def select_item_examples(
     ]
 
 
-def item_examples(rubric: Rubric, seed: int, base_dir: Path | None) -> list[ItemExample]:
+class ItemExamples:
+    """The examples shown with an item's criteria, chosen once per set of criterion names: one
+    set for a rubric file's criteria, one per distinct item rubric (docs/reference/
+    dataset-files.md, per-item rubrics: an item's own criteria match the examples by name)."""
+
+    def __init__(
+        self,
+        pool: list[LabelledExample] | None = None,
+        config: FewShotConfig | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.pool, self.config, self.seed = pool or [], config, seed
+        self.chosen: dict[tuple[str, ...], list[ItemExample]] = {}
+
+    def for_names(self, names: tuple[str, ...]) -> list[ItemExample]:
+        if self.config is None:
+            return []
+        found = self.chosen.get(names)
+        if found is None:
+            found = select_item_examples(self.pool, list(names), self.config, self.seed)
+            self.chosen[names] = found
+        return found
+
+
+def item_examples(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemExamples:
     config = rubric.grader.few_shot
     if config is None:
-        return []
-    examples = load_examples(config, rubric, base_dir)
-    return select_item_examples(examples, [c.name for c in rubric.criteria], config, seed)
+        return ItemExamples()
+    return ItemExamples(load_examples(config, rubric, base_dir), config, seed)

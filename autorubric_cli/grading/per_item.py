@@ -26,16 +26,13 @@ from functools import partial
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import Vote
 from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.grading.item_examples import ItemExamples
 from autorubric_cli.grading.requests import shown_order
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
 from autorubric_cli.judges.asked import Asked
 from autorubric_cli.judges.judge import Judge, answer_fields
 from autorubric_cli.judges.per_item.asked import AskedCriterion
-from autorubric_cli.judges.per_item.prompts import (
-    ItemExample,
-    item_system_prompt,
-    item_user_message,
-)
+from autorubric_cli.judges.per_item.prompts import item_system_prompt, item_user_message
 from autorubric_cli.judges.per_item.replies import ItemReply, parse_item_reply
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.replies import Answer
@@ -45,14 +42,17 @@ logger = logging.getLogger("autorubric_cli.judges")
 
 @dataclass(frozen=True)
 class ItemRequestBuilder:
+    """`rubric`: the file's; an item's own criteria come with the item (`criteria` asked)."""
+
     rubric: Rubric
     seed: int
-    examples: list[ItemExample]
+    examples: ItemExamples
 
     def request(
         self, item: Item, criteria: Sequence[Criterion], *, judge_id: str, sample: int
     ) -> ItemRequest:
         config = self.rubric.grader
+        names = (*(c.name for c in self.rubric.criteria), *(c.name for c in item.rubric))
         asked = [
             AskedCriterion(
                 criterion=c,
@@ -62,12 +62,12 @@ class ItemRequestBuilder:
             for c in criteria
         ]
         user = item_user_message(
-            submission=item.submission,
+            submission=item.judged(),
             asked=asked,
             guidelines=self.rubric.guidelines,
             query=item.query,
             reference_submission=item.reference_submission,
-            examples=self.examples,
+            examples=self.examples.for_names(names),
         )
         messages = [
             {"role": "system", "content": item_system_prompt(config.item_system_prompt)},
@@ -198,11 +198,12 @@ async def item_votes_by_criterion(
     judges: Sequence[Judge],
     builder: ItemRequestBuilder,
     item: Item,
+    criteria: Sequence[Criterion],
     reuse: dict[VoteKey, Vote],
     max_attempts: int,
 ) -> list[list[Vote]]:
-    """Per criterion (rubric order), per judge, per sample: a reused vote or a per-item call's."""
-    criteria = builder.rubric.criteria
+    """Per criterion of `criteria` (the item's: the file's, then its own), per judge, per
+    sample: a reused vote or a per-item call's."""
     keys: list[tuple[str, int]] = []
     calls = []
     for judge in judges:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autorubric_cli.core.evaluate import Evaluation
+from autorubric_cli.core.item_rubric import with_definitions
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote, add_counts
 from autorubric_cli.core.rubric import Criterion
@@ -69,7 +70,7 @@ def item_record(
         score=evaluation.score.score,
         raw_score=evaluation.score.raw_score,
         length_penalty=evaluation.score.length_penalty,
-        criteria=evaluation.criteria,
+        criteria=with_definitions(evaluation.criteria, item.rubric),
         judge_scores=evaluation.judge_scores,
         usage=usage,
         cost=cost,

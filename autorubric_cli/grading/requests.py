@@ -7,12 +7,14 @@ shuffle, which depends on (seed, item, judge, criterion, sample) alone, so `both
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.shuffle import identity_order, shuffle_order
+from autorubric_cli.grading.few_shot import CriterionExamples
 from autorubric_cli.judges.prompts import (
     PREFIX_SEPARATOR,
     PromptExample,
@@ -42,9 +44,17 @@ def chat(system: str, user: str) -> list[dict[str, str]]:
 
 @dataclass(frozen=True)
 class RequestBuilder:
+    """`rubric`: the file's (its guidelines and grader settings); the criterion comes with each
+    request, so an item's own criteria are built like the file's. `examples`: each criterion's
+    few-shot examples (a mapping by name gives them as they are)."""
+
     rubric: Rubric
     seed: int
-    examples: dict[str, list[PromptExample]]
+    examples: CriterionExamples | Mapping[str, Sequence[PromptExample]]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.examples, CriterionExamples):
+            object.__setattr__(self, "examples", CriterionExamples(chosen=self.examples))
 
     def parts(
         self, item: Item, criterion: Criterion, order: list[int] | None
@@ -54,8 +64,10 @@ class RequestBuilder:
         multi_choice = criterion.options is not None
         override = config.multi_choice_system_prompt if multi_choice else config.system_prompt
         shown = None if order is None else [criterion.option_list()[i] for i in order]
+        submission = item.judged()
+        assert isinstance(self.examples, CriterionExamples)
         prefix = shared_prefix(
-            submission=item.submission,
+            submission=submission,
             guidelines=self.rubric.guidelines,
             query=item.query,
             reference_submission=item.reference_submission,
@@ -63,9 +75,9 @@ class RequestBuilder:
         suffix = criterion_suffix(
             requirement=criterion.requirement,
             shown_options=shown,
-            examples=self.examples.get(criterion.name, ()),
+            examples=self.examples.of(criterion),
             elicitation=criterion.elicitation,
-            scope_note=scope_instruction(item.submission.messages, criterion.scope),
+            scope_note=scope_instruction(submission.messages, criterion.scope),
         )
         return system_prompt(multi_choice, override), prefix, suffix
 

@@ -86,7 +86,7 @@ def options_block(shown: Sequence[CriterionOption]) -> str:
 def submission_block(submission: Submission) -> str:
     """The submission's block; a conversation is shown as its transcript."""
     if submission.messages is not None:
-        return transcript_block(submission.messages)
+        return transcript_block(submission.messages, submission.context_turns)
     parts = []
     if submission.thinking is not None:
         parts.append(block("thinking", submission.thinking))

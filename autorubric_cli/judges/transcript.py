@@ -24,14 +24,34 @@ from autorubric_cli.core.conversation import (
 from autorubric_cli.judges.tags import block, neutralise, opening_tag
 
 INTRO = (
-    "The submission is a conversation of {turns}, in order. Each <turn> has its number and "
+    "{opening} Each <turn> has its number and "
     "role. In an assistant turn, <thinking> is the model's reasoning and <tool_call> a tool it "
     "called, with the arguments it passed; a tool turn is the result of the call it answers. "
     "{final}"
 )
+OPENING = "The submission is a conversation of {turns}, in order."
+CONTEXT_OPENING = (
+    "The conversation below has {turns}, in order. {context} the context that came before the "
+    "submission, shown to understand it and not graded; the submission to grade is {graded}."
+)
+"""The opening with an item's `context` (docs/reference/dataset-files.md)."""
 
 
-def transcript_block(messages: Sequence[Message]) -> str:
+def opening(count: int, context_turns: int) -> str:
+    """What the transcript is; with a context, which turns are context and which are graded."""
+    turns = f"{count} turn" if count == 1 else f"{count} turns"
+    if not context_turns:
+        return OPENING.format(turns=turns)
+    first = context_turns + 1
+    return CONTEXT_OPENING.format(
+        turns=turns,
+        context="Turn 1 is" if context_turns == 1 else f"Turns 1-{context_turns} are",
+        graded=f"turn {count}" if first == count else f"turns {first}-{count}",
+    )
+
+
+def transcript_block(messages: Sequence[Message], context_turns: int = 0) -> str:
+    """`context_turns`: how many turns at the head are an item's context (not graded)."""
     names = tool_names(messages)
     final = final_assistant_index(messages)
     turns = [
@@ -40,7 +60,7 @@ def transcript_block(messages: Sequence[Message]) -> str:
     ]
     count = len(messages)
     intro = INTRO.format(
-        turns=f"{count} turn" if count == 1 else f"{count} turns",
+        opening=opening(count, context_turns),
         final=(
             "It has no assistant turn."
             if final is None

@@ -3,24 +3,26 @@ validated against the rubric."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from autorubric_cli.core.items import ITEM_FIELDS, HumanRating, Item
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError, unknown_name_message
 from autorubric_cli.loading.fields import apply_fields
+from autorubric_cli.loading.item_fields import parse_context, parse_item_criteria, parse_tags
 from autorubric_cli.loading.readers import MAX_LINE_BYTES as MAX_LINE_BYTES
 from autorubric_cli.loading.readers import iter_json_lines as iter_json_lines
 from autorubric_cli.loading.readers import iter_records
-from autorubric_cli.loading.submission import parse_submission
+from autorubric_cli.loading.submission import conversation_cell, parse_submission
 from autorubric_cli.loading.where import Where
 
 ITEM_KEYS = set(ITEM_FIELDS)
 VERDICT_LABELS = [v.value for v in CriterionVerdict]
+T = TypeVar("T")
 
 
 @dataclass
@@ -29,6 +31,8 @@ class DatasetSummary:
     with_ground_truth: int = 0
     with_human_ratings: int = 0
     labels: dict[str, int] = field(default_factory=dict)
+    with_rubric: int = 0  # items with criteria of their own
+    item_criteria: int = 0  # those criteria, over every item
 
 
 def iter_items(
@@ -62,6 +66,8 @@ def summarize_dataset(
         summary.items += 1
         summary.with_ground_truth += bool(item.ground_truth)
         summary.with_human_ratings += bool(item.human_ratings)
+        summary.with_rubric += bool(item.rubric)
+        summary.item_criteria += len(item.rubric)
         for name in item.ground_truth:
             summary.labels[name] = summary.labels.get(name, 0) + 1
     return summary
@@ -73,7 +79,9 @@ def parse_item(obj: Any, where: Where, rubric: Rubric, index: int) -> Item:
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise where.error("`metadata` must be an object", key="metadata")
-    if not rubric.criteria:
+    own = _placed(where, parse_item_criteria, obj.get("rubric"), rubric)
+    graded = rubric.for_item(own)
+    if not graded.criteria:
         raise where.error(
             "the item has no criterion: the rubric file has none, so each item needs a `rubric`",
             key="rubric",
@@ -82,12 +90,32 @@ def parse_item(obj: Any, where: Where, rubric: Rubric, index: int) -> Item:
         id=_parse_id(obj.get("id", where.line), where),
         index=index,
         line=where.line,
-        submission=parse_submission(obj.get("submission"), where, rubric.grades_final_turn()),
+        submission=parse_submission(obj.get("submission"), where, graded.grades_final_turn()),
         query=_optional_str(obj, "query", where),
         reference_submission=_optional_str(obj, "reference_submission", where),
-        ground_truth=_parse_ground_truth(obj.get("ground_truth"), where, rubric),
-        human_ratings=parse_human_ratings(obj.get("human_ratings"), where, rubric),
+        ground_truth=_parse_ground_truth(obj.get("ground_truth"), where, graded),
+        human_ratings=parse_human_ratings(obj.get("human_ratings"), where, graded),
         metadata=metadata,
+        context=_placed(where, parse_context, _cell(obj.get("context"), where, "context")),
+        rubric=own,
+        tags=_placed(where, parse_tags, obj.get("tags")),
+    )
+
+
+def _placed(where: Where, parse: Callable[..., T], *args: Any) -> T:
+    """`parse(*args)`, its InputError (raised with a key, no place) placed at this record."""
+    try:
+        return parse(*args)
+    except InputError as exc:
+        raise where.relocated(exc) from None
+
+
+def _cell(value: Any, where: Where, key: str) -> Any:
+    """A text cell (CSV, Parquet) holding JSON is parsed."""
+    return (
+        conversation_cell(value, where, key)
+        if isinstance(value, str) and where.text_cells
+        else value
     )
 
 

@@ -9,7 +9,12 @@ criterion came from, so errors still name the line of the file.
 
 Dataset shape (its `RubricDataset.to_json`): `{"rubric": ..., "items": [{"submission",
 "description", "ground_truth": [by criterion position], "reference_submission", "prompt",
-"ground_truth_reasons"}], "prompt", "reference_submission", "name"}`.
+"ground_truth_reasons", "rubric"}], "prompt", "reference_submission", "name"}`.
+
+Per-item rubrics: in the library an item's own `rubric` replaces the dataset's. So when any item
+has one, every item carries its criteria as its own (its `rubric`, else the dataset's), and the
+file read as a rubric has no shared criteria: graded against it, each item gets exactly the
+criteria the library would grade it with, ground truth by their position.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ def library_rubric(data: Any) -> tuple[Any, Callable[[Loc], Loc]]:
     moved: dict[str, Loc] = {}
     outer, inner = data, data
     base: Loc = ()
+    if is_rubric_dataset(data) and (data["rubric"] is None or has_item_rubrics(data)):
+        kept = {k: data[k] for k in ("name", "guidelines") if data.get(k) is not None}
+        return {**kept, "criteria": []}, _identity
     if "rubric" in data and "criteria" not in data and "sections" not in data:
         inner, base = data["rubric"], ("rubric",)
         if isinstance(inner, list):
@@ -103,6 +111,14 @@ def is_rubric_dataset(obj: dict[str, Any]) -> bool:
     return "items" in obj and "rubric" in obj
 
 
+def has_item_rubrics(obj: dict[str, Any]) -> bool:
+    """Some item of a RubricDataset object has its own rubric."""
+    items = obj.get("items")
+    return isinstance(items, list) and any(
+        isinstance(item, dict) and item.get("rubric") is not None for item in items
+    )
+
+
 def dataset_items(obj: dict[str, Any], source: str) -> list[Any]:
     """A RubricDataset object's items in our record shape (ground truth stays positional)."""
     if not is_rubric_dataset(obj):
@@ -115,25 +131,22 @@ def dataset_items(obj: dict[str, Any], source: str) -> list[Any]:
     items = obj["items"]
     if not isinstance(items, list):
         raise InputError("`items` must be a list", path=source, line=1, key="items")
-    return [_library_item(item, obj, source, i) for i, item in enumerate(items, start=1)]
+    shared = obj["rubric"] if has_item_rubrics(obj) else None
+    return [_library_item(item, obj, shared) for item in items]
 
 
-def _library_item(item: Any, dataset: dict[str, Any], source: str, number: int) -> Any:
+def _library_item(item: Any, dataset: dict[str, Any], shared: Any) -> Any:
+    """An item in our record shape; `shared`: the dataset's rubric, given to the items without
+    their own when some item has one (None otherwise)."""
     if not isinstance(item, dict):
         return item
-    if item.get("rubric") is not None:
-        raise InputError(
-            "per-item rubrics of the autorubric library are not supported; "
-            "split the dataset by rubric",
-            path=source,
-            line=number,
-            key="rubric",
-        )
     out: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
     for key, value in item.items():
         if key in ("submission", "ground_truth", "reference_submission", "id"):
             out[key] = value
+        elif key == "rubric":
+            continue
         elif key == "prompt":
             out["query"] = value
         elif value is not None:
@@ -143,4 +156,17 @@ def _library_item(item: Any, dataset: dict[str, Any], source: str, number: int) 
             out[ours] = dataset[theirs]
     if metadata:
         out["metadata"] = metadata
+    own = item.get("rubric")
+    rubric = shared if own is None else own
+    if rubric is not None:
+        out["rubric"] = _criteria_list(rubric)
     return out
+
+
+def _criteria_list(rubric: Any) -> Any:
+    """A library rubric (a list, or a mapping with `criteria:` or `sections:`) as a flat list of
+    criteria; anything else as it is (the item's parser says what is wrong)."""
+    if isinstance(rubric, dict):
+        key = "sections" if "sections" in rubric and "criteria" not in rubric else "criteria"
+        rubric = rubric.get(key, rubric)
+    return _flatten(rubric, ())[0] if isinstance(rubric, list) else rubric

@@ -41,7 +41,7 @@ FORMATS = {
     ".parquet": "parquet",
     ".eval": "inspect_eval",
 }
-JSON_CELL_COLUMNS = ("ground_truth", "human_ratings", "metadata")
+JSON_CELL_COLUMNS = ("ground_truth", "human_ratings", "metadata", "rubric", "tags")
 READ_ERRORS = (OSError, EOFError, zlib.error)
 
 

@@ -70,6 +70,17 @@ def _located(
     source: str,
     remap: Callable[[tuple[Any, ...]], tuple[Any, ...]],
 ) -> InputError:
+    message, loc = validation_problem(exc, data, Rubric)
+    loc = remap(_refine_duplicate(loc, message, data))
+    return InputError(message, path=source, line=line_for(loc, lines), key=dotted(loc))
+
+
+def validation_problem(
+    exc: ValidationError, data: Any, model: type[BaseModel]
+) -> tuple[str, tuple[Any, ...]]:
+    """(one-line message, path in `data`) of the first error of validating `data` as `model`:
+    an unknown key with the closest known one, a missing key at its place, a model-level
+    message at the key it names."""
     error = _first_error(exc)
     raw_loc = tuple(error["loc"])
     cause = (error.get("ctx") or {}).get("error")
@@ -78,12 +89,11 @@ def _located(
     loc = _data_path(raw_loc, data)
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = unknown_key_message(str(raw_loc[-1]), allowed_keys(raw_loc[:-1]))
+        message = unknown_key_message(str(raw_loc[-1]), allowed_keys(raw_loc[:-1], model))
     elif error["type"] == "missing":
         message = f"missing required key {raw_loc[-1]!r}"
         loc = (*loc, raw_loc[-1])
-    loc = remap(_refine_key(_refine_duplicate(loc, message, data), message, data))
-    return InputError(message, path=source, line=line_for(loc, lines), key=dotted(loc))
+    return message, _refine_key(loc, message, data)
 
 
 def _first_error(exc: ValidationError) -> Any:
@@ -104,9 +114,9 @@ def unknown_key_message(key: str, allowed: list[str]) -> str:
     return f"unknown key {key!r}"
 
 
-def allowed_keys(loc: tuple[Any, ...]) -> list[str]:
-    """The keys the model at a pydantic location accepts (walking the Rubric's field types)."""
-    model: type[BaseModel] | None = Rubric
+def allowed_keys(loc: tuple[Any, ...], root: type[BaseModel] = Rubric) -> list[str]:
+    """The keys the model at a pydantic location accepts (walking `root`'s field types)."""
+    model: type[BaseModel] | None = root
     for part in loc:
         if model is None or isinstance(part, int):
             continue

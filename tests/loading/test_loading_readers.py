@@ -162,10 +162,10 @@ def test_rubric_dataset_json_is_read_with_positional_ground_truth(tmp_path: Path
     assert first.ground_truth == {"ok": "UNMET", "tone": "Warm"} and first.query == "P"
     assert first.metadata == {"description": "d"} and first.id == "1"
     assert second.ground_truth == {} and second.query == "Q"
-    data["items"][1]["rubric"] = [{"requirement": "x"}]
+    data["items"][1]["rubric"] = [{"name": None, "requirement": "x", "weight": 2}]
     path.write_text(json.dumps(data))
-    error = error_of(path)
-    assert (error.line, error.key) == (2, "rubric") and "per-item rubrics" in error.message
+    first, second = iter_items(path, RUBRIC)  # the library's per-item rubrics are read
+    assert first.rubric == [] and [(c.name, c.weight) for c in second.rubric] == [("i1", 2)]
 
 
 @pytest.mark.parametrize(
