@@ -13,6 +13,7 @@ LAYERS = [
     ["cli", "__main__"],
     ["api"],
     ["export"],
+    ["pairwise"],
     ["report"],
     ["labels"],
     ["validate"],

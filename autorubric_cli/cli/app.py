@@ -17,7 +17,14 @@ from typing import Annotated
 import typer
 
 from autorubric_cli import __version__
-from autorubric_cli.cli import compare_cmd, plan_cmd, report_cmd, run_cmd, validate_cmd
+from autorubric_cli.cli import (
+    compare_cmd,
+    pairwise_cmd,
+    plan_cmd,
+    report_cmd,
+    run_cmd,
+    validate_cmd,
+)
 from autorubric_cli.cli.cache_cmd import cache_app
 from autorubric_cli.cli.cascade_cmd import cascade_app
 from autorubric_cli.cli.export_cmd import export_app
@@ -64,6 +71,7 @@ COMMANDS = (
     report_cmd.merge,
     report_cmd.report,
     compare_cmd.compare,
+    pairwise_cmd.pairwise,
     plan_cmd.plan,
     validate_cmd.validate,
     validate_cmd.simulate,

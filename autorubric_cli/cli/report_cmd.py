@@ -116,8 +116,20 @@ def report(
     """Render an experiment from items.jsonl (no judge calls)."""
 
     from autorubric_cli.cli.finish import run_report
+    from autorubric_cli.experiment.manifest import is_pairwise
 
     def body() -> int:
+        if is_pairwise(directory):
+            from autorubric_cli.cli.pairwise_body import report_pairwise
+
+            flags = {"--fail-under": fail_under, "--junit": junit, "--cluster": cluster}
+            flags |= {"--aggregation": aggregation, "--sample-aggregation": sample_aggregation}
+            flags |= {
+                "--cannot-assess": cannot_assess,
+                "--ordinal-aggregation": ordinal_aggregation,
+            }
+            flags |= {"--nominal-aggregation": nominal_aggregation}
+            return report_pairwise(directory, format.value, output, flags)
         overrides = {
             "aggregation": aggregation,
             "ordinal_aggregation": ordinal_aggregation,

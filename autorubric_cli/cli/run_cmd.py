@@ -218,6 +218,7 @@ def resume(
     from autorubric_cli.cli.baseline_flags import baseline_gate, refuse_unreachable
     from autorubric_cli.cli.export_body import run_mlflow_export
     from autorubric_cli.experiment.lock import lock_early
+    from autorubric_cli.experiment.manifest import is_pairwise
     from autorubric_cli.experiment.opened import open_experiment
     from autorubric_cli.experiment.session import resume_run
     from autorubric_cli.export.switches import run_exports
@@ -226,12 +227,33 @@ def resume(
 
     def body() -> int:
         exports = run_exports(otel, mlflow)  # a missing extra: an input error, first
+        if is_pairwise(directory):
+            return resume_pairwise_dir()
         if dry_run:
             from autorubric_cli.cli.cache_body import dry_run_resume
 
             return dry_run_resume(directory, retry_errors, cache, cache_dir, format.value)
         with lock_early(directory):
             return resume_body(exports)
+
+    def resume_pairwise_dir() -> int:
+        from autorubric_cli.cli.pairwise_body import resume_pairwise_body
+
+        flags: dict[str, object] = {"--dry-run": dry_run or None, "--baseline": baseline}
+        flags |= {"--max-drop": max_drop}
+        flags |= {"--fail-under": fail_under, "--junit": junit, "--otel": otel or None}
+        flags |= {"--fail-on-regression": fail_on_regression or None, "--mlflow": mlflow or None}
+        return resume_pairwise_body(
+            directory,
+            retry_errors=retry_errors,
+            concurrency=concurrency,
+            cache=cache,
+            cache_dir=cache_dir,
+            batch=batch,
+            max_cost=max_cost,
+            fmt=format.value,
+            flags=flags,
+        )
 
     def resume_body(exports: AbstractContextManager[object]) -> int:
         gate = baseline_gate(baseline, max_drop, fail_on_regression, alpha)

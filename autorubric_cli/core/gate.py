@@ -10,13 +10,23 @@ from autorubric_cli.core.config import GateCheck
 
 
 def resolve_metric(report: dict[str, Any], path: str) -> Any:
-    """Follow a dotted path; a list of named objects is indexed by `name` (names may hold dots)."""
+    """Follow a dotted path; a list of named objects is indexed by `name`. Names and object
+    keys may hold dots (a system named `gpt-4.1` in a pairwise report): the longest key that
+    matches is taken."""
     parts = path.split(".")
     node: Any = report
     i = 0
     while i < len(parts):
         if isinstance(node, dict) and parts[i] in node:
             node, i = node[parts[i]], i + 1
+            continue
+        if isinstance(node, dict):
+            end = next(
+                (e for e in range(len(parts), i + 1, -1) if ".".join(parts[i:e]) in node), None
+            )
+            if end is None:
+                raise KeyError(path)
+            node, i = node[".".join(parts[i:end])], end
             continue
         if isinstance(node, list):
             for end in range(len(parts), i, -1):

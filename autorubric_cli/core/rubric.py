@@ -17,6 +17,7 @@ from autorubric_cli.core.criterion import Elicitation as Elicitation
 from autorubric_cli.core.criterion import Scope as Scope
 from autorubric_cli.core.criterion import with_auto_na
 from autorubric_cli.core.items import ITEM_FIELDS
+from autorubric_cli.core.pairs import PairwiseSection
 from autorubric_cli.errors import unknown_name_message
 
 
@@ -46,6 +47,7 @@ class Rubric(Strict):
     report: ReportSection = Field(default_factory=ReportSection)
     gate: list[GateCheck] = Field(default_factory=list)
     dataset: DatasetSection = Field(default_factory=DatasetSection)
+    pairwise: PairwiseSection | None = None  # `autorubric pairwise` (docs/guides/pairwise.md)
 
     @model_validator(mode="after")
     def _names_and_auto_na(self) -> Rubric:

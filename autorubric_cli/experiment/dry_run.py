@@ -30,7 +30,7 @@ import json
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.items import Item
@@ -51,6 +51,7 @@ from autorubric_cli.grading.per_item import ItemRequestBuilder
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
+from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.policy.preflight import print_warnings
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.prompt_caching import caching_kind, min_prefix_tokens, provider_of
@@ -66,6 +67,7 @@ IMPLICIT_STEP = {"openai": 128, "azure": 128}
 Reused = Collection[VoteKey]
 """The (criterion, judge id, sample) votes an item reuses from its earlier record."""
 JudgeCall = tuple[str, str, CallBill]
+Prefixed = TypeVar("Prefixed", VoteRequest, PairRequest)  # a call with a shared prefix
 """A call's judge id, the criterion line it is billed on, and its bill."""
 
 
@@ -135,7 +137,7 @@ class Estimator:
             return None
         return float(sum(costs))
 
-    def prefix_tokens(self, spec: JudgeSpec, request: VoteRequest) -> int:
+    def prefix_tokens(self, spec: JudgeSpec, request: VoteRequest | PairRequest) -> int:
         """The tokens of a request's shared prefix (system prompt and the user message's
         first part), as the provider would cache it (OpenAI: in 128-token steps)."""
         prefix = request.messages[1]["content"][: request.prefix_chars]
@@ -174,10 +176,10 @@ class Pricing:
 
 
 def criteria_calls(
-    pricing: Pricing, spec: JudgeSpec, asked: list[tuple[str, VoteRequest]]
+    pricing: Pricing, spec: JudgeSpec, asked: list[tuple[str, Prefixed]]
 ) -> list[tuple[str, CallBill]]:
-    """An item's per-criterion calls to one judge: the first one sent writes the shared
-    prefix, the others read it (when the run would share it)."""
+    """An item's per-criterion calls to one judge (or a comparison's calls in one order): the
+    first one sent writes the shared prefix, the others read it (when the run would share it)."""
     hits = [pricing.served(spec, request) for _, request in asked]
     sent = [request for (_, request), hit in zip(asked, hits, strict=True) if not hit]
     tokens = 0

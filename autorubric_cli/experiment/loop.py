@@ -8,12 +8,12 @@ import contextlib
 import importlib
 import pkgutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 import autorubric_cli.metrics as metrics
 from autorubric_cli.core.config import LLMConfig
-from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import BudgetStop
@@ -22,7 +22,14 @@ from autorubric_cli.experiment.budget import budget_message, spend_cap
 from autorubric_cli.experiment.lifecycle import RunRecorder, pending_items
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.progress import Progress
-from autorubric_cli.experiment.runner import RunOutcome, StopSignals, items_in_flight, run_items
+from autorubric_cli.experiment.runner import (
+    ItemWork,
+    RunOutcome,
+    StopSignals,
+    Work,
+    items_in_flight,
+    run_units,
+)
 from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.judges.batch.transport import batch_enabled
 from autorubric_cli.judges.cache import CallCache, cache_path
@@ -34,18 +41,33 @@ from autorubric_cli.judges.tracing import run_span
 from autorubric_cli.judges.transports.simulated import is_simulated
 from autorubric_cli.judges.transports.workers import WorkerPool, WorkerPoolFailed, cores
 
+G = TypeVar("G")
+
 
 def make_grader(
     rubric: Rubric, seed: int, base_dir: Path, cache_dir: Path | None, directory: Path
 ) -> CriterionGrader:
     """The run's grader. With `workers: N` its worker processes are spawned first, so that
     litellm's import there overlaps with everything this process still does before a call."""
+    return build_grader(CriterionGrader, rubric, seed, base_dir, cache_dir, directory)
+
+
+def build_grader(
+    build: Callable[..., G],
+    rubric: Rubric,
+    seed: int,
+    base_dir: Path,
+    cache_dir: Path | None,
+    directory: Path,
+) -> G:
+    """`build(rubric, seed=, base_dir=, cache=, batches=, workers=, budget=)` with the
+    session's call cache, batches, worker processes and spend cap (`make_grader`)."""
     budget = spend_cap(rubric.grader, directory / ITEMS)
     workers = worker_pool(rubric.grader)
     try:
         cache = CallCache(cache_path(cache_dir)) if rubric.grader.cache else None
         batches = batch_coordinator(directory, rubric.grader)
-        return CriterionGrader(
+        return build(
             rubric,
             seed=seed,
             base_dir=base_dir,
@@ -76,8 +98,13 @@ def worker_pool(config: LLMConfig) -> WorkerPool | None:
     return pool
 
 
+class HasWorkers(Protocol):
+    @property
+    def workers(self) -> WorkerPool | None: ...
+
+
 @contextlib.contextmanager
-def stopping_workers(grader: CriterionGrader) -> Iterator[None]:
+def stopping_workers(grader: HasWorkers) -> Iterator[None]:
     """Before the event loop runs, a failure (a busy directory, a full disk) stops the worker
     processes at once instead of leaving them to notice the closed socket."""
     try:
@@ -125,17 +152,32 @@ def grade_pending(
 ) -> RunOutcome:
     """Grade the items of the run not in `done` (`priors`: errored records to grade again),
     then `finish` the recorder, however the loop ended. A spend-cap stop is a `BudgetStop`."""
+    items = pending_items(dataset, rubric, recorder.manifest, done)
+    already = min(len(done), recorder.manifest.items_total)
+    work = ItemWork(grader)
+    return grade_units(recorder, rubric, work, items, window_for(rubric), already, priors, grace_s)
+
+
+def grade_units(
+    recorder: RunRecorder,
+    rubric: Rubric,
+    work: Work,
+    units: Iterator[Any],
+    window: int,
+    already: int,
+    priors: dict[str, Any],
+    grace_s: float,
+) -> RunOutcome:
+    """Grade `units` (`already` of the session's total are recorded), `window` in flight, then
+    `finish` the recorder, however the loop ended. A spend-cap stop is a `BudgetStop`."""
     manifest = recorder.manifest
-    items = pending_items(dataset, rubric, manifest, done)
-    window = window_for(rubric)
-    already = min(len(done), manifest.items_total)
-    progress = Progress(manifest.items_total, already, grader.stats, manifest.simulated)
+    progress = Progress(manifest.items_total, already, work.stats, manifest.simulated)
     outcome = RunOutcome()
     preloading = _preload_report()
     with traced_run(recorder, rubric):
         try:
             outcome = asyncio.run(
-                _run_async(grader, items, recorder, progress, window, grace_s, priors)
+                _run_async(work, units, recorder, progress, window, grace_s, priors)
             )
         except KeyboardInterrupt:
             outcome.interrupted = True
@@ -146,7 +188,7 @@ def grade_pending(
         finally:
             preloading.join()  # never leave an import running into interpreter shutdown
             if isinstance(outcome.fatal, BudgetReached):
-                recorded_items = len(done) + outcome.graded
+                recorded_items = already + outcome.graded
                 outcome.fatal = BudgetStop(
                     budget_message(rubric.grader.max_cost or 0.0, recorded_items)
                 )
@@ -166,13 +208,13 @@ def traced_run(recorder: RunRecorder, rubric: Rubric) -> Iterator[None]:
 
 
 async def _run_async(
-    grader: CriterionGrader,
-    items: Iterator[Item],
+    work: Work,
+    units: Iterator[Any],
     recorder: RunRecorder,
     progress: Progress,
     window: int,
     grace_s: float,
-    priors: dict[str, ItemRecord],
+    priors: dict[str, Any],
 ) -> RunOutcome:
     stop = StopSignals(
         notify=lambda: progress.say(
@@ -182,9 +224,9 @@ async def _run_async(
     writer = recorder.items_writer()
     try:
         with stop.installed(), progress:
-            return await run_items(
-                grader,
-                items,
+            return await run_units(
+                work,
+                units,
                 writer,
                 progress,
                 stop,
@@ -202,4 +244,4 @@ async def _run_async(
         try:
             writer.close()
         finally:
-            await grader.aclose()
+            await work.aclose()

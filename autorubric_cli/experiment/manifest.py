@@ -41,6 +41,9 @@ class Manifest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     format_version: int = FORMAT_VERSION
+    # what the directory holds: a run's graded items, or pairwise comparisons (the setup then
+    # under `pairwise`; docs/reference/experiment-directory.md); written only when `pairwise`
+    kind: Literal["run", "pairwise"] = Field("run", exclude_if=lambda v: v == "run")
     autorubric_version: str
     name: str
     command: list[str]
@@ -166,3 +169,12 @@ def load_manifest(directory: Path) -> Manifest:
         raise InputError(message, path=str(path), key=key) from None
     check_fields(manifest.dataset_fields, key="dataset_fields", source=str(path))
     return manifest
+
+
+def is_pairwise(directory: Path) -> bool:
+    """Whether `directory` holds a pairwise experiment (`report` and `resume` then read it as
+    one); False for anything else, an unreadable manifest included (the command says why)."""
+    try:
+        return load_manifest(directory).kind == "pairwise"
+    except InputError:
+        return False

@@ -36,8 +36,15 @@ class OpenedExperiment:
 
 
 def open_experiment(directory: Path) -> OpenedExperiment:
-    """The manifest plus the rubric copy, with the resolved configuration it was run with."""
+    """The manifest plus the rubric copy, with the resolved configuration it was run with. A
+    pairwise experiment is refused: its records are comparisons, not graded items."""
     manifest = load_manifest(directory)
+    if manifest.kind == "pairwise":
+        raise InputError(
+            "a pairwise experiment (comparisons, not graded items): `autorubric report` and "
+            "`autorubric resume` read it; this command reads the directories of `run`",
+            path=str(directory),
+        )
     rubric = load_rubric(directory / RUBRIC_COPY)
     try:
         resolved = LLMConfig.model_validate(manifest.config)

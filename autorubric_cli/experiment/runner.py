@@ -1,5 +1,9 @@
 """Schedules items so calls from many items are in flight at once; appends records as they finish.
 
+What it schedules is a unit of work with an `id`: a dataset item (`run_items`, graded by the
+CriterionGrader) or any other unit a `Work` turns into one record (`run_units`; pairwise judging
+schedules (item, pair of systems) comparisons, pairwise/grader.py).
+
 Signals: the first SIGINT/SIGTERM stops scheduling and gives in-flight items `grace_s` seconds
 to finish before they are cancelled; a second one cancels at once. Records are appended
 synchronously between awaits, so cancellation can never leave half a record behind.
@@ -18,6 +22,7 @@ from typing import Any, Protocol
 
 from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.items import Item
+from autorubric_cli.core.pair_records import PairRecord
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import StorageError
@@ -31,6 +36,29 @@ class Grader(Protocol):
     stats: CallStats
 
     async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord: ...
+
+    async def aclose(self) -> None: ...
+
+
+Recorded = ItemRecord | PairRecord
+"""A line of items.jsonl: an item's record, or a pairwise comparison's."""
+
+
+class Work(Protocol):
+    """Turns a unit (anything with an `id`) into its finished record. `prior`: the unit's
+    earlier errored record, graded again (`resume --retry-errors`)."""
+
+    @property
+    def stats(self) -> CallStats: ...
+
+    async def record_of(self, unit: Any, prior: Any) -> Recorded: ...
+
+    def failed_record(self, unit: Any, exc: BaseException, duration: float) -> Recorded:
+        """The record of a unit whose grading raised (a bug): an error, graded again later."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the judges' clients, workers and cache, before the event loop ends."""
 
 
 @dataclass
@@ -125,14 +153,34 @@ def internal_error_record(item: Item, exc: BaseException, duration: float) -> It
 
 
 @dataclass
-class ItemGrading:
-    """What grading one item needs, and the run's outcome it adds to."""
+class ItemWork:
+    """A run's work: an item, graded by the grader, with what `report` needs attached."""
 
     grader: Grader
+
+    @property
+    def stats(self) -> CallStats:
+        return self.grader.stats
+
+    async def record_of(self, unit: Any, prior: Any) -> Recorded:
+        return finish_record(await traced_grade(self.grader, unit, prior), unit)
+
+    def failed_record(self, unit: Any, exc: BaseException, duration: float) -> Recorded:
+        return internal_error_record(unit, exc, duration)
+
+    async def aclose(self) -> None:
+        await self.grader.aclose()
+
+
+@dataclass
+class ItemGrading:
+    """What grading one unit needs, and the run's outcome it adds to."""
+
+    grader: Work
     writer: RecordWriter
     progress: Progress
     stop: StopSignals
-    priors: dict[str, ItemRecord]
+    priors: dict[str, Any]
     fatal_errors: tuple[type[BaseException], ...]
     budget_errors: tuple[type[BaseException], ...]
     outcome: RunOutcome = field(default_factory=RunOutcome)
@@ -142,11 +190,10 @@ class ItemGrading:
         self.outcome.fatal = exc
         self.stop.forced.set()
 
-    async def grade_one(self, item: Item) -> None:
+    async def grade_one(self, item: Any) -> None:
         started = time.monotonic()
         try:
-            prior = self.priors.get(item.id)
-            record = finish_record(await traced_grade(self.grader, item, prior), item)
+            record = await self.grader.record_of(item, self.priors.get(item.id))
         except self.fatal_errors as exc:
             self.outcome.fatal = exc
             self.stop.forced.set()
@@ -157,7 +204,7 @@ class ItemGrading:
             self.stop.graceful.set()
             return
         except Exception as exc:  # a bug must not lose the run: record it, retry later
-            record = internal_error_record(item, exc, time.monotonic() - started)
+            record = self.grader.failed_record(item, exc, time.monotonic() - started)
         try:
             self.writer.append(record)
         except StorageError as exc:
@@ -181,18 +228,46 @@ async def run_items(
     fatal_errors: tuple[type[BaseException], ...] = (),
     budget_errors: tuple[type[BaseException], ...] = (),
 ) -> RunOutcome:
-    """Grade `items`, `window` at a time. A `fatal_errors` exception stops everything at once;
-    a `budget_errors` one (the spend cap refused a call) stops scheduling and lets the items in
-    flight finish or be refused in turn; the item it came from is not recorded."""
-    grading = ItemGrading(grader, writer, progress, stop, priors or {}, fatal_errors, budget_errors)
+    """Grade `items`, `window` at a time (`run_units` with the items' work)."""
+    return await run_units(
+        ItemWork(grader),
+        items,
+        writer,
+        progress,
+        stop,
+        window=window,
+        grace_s=grace_s,
+        priors=priors,
+        fatal_errors=fatal_errors,
+        budget_errors=budget_errors,
+    )
+
+
+async def run_units(
+    work: Work,
+    units: Iterable[Any],
+    writer: RecordWriter,
+    progress: Progress,
+    stop: StopSignals,
+    *,
+    window: int,
+    grace_s: float,
+    priors: dict[str, Any] | None = None,
+    fatal_errors: tuple[type[BaseException], ...] = (),
+    budget_errors: tuple[type[BaseException], ...] = (),
+) -> RunOutcome:
+    """Grade `units`, `window` at a time. A `fatal_errors` exception stops everything at once;
+    a `budget_errors` one (the spend cap refused a call) stops scheduling and lets the units in
+    flight finish or be refused in turn; the unit it came from is not recorded."""
+    grading = ItemGrading(work, writer, progress, stop, priors or {}, fatal_errors, budget_errors)
     slots = asyncio.Semaphore(window)
     tasks: set[asyncio.Task[None]] = set()
     ticker = asyncio.create_task(_every_second(writer, progress, grading.stop_writing))
     try:
-        for item in items:
+        for unit in units:
             if not await _acquire_unless(slots, stop.graceful):
                 break
-            task = asyncio.create_task(grading.grade_one(item))
+            task = asyncio.create_task(grading.grade_one(unit))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             task.add_done_callback(lambda _: slots.release())

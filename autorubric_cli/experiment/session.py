@@ -47,7 +47,7 @@ def start_run(rubric_path: Path, dataset_path: Path, options: RunOptions) -> Pat
             outcome = grade_pending(
                 recorder, rubric, grader, set(), {}, dataset_path, options.grace_s
             )
-            _raise_stop(directory, outcome, start_over_command(directory, recorder.manifest))
+            raise_stop(directory, outcome, start_over_command(directory, recorder.manifest))
     return directory
 
 
@@ -83,11 +83,11 @@ def resume_run(
             recorder.start()
             dataset = Path(manifest.dataset.path)
             outcome = grade_pending(recorder, rubric, grader, done, priors, dataset, grace_s)
-            _raise_stop(directory, outcome, start_over_command(directory, manifest))
+            raise_stop(directory, outcome, start_over_command(directory, manifest))
         return issues.warnings(directory / ITEMS)
 
 
-def _raise_stop(directory: Path, outcome: RunOutcome, start_over: str) -> None:
+def raise_stop(directory: Path, outcome: RunOutcome, start_over: str) -> None:
     """Raise what stopped the loop (the manifest already says it). A judge that cannot be used
     may be fixed outside (a key, a server) or only with other judges: both ways are named."""
     if isinstance(outcome.fatal, StorageError | BudgetStop):

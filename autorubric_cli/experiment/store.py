@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 import orjson
 from pydantic import ValidationError
 
-from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.records import ItemRecord, Record
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError, StorageError, writing
 from autorubric_cli.experiment.record_fit import RecordFit
@@ -47,7 +47,7 @@ class RecordWriter:
             self._write(b"\n")
             self._sync()
 
-    def append(self, record: ItemRecord) -> None:
+    def append(self, record: Record) -> None:
         self._write(orjson.dumps(record.model_dump(mode="json")) + b"\n")
         self._dirty = True
         self.sync_if_due()

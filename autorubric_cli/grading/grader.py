@@ -9,7 +9,7 @@ CANNOT_ASSESS / NA, so the `cannot_assess` strategy applies to the criterion).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -31,6 +31,7 @@ from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel, reusable_vot
 from autorubric_cli.judges.batch.transport import BatchCoordinator
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.judge import Judge, build_judges
+from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap
 from autorubric_cli.judges.prompt_caching import shares_prefix
@@ -42,6 +43,7 @@ from autorubric_cli.judges.transports.workers import WorkerPool
 
 VoteSlot = tuple[int, str, int]  # (criterion index, judge id, sample)
 T = TypeVar("T")
+R = TypeVar("R", VoteRequest, PairRequest)  # a request with a shared prefix
 
 
 async def gather_within_budget(awaitables: Iterable[Awaitable[T]]) -> list[T]:
@@ -63,26 +65,32 @@ async def gather_within_budget(awaitables: Iterable[Awaitable[T]]) -> list[T]:
 
 
 async def judge_votes(judge: Judge, asked: list[tuple[int, VoteRequest]]) -> dict[VoteSlot, Vote]:
-    """One judge's votes on one item's criteria.
-
-    When the calls share a cached prefix (`prompt_caching.shares_prefix`), the first call goes
-    alone and the others follow once it has answered: a provider's cache entry is usable only
-    after the call that wrote it was processed, so calls sent together would all pay full
-    price. Otherwise (and below the provider's minimum) the calls carry no shared prefix and go
-    together."""
-    requests = shared_prefix_requests(judge.spec, [request for _, request in asked])
-    if requests and requests[0].prefix_chars is not None:
-        first = await judge.vote(requests[0])
-        votes = [first, *await gather_within_budget(judge.vote(r) for r in requests[1:])]
-    else:
-        votes = await gather_within_budget(judge.vote(r) for r in requests)
+    """One judge's votes on one item's criteria, sent as `staged` sends them."""
+    requests, votes = await staged(judge.spec, [request for _, request in asked], judge.vote)
     return {
         (index, judge.id, request.sample): vote
         for (index, _), request, vote in zip(asked, requests, votes, strict=True)
     }
 
 
-def shared_prefix_requests(spec: JudgeSpec, requests: list[VoteRequest]) -> list[VoteRequest]:
+async def staged(
+    spec: JudgeSpec, requests: list[R], ask: Callable[[R], Awaitable[T]]
+) -> tuple[list[R], list[T]]:
+    """Calls that share a prefix, asked of one judge: the requests as sent, and the answers.
+
+    When the calls share a cached prefix (`prompt_caching.shares_prefix`), the first call goes
+    alone and the others follow once it has answered: a provider's cache entry is usable only
+    after the call that wrote it was processed, so calls sent together would all pay full
+    price. Otherwise (and below the provider's minimum) the calls carry no shared prefix and go
+    together."""
+    sent: list[R] = shared_prefix_requests(spec, requests)
+    if sent and sent[0].prefix_chars is not None:
+        first = await ask(sent[0])
+        return sent, [first, *await gather_within_budget(ask(r) for r in sent[1:])]
+    return sent, await gather_within_budget(ask(r) for r in sent)
+
+
+def shared_prefix_requests(spec: JudgeSpec, requests: list[R]) -> list[R]:
     """The requests as sent: with their shared prefix when it is worth caching, else without."""
     if requests and requests[0].prefix_chars is not None:
         system = requests[0].messages[0]["content"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from autorubric_cli.core.evaluate import Evaluation
 from autorubric_cli.core.item_rubric import with_definitions
@@ -13,20 +14,30 @@ from autorubric_cli.core.rubric import Criterion
 MAX_SUMMARY = 200
 
 
-def summed_usage(votes: Sequence[Vote]) -> dict[str, int]:
+class Billed(Protocol):
+    """A vote as a bill: a criterion's or a pairwise question's (core/pair_records.py)."""
+
+    @property
+    def usage(self) -> dict[str, int]: ...
+
+    @property
+    def cost(self) -> float | None: ...
+
+
+def summed_usage(votes: Sequence[Billed]) -> dict[str, int]:
     total: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
     for vote in votes:
         add_counts(total, vote.usage)
     return total
 
 
-def summed_cost(votes: Sequence[Vote]) -> float | None:
+def summed_cost(votes: Sequence[Billed]) -> float | None:
     """The sum of the known costs; None only when no vote has a cost."""
     costs = [v.cost for v in votes if v.cost is not None]
     return sum(costs) if costs else None
 
 
-def bill(votes: Sequence[Vote]) -> tuple[dict[str, int], float | None]:
+def bill(votes: Sequence[Billed]) -> tuple[dict[str, int], float | None]:
     """Usage and cost of these votes; cost 0.0 when there are none (nothing to pay)."""
     return summed_usage(votes), summed_cost(votes) if votes else 0.0
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from autorubric_cli.core.rubric import Criterion, Elicitation
+from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format
 
@@ -67,8 +68,9 @@ class Completion:
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
-CallRequest = VoteRequest | ItemRequest
-"""What a transport is asked: one criterion (per_criterion) or several of one item (per_item)."""
+CallRequest = VoteRequest | ItemRequest | PairRequest
+"""What a transport is asked: one criterion (per_criterion), several of one item (per_item), or
+one question about two responses (pairwise)."""
 
 
 @dataclass(frozen=True)

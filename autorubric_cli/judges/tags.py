@@ -22,6 +22,9 @@ TAGS = (
     "conversation",
     "turn",
     "tool_call",
+    "response_a",  # pairwise judging (judges/pairs.py)
+    "response_b",
+    "question",
 )
 TAG_LOOKALIKE = re.compile(r"<(\s*/?\s*(?:" + "|".join(TAGS) + r")\b)", re.IGNORECASE)
 

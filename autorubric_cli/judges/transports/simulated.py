@@ -5,8 +5,10 @@ through the same parser. Behaviour, from `JudgeSpec.params` (each a probability 
 
 - `abstain_rate`: answer CANNOT_ASSESS (binary) or the NA option when the criterion has one
   (a multi-choice criterion without an NA option cannot abstain).
-- `position_bias`: otherwise, pick the FIRST option shown (binary: answer MET).
+- `position_bias`: otherwise, pick the FIRST option shown (binary: answer MET; a pair: the
+  response shown first).
 - `accuracy` (default 0.8): otherwise, answer the truth; else a wrong answer drawn uniformly.
+  For pairs it is the preference strength (simulated_pairs.py).
 - `hard_share` (default 0) and `hard_accuracy` (default `accuracy`): hard items. A share
   `hard_share` of the (item, criterion) pairs is hard, chosen by a hash of the item id and
   criterion name alone (`is_hard`), so every simulated judge finds the same pairs hard. On them
@@ -47,11 +49,13 @@ from autorubric_cli.core.numeric import in_unit_interval
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import ASKED_FIELDS, BINARY_SET_LABELS
 from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
+from autorubric_cli.judges.transports.simulated_pairs import pair_completion
 
 PREFIX = "simulated/"
 PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
@@ -194,6 +198,8 @@ class SimulatedTransport:
 
     async def complete(self, call: Call) -> Completion:
         messages, request = call.messages, call.request
+        if isinstance(request, PairRequest):  # pairwise: simulated_pairs.py
+            return pair_completion(self.params, request)
         if isinstance(request, ItemRequest):
             sections = item_sections(messages)
             entries = [
