@@ -61,12 +61,12 @@ def pairs_section(report: PairwiseReport) -> Section:
         [p.key, p.decided_by, *tally_cells(p), number(p.length_controlled.win_rate)]
         for p in report.pairwise.pairs
     ]
-    reasons = [
-        f"{p.key}: {p.length_controlled.reason}"
-        for p in report.pairwise.pairs
-        if p.length_controlled.reason
-    ]
-    note = TIES_NOTE + ("; length-controlled n/a: " + "; ".join(reasons) if reasons else "")
+    reasons: dict[str, list[str]] = {}
+    for p in report.pairwise.pairs:
+        if p.length_controlled.reason:
+            reasons.setdefault(p.length_controlled.reason, []).append(p.key)
+    why = [f"{reason} ({', '.join(keys)})" for reason, keys in reasons.items()]
+    note = TIES_NOTE + ("; length-controlled n/a: " + "; ".join(why) if why else "")
     headers = ["pair", "decided by", *TALLY_HEADERS, "length-controlled"]
     return Section("Pairs", headers, rows, note=note)
 
@@ -143,6 +143,8 @@ def headline(report: PairwiseReport) -> str:
 def footer(report: PairwiseReport, gate: bool = True) -> list[str]:
     """The cost line, the gate (`gate`: unless the page shows its table) and the warnings."""
     lines = [f"cost {dollars(report.cost)} · saved by the call cache {dollars(report.cost_saved)}"]
+    if report.pairwise.leaderboard is None and report.leaderboard_note:
+        lines.append(f"leaderboard: n/a ({report.leaderboard_note})")
     if report.gate is not None and gate:
         checks = "; ".join(
             f"{c.metric} {number(c.value)} {gate_word(c.passed)}" for c in report.gate.checks

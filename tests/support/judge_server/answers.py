@@ -71,6 +71,8 @@ def default_answer(body: dict[str, Any]) -> str:
     request (docs/guides/per-item.md) gets one entry per criterion, each hashed from (messages,
     name).
     """
+    if "preference" in schema_properties(body):  # a pairwise question (docs/guides/pairwise.md)
+        return pair_answer(body)
     entries = item_entries(body)
     if entries is not None:
         return json.dumps(
@@ -82,6 +84,20 @@ def default_answer(body: dict[str, Any]) -> str:
             }
         )
     return json.dumps(hashed_answer(body, content_hash(body.get("messages"))))
+
+
+PREFERENCES = ("A", "B", "tie")
+
+
+def pair_answer(body: dict[str, Any]) -> str:
+    """A pairwise reply by hash of the messages: A, B or tie, each about a third."""
+    choice = PREFERENCES[content_hash(body.get("messages")) % 3]
+    return json.dumps({"explanation": f"prefers {choice} by hash", "preference": choice})
+
+
+def first_shown(body: dict[str, Any]) -> str:
+    """A judge with total position bias: it always prefers the response shown first."""
+    return json.dumps({"explanation": "the first one", "preference": "A"})
 
 
 def hashed_answer(body: dict[str, Any], h: int) -> dict[str, Any]:
