@@ -10,8 +10,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from autorubric_cli.core.json_model import absent
-from autorubric_cli.core.pairs import Order, Preference
+from autorubric_cli.core.pairs import OVERALL, Order, Preference
 from autorubric_cli.core.records import Record
+from autorubric_cli.core.rubric import Rubric
 
 UNIT_SEPARATOR = "|"
 """Joins a comparison's id: `<item id>|<first system>|<second system>`; system names never hold
@@ -22,6 +23,13 @@ Winner = str
 
 def unit_id(item: str, a: str, b: str) -> str:
     return UNIT_SEPARATOR.join((item, a, b))
+
+
+def question_names(rubric: Rubric) -> list[str]:
+    """A comparison's questions: the criteria, then `overall` when the rubric asks it."""
+    names = [c.name for c in rubric.criteria]
+    section = rubric.pairwise
+    return names + ([OVERALL] if section is not None and section.overall is not None else [])
 
 
 class PairVote(Record):

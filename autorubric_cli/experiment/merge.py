@@ -24,8 +24,9 @@ import orjson
 from pydantic import ValidationError
 
 from autorubric_cli import __version__
+from autorubric_cli.core.pair_records import PairRecord, question_names
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError, StorageError, writing
 from autorubric_cli.experiment.lock import claim_new_directory, no_writer
 from autorubric_cli.experiment.manifest import (
@@ -90,7 +91,7 @@ def merge_shards(out: Path, sources: list[Path], *, allow_partial: bool) -> Merg
         with _undo_on_failure(out):
             with writing(out / RUBRIC_COPY):
                 shutil.copyfile(shards[0].directory / RUBRIC_COPY, out / RUBRIC_COPY)
-            written = write_items(out / ITEMS, shards, located, rubric.criteria, warnings)
+            written = write_items(out / ITEMS, shards, located, rubric, warnings)
             manifest = merged_manifest(out, shards, written, warnings)
             save_manifest(out, manifest)
     return MergeResult(len(shards), written, manifest.status, warnings)
@@ -123,6 +124,8 @@ def check_same_run(shards: list[ShardDir]) -> None:
             ("--limit", first.manifest.limit, other.manifest.limit),
             ("seed", first.manifest.seed, other.manifest.seed),
             ("shard count N", first.shard.count, other.shard.count),
+            ("kind", first.manifest.kind, other.manifest.kind),
+            ("systems compared", _setup(first), _setup(other)),
             ("dataset size", first.shard.dataset_items, other.shard.dataset_items),
         ):
             if a != b:
@@ -130,6 +133,11 @@ def check_same_run(shards: list[ShardDir]) -> None:
         key = config_difference(first.manifest.config, other.manifest.config)
         if key is not None:
             raise _mismatch(f"configuration (`{key}`)", first, other)
+
+
+def _setup(shard: ShardDir) -> object:
+    """A pairwise shard's systems and swap (docs/guides/pairwise.md); None for a run's."""
+    return (shard.manifest.model_extra or {}).get("pairwise")
 
 
 def _mismatch(what: str, a: ShardDir, b: ShardDir) -> InputError:
@@ -231,12 +239,13 @@ def write_items(
     path: Path,
     shards: list[ShardDir],
     located: dict[str, Located],
-    criteria: list[Criterion],
+    rubric: Rubric,
     warnings: list[str],
 ) -> int:
     """Copy the located lines in dataset order to a temp file, fsync it, rename it to `path`.
     A line that does not parse as a record fitting the rubric is left out with a warning, as
-    `report` would leave it out."""
+    `report` would leave it out (a pairwise experiment's: a comparison of its questions)."""
+    pairwise = shards[0].manifest.kind == "pairwise"
     order = sorted(located.values(), key=lambda r: (r.index, r.source, r.line))
     tmp = path.with_name(f".{path.name}.merge.tmp")
     written = 0
@@ -244,7 +253,7 @@ def write_items(
         for where in order:
             raw = views[where.source][where.offset : where.offset + where.length]
             source = shards[where.source].directory / ITEMS
-            problem = _record_problem(raw, criteria)
+            problem = _comparison_problem(raw, rubric) if pairwise else _record_problem(raw, rubric)
             if problem is not None:
                 warnings.append(f"{source}:{where.line}: {problem}; left out")
                 continue
@@ -277,12 +286,22 @@ def _mapped_items(shards: list[ShardDir]) -> Iterator[list[bytes | mmap.mmap]]:
                 view.close()
 
 
-def _record_problem(raw: bytes, criteria: list[Criterion]) -> str | None:
+def _record_problem(raw: bytes, rubric: Rubric) -> str | None:
     try:
         record = ItemRecord.model_validate(orjson.loads(raw))
     except (ValidationError, orjson.JSONDecodeError):
         return "unreadable record"
-    return misfit(record, criteria)
+    return misfit(record, rubric.criteria)
+
+
+def _comparison_problem(raw: bytes, rubric: Rubric) -> str | None:
+    try:
+        record = PairRecord.model_validate(orjson.loads(raw))
+    except (ValidationError, orjson.JSONDecodeError):
+        return "unreadable record"
+    if [q.name for q in record.questions] != question_names(rubric):
+        return "its questions are not this rubric's"
+    return None
 
 
 def merged_manifest(

@@ -130,13 +130,20 @@ def manifest(directory: Path) -> dict[str, Any]:
 
 
 def sigkill_and_resume(
-    run_args: list[Any], exp: Path, server: Any, rng: Any, kills: int
+    run_args: list[Any],
+    exp: Path,
+    server: Any,
+    rng: Any,
+    kills: int,
+    command: str = "run",
+    kill_times: list[float] | None = None,
 ) -> list[tuple[set[str], int]]:
-    """Start `run`, SIGKILL it at random moments after progress and resume, `kills` times;
-    then let the last resume finish. Returns (ids recorded, requests seen) at each kill."""
+    """Start `command` (`run`, or `pairwise`), SIGKILL it at random moments after progress and
+    resume, `kills` times; then let the last resume finish. Returns (ids recorded, requests
+    seen) at each kill; `kill_times` gets each kill's `time.monotonic()`."""
     items = exp / "items.jsonl"
     snapshots: list[tuple[set[str], int]] = []
-    proc = start_cli("run", *run_args, "--out", exp)
+    proc = start_cli(command, *run_args, "--out", exp)
     while len(snapshots) < kills:
         before = len(valid_lines(items))
         if not wait_for_lines(items, before + 1, proc, limit=60):
@@ -144,6 +151,8 @@ def sigkill_and_resume(
         time.sleep(rng.uniform(0.0, 0.3))
         proc.kill()
         proc.wait()
+        if kill_times is not None:
+            kill_times.append(time.monotonic())
         recorded = {line["id"] for line in valid_lines(items)}
         snapshots.append((recorded, server.request_count))
         assert manifest(exp)["status"] == "running"  # a SIGKILL leaves no chance to update it
