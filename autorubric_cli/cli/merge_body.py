@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from autorubric_cli.cli.finish import finish
+from autorubric_cli.cli.pairwise_body import report_pairwise
 from autorubric_cli.experiment.manifest import is_pairwise
 from autorubric_cli.experiment.merge import merge_shards
 
@@ -29,7 +30,5 @@ def run_merge(
         file=sys.stderr,
     )
     if is_pairwise(out):
-        from autorubric_cli.cli.pairwise_body import report_pairwise
-
         return report_pairwise(out, fmt, None, {"--fail-under": fail_under, "--junit": junit})
     return finish(out, fmt, fail_under, junit)

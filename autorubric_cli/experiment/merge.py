@@ -299,7 +299,8 @@ def _comparison_problem(raw: bytes, rubric: Rubric) -> str | None:
         record = PairRecord.model_validate(orjson.loads(raw))
     except (ValidationError, orjson.JSONDecodeError):
         return "unreadable record"
-    if [q.name for q in record.questions] != question_names(rubric):
+    names = [q.name for q in record.questions]
+    if names != question_names(rubric) and not (record.status == "error" and not names):
         return "its questions are not this rubric's"
     return None
 

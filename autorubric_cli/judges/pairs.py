@@ -60,7 +60,9 @@ class PairRequest:
 
     `unit` is the comparison's id (`<item>|<a>|<b>`); `question` a criterion of the rubric or
     the overall question (a criterion named `overall`); `truth` the truly better response in
-    shown positions (`A`: the first shown), read by the simulated judge only.
+    shown positions (`A`: the first shown), read by the simulated judge only. `first_chars`:
+    where the prefix's part up to the first response ends (every comparison of the item that
+    shows that response first starts with the same bytes); None with no shared prefix.
     """
 
     item_id: str
@@ -71,6 +73,7 @@ class PairRequest:
     messages: list[dict[str, str]]
     prefix_chars: int | None = None
     truth: Preference | None = None
+    first_chars: int | None = None
 
     @property
     def criterion(self) -> Criterion:
@@ -120,12 +123,14 @@ def parse_pair_reply(content: str | None) -> PairAnswer:
     return PairAnswer(reply.preference, reply.explanation)
 
 
-def pair_prefix(item: Item, shown: Sequence[Item], guidelines: str | None) -> str:
-    """The shared prefix: guidelines, query, reference, then the two responses as shown."""
+def pair_prefix(item: Item, shown: Sequence[Item], guidelines: str | None) -> tuple[str, int]:
+    """The shared prefix (guidelines, query, reference, then the two responses as shown), and
+    where its part up to the first response ends (after the separator that follows it)."""
     sections = context_sections(guidelines, item.query, item.reference_submission)
     for tag, response in zip(("response_a", "response_b"), shown, strict=True):
         sections.append(f"<{tag}>\n{submission_block(response.submission)}\n</{tag}>")
-    return "\n\n".join(sections)
+    first = "\n\n".join(sections[:-1]) + PREFIX_SEPARATOR
+    return "\n\n".join(sections), len(first)
 
 
 def question_suffix(question: Criterion, shown: Sequence[Item], overall: bool) -> str:

@@ -18,6 +18,7 @@ that no call would read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from autorubric_cli.core.config import JudgeSpec
@@ -88,12 +89,16 @@ def cache_control(spec: JudgeSpec) -> dict[str, str]:
 
 
 def cache_marked(
-    spec: JudgeSpec, messages: list[dict[str, Any]], prefix_chars: int | None
+    spec: JudgeSpec, messages: list[dict[str, Any]], prefix_chars: int | Sequence[int] | None
 ) -> list[dict[str, Any]]:
-    """The messages with Anthropic cache breakpoints on the system prompt and on the user
-    message's shared prefix (two of the four allowed); unchanged when the judge's provider has
-    no explicit caching or the call has no shared prefix. The text sent is the same bytes."""
-    if prefix_chars is None or caching_kind(spec) != "explicit":
+    """The messages with Anthropic cache breakpoints on the system prompt and at the end of
+    each cached part of the user message's prefix: its end (`prefix_chars`), or several ends in
+    increasing order (a pairwise prefix also ends a part after its first response, which other
+    comparisons showing that response first read; at most 3 here, 4 with the system prompt, the
+    provider's limit); unchanged when the judge's provider has no explicit caching or the call
+    has no shared prefix. The text sent is the same bytes."""
+    ends = [prefix_chars] if isinstance(prefix_chars, int) else list(prefix_chars or ())
+    if not ends or caching_kind(spec) != "explicit":
         return messages
     mark = cache_control(spec)
     first_user = next(i for i, m in enumerate(messages) if m.get("role") == "user")
@@ -105,8 +110,9 @@ def cache_marked(
         elif message.get("role") == "system":
             marked.append({**message, "content": [text_block(content, mark)]})
         elif index == first_user:
-            prefix, suffix = content[:prefix_chars], content[prefix_chars:]
-            marked.append({**message, "content": [text_block(prefix, mark), text_block(suffix)]})
+            starts = [0, *ends[:-1]]
+            blocks = [text_block(content[a:b], mark) for a, b in zip(starts, ends, strict=True)]
+            marked.append({**message, "content": [*blocks, text_block(content[ends[-1] :])]})
         else:
             marked.append(message)
     return marked

@@ -30,12 +30,13 @@ from autorubric_cli.core.pairs import (
 )
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.scoring import submission_word_counts
-from autorubric_cli.grading.grader import CriterionGrader, gather_within_budget, staged
+from autorubric_cli.grading.grader import CriterionGrader, gather_within_budget
 from autorubric_cli.grading.record import bill
 from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.pairs import PairAnswer, PairRequest, parse_pair_reply
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.transports.workers import WorkerPool
+from autorubric_cli.pairwise.first_writes import FirstWrites
 from autorubric_cli.pairwise.plan import Unit
 from autorubric_cli.pairwise.requests import Questions
 
@@ -62,6 +63,7 @@ class PairGrader:
         self.questions = self.asking.questions
         self.overall = self.asking.overall
         self.weights = {j.judge_id: j.weight for j in rubric.grader.judges}
+        self.first_writes = FirstWrites()
 
     @property
     def stats(self) -> CallStats:
@@ -123,7 +125,7 @@ class PairGrader:
                         request = self.asking.request(unit, question, sample, order, truth)
                         groups.setdefault(order, []).append(request)
         ask = lambda request: self.vote(judge, unit, request)  # noqa: E731
-        sent = [staged(judge.spec, group, ask) for group in groups.values()]
+        sent = [self.first_writes.send(judge, group, ask) for group in groups.values()]
         for requests, votes in await gather_within_budget(sent):
             kept += [(r.question.name, v) for r, v in zip(requests, votes, strict=True)]
         return kept

@@ -64,8 +64,11 @@ def fold_experiment(opened: OpenedPairwise, issues: ReadIssues) -> PairwiseFold:
     )
 
     def fits(record: PairRecord) -> bool:
+        """Its pair is one of these systems', and it asked these questions (a comparison whose
+        grading raised asked none: an error)."""
         names = [q.name for q in record.questions]
-        return (record.a, record.b) in fold.pairs and names == questions
+        asked = names == questions or (record.status == "error" and not names)
+        return (record.a, record.b) in fold.pairs and asked
 
     for record in newest_records(opened.directory, issues, fits):
         fold.add(record)

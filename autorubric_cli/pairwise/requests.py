@@ -36,7 +36,7 @@ class Questions:
         """One call: the comparison shown in `order` (`AB`: system a first), asking `question`;
         `truth` (the pair's side) is shown to the simulated judge in shown positions."""
         shown = [unit.first, unit.second] if order == "AB" else [unit.second, unit.first]
-        prefix = pair_prefix(unit.context, shown, self.guidelines)
+        prefix, first_chars = pair_prefix(unit.context, shown, self.guidelines)
         is_overall = self.overall and question is self.questions[-1]
         messages, prefix_chars = pair_messages(prefix, question_suffix(question, shown, is_overall))
         return PairRequest(
@@ -48,4 +48,5 @@ class Questions:
             messages=messages,
             prefix_chars=prefix_chars,
             truth=None if truth is None else mapped_back(truth, order),
+            first_chars=first_chars,
         )

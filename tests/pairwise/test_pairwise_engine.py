@@ -61,7 +61,7 @@ def anthropic_caching(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicFake
         yield server
 
 
-def test_the_two_answers_are_the_cached_prefix_written_once_per_order(
+def test_the_two_answers_are_the_cached_prefix_and_the_first_answer_a_part_of_its_own(
     tmp_path: Path, anthropic_caching: AnthropicFake, judge_api_key: str
 ) -> None:
     base = anthropic_caching.api_base
@@ -70,34 +70,40 @@ def test_the_two_answers_are_the_cached_prefix_written_once_per_order(
         f"api_key_env: {TEST_KEY_ENV}}}"
     )
     rubric = simulated_rubric(tmp_path / "r.yaml", judge, grader="  seed: 1\n")
-    for name in ("x", "y"):
+    for name in ("x", "y", "z"):
         (tmp_path / f"{name}.jsonl").write_text(
             json.dumps({"id": "q1", "query": "Why?", "submission": f"{name} says {LONG}"}) + "\n"
         )
-    result = cli(
-        "pairwise", rubric, tmp_path / "x.jsonl", tmp_path / "y.jsonl", "--out", tmp_path / "e"
-    )
+    systems_given = [tmp_path / f"{n}.jsonl" for n in "xyz"]
+    result = cli("pairwise", rubric, *systems_given, "--out", tmp_path / "e")
     assert result.exit_code == 0, result.stderr
     groups: dict[str, list] = {}
     for request in anthropic_caching.requests:
-        prefix = request.body["messages"][0]["content"][0]
-        assert prefix["cache_control"] == {"type": "ephemeral"}
-        assert prefix["text"].endswith("</response_b>\n\n")
-        groups.setdefault(prefix["text"], []).append(request)
-    assert len(groups) == 2  # one prefix per order
+        first, rest, question = request.body["messages"][0]["content"]
+        assert first["text"].endswith("</response_a>\n\n") and rest["text"].endswith(
+            "</response_b>\n\n"
+        )
+        assert first["cache_control"] == rest["cache_control"] == {"type": "ephemeral"}
+        assert "cache_control" not in question
+        groups.setdefault(first["text"] + rest["text"], []).append(request)
+    assert len(groups) == 6  # three comparisons, two orders each
+    by_first: dict[str, list] = {}
     for requests in groups.values():
         first, *others = sorted(requests, key=lambda r: r.received_at)
-        assert len(others) == 2
-        assert all(first.answered_at <= r.received_at for r in others)  # the first went alone
-        written = first.usage["cache_creation_input_tokens"]
-        assert written > 2 * 1200 and [r.usage["cache_read_input_tokens"] for r in others] == [
-            written,
-            written,
-        ]
-    [record] = records(tmp_path / "e")
-    votes = [v for q in record["questions"] for v in q["votes"]]
-    assert sorted(v["usage"].get("cache_write_tokens", 0) for v in votes)[-2:] == [written] * 2
-    assert sum(1 for v in votes if v["usage"].get("cached_prompt_tokens")) == 4
+        assert len(others) == 2 and all(first.answered_at <= r.received_at for r in others)
+        whole = first.usage["cache_creation_input_tokens"] + first.usage["cache_read_input_tokens"]
+        assert [r.usage["cache_read_input_tokens"] for r in others] == [whole, whole]
+        key = first.body["messages"][0]["content"][0]["text"]
+        by_first.setdefault(key, []).append(first)
+    for firsts in by_first.values():  # the two groups showing one answer first
+        writer, reader = sorted(firsts, key=lambda r: r.received_at)
+        assert writer.answered_at <= reader.received_at  # the reader waited for the write
+        part = reader.usage["cache_read_input_tokens"]
+        assert writer.usage["cache_read_input_tokens"] == 0 and part > 1200
+        assert reader.usage["cache_creation_input_tokens"] == whole - part
+    records_found = records(tmp_path / "e")
+    votes = [v for r in records_found for q in r["questions"] for v in q["votes"]]
+    assert sum(1 for v in votes if v["usage"].get("cached_prompt_tokens")) == 6 * 2 + 3
 
 
 def test_the_spend_cap_stops_and_resume_with_a_higher_cap_finishes_paying_nothing_twice(

@@ -238,6 +238,9 @@ class LiteLLMTransport:
         """Nothing of its own: litellm's clients are the process's (`close_clients`)."""
 
 
-def prefix_of(request: CallRequest) -> int | None:
-    """The shared prefix's length of a per-criterion call (None: no cache marks)."""
-    return getattr(request, "prefix_chars", None)
+def prefix_of(request: CallRequest) -> int | tuple[int, ...] | None:
+    """Where a call's cached parts end: its shared prefix's length (None: no cache marks); a
+    pairwise call's prefix also ends a part after its first response (judges/pairs.py)."""
+    prefix: int | None = getattr(request, "prefix_chars", None)
+    first: int | None = getattr(request, "first_chars", None)
+    return prefix if prefix is None or first is None else (first, prefix)
