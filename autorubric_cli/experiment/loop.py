@@ -171,7 +171,8 @@ def grade_units(
     """Grade `units` (`already` of the session's total are recorded), `window` in flight, then
     `finish` the recorder, however the loop ended. A spend-cap stop is a `BudgetStop`."""
     manifest = recorder.manifest
-    progress = Progress(manifest.items_total, already, work.stats, manifest.simulated)
+    unit = "comparisons" if manifest.kind == "pairwise" else "items"
+    progress = Progress(manifest.items_total, already, work.stats, manifest.simulated, unit)
     outcome = RunOutcome()
     preloading = _preload_report()
     with traced_run(recorder, rubric):

@@ -25,7 +25,10 @@ def concurrency_parts(limits: dict[str, tuple[int, int]]) -> list[str]:
 
 
 class Progress:
-    def __init__(self, total: int, already: int, stats: CallStats, simulated: bool) -> None:
+    def __init__(
+        self, total: int, already: int, stats: CallStats, simulated: bool, unit: str = "items"
+    ) -> None:
+        self.unit = unit  # what is counted: items, or a pairwise experiment's comparisons
         self.total, self.done, self.errored = total, already, 0
         self._start_done = already
         self.stats = stats
@@ -65,7 +68,7 @@ class Progress:
         s = self.stats
         tokens = s.prompt_tokens + s.completion_tokens
         parts = [
-            f"items {self.done}/{self.total}",
+            f"{self.unit} {self.done}/{self.total}",
             f"errored {self.errored}",
             f"in flight {s.in_flight}",
             *concurrency_parts(getattr(s, "concurrency", {})),

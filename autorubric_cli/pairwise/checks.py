@@ -104,6 +104,13 @@ def pair_settings(plan: Plan) -> None:
             f"aggregation {config.aggregation!r} has no meaning for pairs; use one of: "
             f"{', '.join(PANEL_RULES)} (or another rubric for pairwise judging)",
         )
+    if config.cascade is not None:
+        raise rubric_error(
+            plan,
+            ("grader", "cascade"),
+            "pairwise judging asks every judge: a cascade is not supported here; use a rubric "
+            "without `grader.cascade` (its `then` judges, say) for `autorubric pairwise`",
+        )
     section = plan.rubric.pairwise
     if section is not None and section.overall is not None:
         for index, criterion in enumerate(plan.rubric.criteria):
