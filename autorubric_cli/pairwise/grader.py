@@ -93,11 +93,7 @@ class PairGrader:
 
     def failed_record(self, unit: Unit, exc: BaseException, duration: float) -> PairRecord:
         return PairRecord(
-            id=unit.id,
-            index=unit.index,
-            item=unit.item,
-            a=unit.a,
-            b=unit.b,
+            **identity(unit),
             status="error",
             error=f"internal: {type(exc).__name__}: {exc}",
             duration_s=duration,
@@ -164,11 +160,7 @@ class PairGrader:
         usage_saved, cost_saved = bill([v for v in votes if v.cached])
         error = error_summary(questions)
         return PairRecord(
-            id=unit.id,
-            index=unit.index,
-            item=unit.item,
-            a=unit.a,
-            b=unit.b,
+            **identity(unit),
             status="error" if error is not None else "ok",
             outcome=self.headline(questions, rules),
             questions=questions,
@@ -192,6 +184,11 @@ class PairGrader:
         weights = [c.weight for c in self.rubric.criteria]
         found = rubric_preference(preferences, weights)
         return None if found is None else rules.winner(found)
+
+
+def identity(unit: Unit) -> dict[str, Any]:
+    """The record's fields that say which comparison it is."""
+    return {"id": unit.id, "index": unit.index, "item": unit.item, "a": unit.a, "b": unit.b}
 
 
 def compared(unit: Unit) -> dict[str, Any]:
