@@ -97,6 +97,11 @@ def pair_settings(plan: Plan) -> None:
     named `overall` would hide the overall question; per-item calls and few-shot examples are
     not used (warned)."""
     config = plan.config
+    section = plan.rubric.pairwise
+    if not plan.rubric.criteria and (section is None or section.overall is None):
+        raise rubric_error(
+            plan, ("criteria",), "nothing to ask: give criteria, or a `pairwise.overall` question"
+        )
     if config.aggregation not in PANEL_RULES:
         raise rubric_error(
             plan,
@@ -111,7 +116,6 @@ def pair_settings(plan: Plan) -> None:
             "pairwise judging asks every judge: a cascade is not supported here; use a rubric "
             "without `grader.cascade` (its `then` judges, say) for `autorubric pairwise`",
         )
-    section = plan.rubric.pairwise
     if section is not None and section.overall is not None:
         for index, criterion in enumerate(plan.rubric.criteria):
             if criterion.name == OVERALL:
@@ -172,10 +176,18 @@ def parse_labels(labels: list[str]) -> dict[str, str]:
 
 
 def shared_items(plan: PairPlan) -> None:
-    """Every pair shares an item id; a shared item's two queries are the same text."""
+    """Every pair shares an item id; a shared item's two queries are the same text; items
+    carry no criteria or context of their own (not compared pairwise)."""
     counts = {(a.name, b.name): 0 for a, b in plan.pairs()}
     for unit in plan.all_units():
         counts[unit.a, unit.b] += 1
+        own = next((i for i in (unit.first, unit.second) if i.rubric or i.context), None)
+        if own is not None:
+            raise InputError(
+                f"item {unit.item!r} has criteria or a context of its own; pairwise judging "
+                "compares answers on the rubric's criteria alone: give items without them",
+                key="rubric" if own.rubric else "context",
+            )
         queries = [" ".join((i.query or "").split()) for i in (unit.first, unit.second)]
         if all(queries) and queries[0] != queries[1]:
             raise InputError(

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.errors import InputError
+from autorubric_cli.pairwise.checks import shared_items
+from autorubric_cli.pairwise.plan import Unit
 from tests.support.cli import cli
 from tests.support.experiment.pairwise import simulated_rubric, systems, write_system
 
@@ -104,6 +110,10 @@ def test_everything_a_comparison_refuses_is_refused_before_a_call(
     ]
     any_rubric = simulated_rubric(tmp_path / "any.yaml", ONE_JUDGE, grader="  aggregation: any\n")
     cases.append(((any_rubric, *three[:2]), "has no meaning for pairs"))
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(f"criteria: []\ngrader:\n  judges:\n    - {ONE_JUDGE}\n")
+    cases.append(((empty, *three[:2]), "nothing to ask"))
+
     for args, message in cases:
         result = cli("pairwise", *args, "--out", tmp_path / "never")
         assert result.exit_code == 2, (args, result.stderr)
@@ -185,3 +195,16 @@ def test_an_experiment_directory_is_a_system(tmp_path: Path, three: list[Path]) 
     three[1].unlink()
     code, _, err = run_json(rubric, three[0], graded, "--out", tmp_path / "exp3")
     assert code == 2 and "keep no submissions" in err and "is gone" in err
+
+
+def test_items_with_criteria_or_a_context_of_their_own_are_refused() -> None:
+    own = Item(id="q0", submission="x", rubric=[Criterion(name="i1", requirement="r")])
+    plain = Item(id="q0", submission="y")
+    context = Item(id="q0", submission="z", context=[{"role": "user", "content": "Earlier."}])
+    for first, second in ((own, plain), (plain, context)):
+        plan = SimpleNamespace(
+            pairs=lambda: [(SimpleNamespace(name="a"), SimpleNamespace(name="b"))],
+            all_units=lambda f=first, s=second: iter([Unit("q0|a|b", 0, "q0", "a", "b", f, s)]),
+        )
+        with pytest.raises(InputError, match="of its own"):
+            shared_items(plan)  # type: ignore[arg-type]
