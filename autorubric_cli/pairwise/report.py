@@ -146,14 +146,15 @@ def ratings(
     items = np.searchsorted(places, columns[3]).astype(np.int64)
     first, second = columns[0].astype(np.int64), columns[1].astype(np.int64)
     found = leaderboard(len(names), (first, second, columns[2], items), seed)
-    if isinstance(found.elo, Undefined):
-        return None, found.elo.reason
-    order = sorted(range(len(names)), key=lambda i: -found.elo[i])  # type: ignore[index]
+    elo = found.elo
+    if isinstance(elo, Undefined):
+        return None, elo.reason
+    order = sorted(range(len(names)), key=lambda i: -elo[i])
     board = {}
     for rank, i in enumerate(order, start=1):
         ci = found.ci95[i]
         board[names[i]] = Rating(
-            rank=rank, elo=found.elo[i], ci95=None if isinstance(ci, Undefined) else list(ci)
+            rank=rank, elo=elo[i], ci95=None if isinstance(ci, Undefined) else list(ci)
         )
     note = next((c.reason for c in found.ci95 if isinstance(c, Undefined)), None)
     if note is None and found.unfitted_resamples:

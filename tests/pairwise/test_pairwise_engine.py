@@ -9,10 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.support import TEST_KEY_ENV
 from tests.support.cli import cli
+from tests.support.experiment.batch import fast_batches
+from tests.support.experiment.cache import judge
 from tests.support.experiment.pairwise import (
+    CRITERIA,
     server_rubric,
     simulated_rubric,
     systems,
@@ -155,3 +159,49 @@ def test_shards_merge_into_the_whole_comparison(tmp_path: Path) -> None:
     assert stranger.exit_code == 0
     refused = cli("merge", tmp_path / "mixed", shards[0], tmp_path / "s3")
     assert refused.exit_code == 2 and "systems compared" in refused.stderr
+
+
+def test_a_batched_comparison_equals_the_direct_one_at_half_price(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_batches(monkeypatch)
+    with JudgeServer(batch_delay=0.2) as server:
+        rubric = tmp_path / "r.yaml"
+        rubric.write_text(
+            yaml.safe_dump(
+                {**yaml.safe_load(CRITERIA), "grader": {"judges": [judge(server.api_base, 0)]}}
+            )
+        )
+        pair = systems(tmp_path, {"new": 0.9, "old": 0.1}, items=4)
+        direct = cli(
+            "pairwise", rubric, *pair, "--out", tmp_path / "direct", "--no-cache", "-f", "json"
+        )
+        assert direct.exit_code == 0, direct.stderr
+        server.reset()
+        batch = cli(
+            "pairwise",
+            rubric,
+            *pair,
+            "--out",
+            tmp_path / "batch",
+            "--batch",
+            "--no-cache",
+            "-f",
+            "json",
+        )
+        assert batch.exit_code == 0, batch.stderr
+        assert server.request_count == len(server.batch_requests) == 4 * 3 * 2
+
+    def outcomes(directory: Path) -> dict:
+        return {
+            r["id"]: [
+                (q["outcome"], [(v["order"], v["reply"]) for v in q["votes"]])
+                for q in r["questions"]
+            ]
+            for r in records(directory)
+        }
+
+    assert outcomes(tmp_path / "batch") == outcomes(tmp_path / "direct")
+    batched, direct_report = json.loads(batch.stdout), json.loads(direct.stdout)
+    assert batched["pairwise"] == direct_report["pairwise"]
+    assert batched["cost"] == pytest.approx(direct_report["cost"] / 2, rel=1e-6)
