@@ -181,12 +181,21 @@ def shared_items(plan: PairPlan) -> None:
     counts = {(a.name, b.name): 0 for a, b in plan.pairs()}
     for unit in plan.all_units():
         counts[unit.a, unit.b] += 1
-        own = next((i for i in (unit.first, unit.second) if i.rubric or i.context), None)
+        own = next(
+            (
+                (n, i)
+                for n, i in ((unit.a, unit.first), (unit.b, unit.second))
+                if i.rubric or i.context
+            ),
+            None,
+        )
         if own is not None:
+            name, item = own
             raise InputError(
-                f"item {unit.item!r} has criteria or a context of its own; pairwise judging "
-                "compares answers on the rubric's criteria alone: give items without them",
-                key="rubric" if own.rubric else "context",
+                f"item {unit.item!r} of {name!r} has criteria or a context of its own; pairwise "
+                "judging compares answers on the rubric's criteria alone: give items without them",
+                path=next(s.source.path for s in plan.systems if s.name == name),
+                key="rubric" if item.rubric else "context",
             )
         queries = [" ".join((i.query or "").split()) for i in (unit.first, unit.second)]
         if all(queries) and queries[0] != queries[1]:

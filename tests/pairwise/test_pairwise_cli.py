@@ -202,9 +202,12 @@ def test_items_with_criteria_or_a_context_of_their_own_are_refused() -> None:
     plain = Item(id="q0", submission="y")
     context = Item(id="q0", submission="z", context=[{"role": "user", "content": "Earlier."}])
     for first, second in ((own, plain), (plain, context)):
+        systems = [SimpleNamespace(name=n, source=SimpleNamespace(path=f"{n}.jsonl")) for n in "ab"]
         plan = SimpleNamespace(
-            pairs=lambda: [(SimpleNamespace(name="a"), SimpleNamespace(name="b"))],
+            systems=systems,
+            pairs=lambda pair=tuple(systems): [pair],
             all_units=lambda f=first, s=second: iter([Unit("q0|a|b", 0, "q0", "a", "b", f, s)]),
         )
-        with pytest.raises(InputError, match="of its own"):
+        with pytest.raises(InputError, match="of its own") as refused:
             shared_items(plan)  # type: ignore[arg-type]
+        assert refused.value.path == ("a.jsonl" if first is own else "b.jsonl")
