@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -21,9 +20,9 @@ from autorubric_cli.core.config import (
     CannotAssessConfig,
     GateCheck,
 )
-from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
+from autorubric_cli.core.what_if import WhatIfFlags
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.lock import writer_active
 from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
@@ -47,41 +46,36 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> ScoringRules | None:
-    """The recorded rules with the report's what-if flags applied (to every criterion of a kind)."""
+def what_if_rules(directory: Path, overrides: dict[str, str | None]) -> WhatIfFlags | None:
+    """The report's what-if flags, checked (each applies to every criterion of its kind)."""
     if all(v is None for v in overrides.values()):
         return None
     rules = open_experiment(directory).rules
-    aggregation = dict(rules.aggregation)
+    aggregation = {}
     for flag, (kind, allowed) in KIND_OF_FLAG.items():
         method = overrides.get(flag)
         if method is None:
             continue
         if method not in allowed:
             raise InputError(f"must be one of: {', '.join(allowed)}", key=_flag(flag))
-        for criterion in rules.criteria:
-            if criterion.kind == kind:
-                aggregation[criterion.name] = method
-    changes: dict[str, Any] = {"aggregation": aggregation}
+        aggregation[kind] = method
     sample = overrides.get("sample_aggregation")
-    if sample is not None:
-        if sample not in SAMPLE_AGGREGATIONS:
-            raise InputError(
-                f"must be one of: {', '.join(SAMPLE_AGGREGATIONS)}",
-                key="--sample-aggregation",
-            )
-        changes["sample_aggregation"] = sample
+    if sample is not None and sample not in SAMPLE_AGGREGATIONS:
+        raise InputError(
+            f"must be one of: {', '.join(SAMPLE_AGGREGATIONS)}", key="--sample-aggregation"
+        )
     strategy = overrides.get("cannot_assess")
+    cannot_assess = None
     if strategy is not None:
         try:
-            changes["cannot_assess"] = CannotAssessConfig.model_validate(
+            cannot_assess = CannotAssessConfig.model_validate(
                 {"strategy": strategy, "partial_credit": rules.cannot_assess.partial_credit}
             )
         except ValidationError:
             raise InputError(
                 "must be one of: skip, zero, partial, fail", key="--cannot-assess"
             ) from None
-    return rules.with_overrides(**changes)
+    return WhatIfFlags(aggregation, sample, cannot_assess)
 
 
 def exit_code(built: Report) -> int:
@@ -105,7 +99,7 @@ def finish(
     junit: Path | None,
     *,
     quiet: bool = False,
-    what_if: ScoringRules | None = None,
+    what_if: WhatIfFlags | None = None,
     ca_mode: str = "exclude",
     compact: bool = False,
     output: Path | None = None,
@@ -206,9 +200,7 @@ def render(built: Report, fmt: str, opened: OpenedExperiment) -> None:
         records = iter_latest_records(
             opened.directory / ITEMS, ReadIssues(), opened.rubric.criteria
         )
-        criteria = [c.name for c in opened.rubric.criteria]
-        judges = [j.judge_id for j in opened.rubric.grader.judges]
-        sys.stdout.write(render_csv(records, criteria, judges))
+        sys.stdout.write(render_csv(records, opened.rubric, built.tags))
     else:
         render_tables(built, wide_console(), str(opened.directory))
 

@@ -95,7 +95,8 @@ def metric_problem(path: str, criteria: Sequence[tuple[str, str]]) -> str | None
                 )
             criterion = ""
         elif node.get("type") == "object" and "additionalProperties" in node:
-            node, i, walked = node["additionalProperties"], i + 1, here + parts[i]
+            stop = _key_end(parts, i, _resolve(node["additionalProperties"]))
+            node, i, walked = node["additionalProperties"], stop, here + ".".join(parts[i:stop])
         elif node.get("type") == "array" and _is_named(node["items"]):
             end = _criterion_end(parts, i, kinds)
             if end is None:
@@ -111,6 +112,16 @@ def metric_problem(path: str, criteria: Sequence[tuple[str, str]]) -> str | None
     numbers = _numbers_under(node)
     choices = f": one of {', '.join(walked + '.' + n for n in numbers)}" if numbers else ""
     return f"metric {path!r} is not a number; a gate needs one{choices}"
+
+
+def _key_end(parts: list[str], start: int, value: Node) -> int:
+    """Where a free key (a judge id, a tag such as `theme:a.b`) starting at parts[start] ends:
+    at the first part after it that names a key of its value, so keys may hold dots."""
+    keys = value.get("properties", {})
+    for end in range(start + 1, len(parts)):
+        if parts[end] in keys:
+            return end
+    return start + 1
 
 
 def _is_named(items: Node) -> bool:

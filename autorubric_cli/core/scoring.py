@@ -4,7 +4,7 @@ penalty."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from autorubric_cli.core.config import CannotAssessConfig, CannotAssessStrategy, Clip, LengthPenalty
@@ -107,6 +107,31 @@ def score_item(
     else:
         score = raw - penalty
     return ItemScore(score=score, raw_score=raw, length_penalty=penalty)
+
+
+def tag_scores(
+    scored: Iterable[tuple[float, float | None, Sequence[str]]], clip: Clip = "item"
+) -> dict[str, float]:
+    """An item's score per criterion tag (docs/reference/report-json.md, "Tags"): for tag T,
+    Σ w_i·v_i / Σ w_i over w_i > 0, both over the item's scored criteria tagged T, normalized
+    and clamped as `normalized_score` does under `clip`. `scored`: (w_i, v_i as
+    `criterion_value` gives it, None when left out, the criterion's tags). A tag that no
+    scored positive-weight criterion carries has no score (HealthBench leaves the item out)."""
+    raw: dict[str, float] = {}
+    positive: dict[str, float] = {}
+    for weight, value, tags in scored:
+        if value is None:
+            continue
+        for tag in tags:
+            raw[tag] = raw.get(tag, 0.0) + weight * value
+            if weight > 0:
+                positive[tag] = positive.get(tag, 0.0) + weight
+    scores = {}
+    for tag, total in positive.items():
+        score = normalized_score(raw[tag], total, 0.0, clip)
+        if score is not None:
+            scores[tag] = score
+    return scores
 
 
 def word_counts(thinking: str | None, output: str) -> dict[str, int]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from autorubric_cli.core.item_rubric import is_item_criterion
 from autorubric_cli.core.records import CriterionRecord, CriterionVerdict, ItemRecord
 from autorubric_cli.core.rubric import Criterion
 
 VOTE_INDEX = "vote option index out of range"
+VERDICTS = frozenset(v.value for v in CriterionVerdict)
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ class RecordFit:
 
     @classmethod
     def of(cls, criteria: Sequence[Criterion]) -> RecordFit:
-        verdicts = frozenset(v.value for v in CriterionVerdict)
+        verdicts = VERDICTS
         return cls(
             criteria=tuple(criteria),
             names=[c.name for c in criteria],
@@ -39,19 +41,40 @@ class RecordFit:
         )
 
     def misfit(self, record: ItemRecord) -> str | None:
-        """Why the record does not fit the criteria, or None when it does."""
-        if [c.name for c in record.criteria] != self.names:
+        """Why the record does not fit the criteria, or None when it does. The rubric's
+        criteria come first; any entry after them is an item criterion with its definition
+        (docs/reference/experiment-directory.md), checked against that definition."""
+        entries = record.criteria
+        shared = len(self.names)
+        if [c.name for c in entries[:shared]] != self.names:
             return "its criteria differ from the rubric's"
         labelled = bool(record.ground_truth or record.human_ratings)
         for name, count, allowed, outcome in zip(
-            self.names, self.counts, self.allowed, record.criteria, strict=True
+            self.names, self.counts, self.allowed, entries, strict=False
         ):
             reason = _criterion_misfit(count, outcome)
             if reason is None and labelled:
                 reason = _labels_misfit(name, allowed, record)
             if reason is not None:
                 return f"criterion {name!r}: {reason}"
-        return None
+        return _item_criteria_misfit(entries[shared:], record, labelled)
+
+
+def _item_criteria_misfit(
+    entries: Sequence[CriterionRecord], record: ItemRecord, labelled: bool
+) -> str | None:
+    """An item criterion's entry keeps its definition; its outcome and labels fit it."""
+    for entry in entries:
+        if not is_item_criterion(entry):
+            return "its criteria differ from the rubric's"
+        options = entry.options
+        reason = _criterion_misfit(len(options or ()), entry)
+        if reason is None and labelled:
+            allowed = VERDICTS if options is None else frozenset(o.label for o in options)
+            reason = _labels_misfit(entry.name, allowed, record)
+        if reason is not None:
+            return f"criterion {entry.name!r}: {reason}"
+    return None
 
 
 def misfit(record: ItemRecord, criteria: Sequence[Criterion]) -> str | None:

@@ -53,8 +53,11 @@ def bootstrap_mean_ci(
     seed: int,
     resamples: int = BOOTSTRAP_RESAMPLES,
     plan: BootstrapPlan = PAIRED_PLAN,
+    bounds: tuple[float, float] | None = None,
 ) -> MeanInterval | Undefined:
-    """Seeded percentile interval of the mean of ``values``, resampling them.
+    """Seeded percentile interval of the mean of ``values``, resampling them; with ``bounds``,
+    of the mean clamped to them (each resampled mean is clamped before the percentiles, as
+    HealthBench's clipped mean is: docs/reference/rubric-file.md, ``grader.clip: mean``).
 
     Resampling n values with replacement gives each distinct value a multinomial count, so
     when the values take few distinct values (always, for rubric scores without a length
@@ -72,6 +75,8 @@ def bootstrap_mean_ci(
         means = _means_by_counts(rng, *few, resamples, plan.block_cells)
     else:
         means = _means_by_index(rng, values, resamples, plan.block_cells)
+    if bounds is not None:
+        np.clip(means, *bounds, out=means)
     low, high = np.percentile(means, [plan.tail, 100.0 - plan.tail])
     return MeanInterval(float(low), float(high))
 

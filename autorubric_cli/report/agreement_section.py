@@ -59,7 +59,8 @@ def _agreement_figures(
     return int(np.count_nonzero(counts.sum(axis=1) >= 2)), figures, pairs
 
 
-def _criterion_agreement(criterion: CriterionLabels) -> CriterionAgreement:
+def criterion_agreement(criterion: CriterionLabels) -> CriterionAgreement:
+    """One criterion's agreement block (or one set of pooled pairs')."""
     if len(criterion.judge_ids) < 2:
         reasons = dict.fromkeys(AGREEMENT_KEYS, NEEDS_TWO_JUDGES)
         return CriterionAgreement(
@@ -100,7 +101,7 @@ def _criterion_agreement(criterion: CriterionLabels) -> CriterionAgreement:
 
 def agreement_section(labels: list[CriterionLabels]) -> AgreementSection:
     """Inter-judge agreement per criterion, and the mean percent agreement."""
-    criteria = [_criterion_agreement(criterion) for criterion in labels]
+    criteria = [criterion_agreement(criterion) for criterion in labels]
     shares = [c.percent_agreement for c in criteria if c.percent_agreement is not None]
     return AgreementSection(
         mean_agreement=float(np.mean(shares)) if shares else None,

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 import numpy as np
 
 from autorubric_cli.core.clusters import cluster_path
-from autorubric_cli.core.config import GateCheck
-from autorubric_cli.core.evaluate import ScoringRules
+from autorubric_cli.core.config import Clip, GateCheck
 from autorubric_cli.core.gate import evaluate_gate
 from autorubric_cli.core.json_model import to_json_dict
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.core.what_if import WhatIfFlags
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues
@@ -28,11 +29,13 @@ from autorubric_cli.report.fold import (
     exact_sum,
 )
 from autorubric_cli.report.labels_section import human_labels_section
-from autorubric_cli.report.metrics_section import ground_truth_section
+from autorubric_cli.report.metrics_section import CriterionLabels, ground_truth_section
 from autorubric_cli.report.models import (
+    AgreementSection,
     CriterionSummary,
     ErroredItem,
     GateResult,
+    GroundTruthSection,
     HumanLabelsSection,
     ItemCounts,
     JudgeSummary,
@@ -48,13 +51,19 @@ from autorubric_cli.report.stats_section import (
     criteria_clustered,
 )
 from autorubric_cli.report.summary import score_summary
+from autorubric_cli.report.tags_section import (
+    item_criteria_summary,
+    pooled_agreement,
+    pooled_ground_truth,
+    tags_section,
+)
 
 
 def build_report(
     experiment: OpenedExperiment,
     *,
     extra_checks: list[GateCheck] | None = None,
-    what_if: ScoringRules | None = None,
+    what_if: WhatIfFlags | None = None,
     ca_mode: str = "exclude",
     ground_truth: str = MAJORITY,
     cluster: str | None = None,
@@ -76,7 +85,7 @@ def build_report_and_fold(
     experiment: OpenedExperiment,
     *,
     extra_checks: list[GateCheck] | None = None,
-    what_if: ScoringRules | None = None,
+    what_if: WhatIfFlags | None = None,
     ca_mode: str = "exclude",
     ground_truth: str = MAJORITY,
     cluster: str | None = None,
@@ -88,6 +97,7 @@ def build_report_and_fold(
     overlay = experiment_overlay(experiment.directory, ground_truth)
     fold = read_fold(experiment, key, what_if, issues, overlay)
     seed = experiment.manifest.seed
+    clip = experiment.rules.clip
     labels = fold.labels()
     report = Report(
         experiment=experiment.manifest.name,
@@ -103,14 +113,14 @@ def build_report_and_fold(
                 fold.criteria, criteria_clustered(fold.extras, key), strict=True
             )
         ],
+        item_criteria=item_criteria_summary(fold.items),
+        tags=tags_section(fold.items, seed, clip),
         judges=[
             judge_summary(j.judge_id, fold.judges[j.judge_id], fold, experiment)
             for j in experiment.rubric.grader.judges
         ],
-        agreement=agreement_section(labels),
-        ground_truth=ground_truth_section(
-            labels, np.frombuffer(fold.truth_scores), score_arrays(fold), ca_mode=ca_mode, seed=seed
-        ),
+        agreement=agreement_of(fold, labels),
+        ground_truth=ground_truth_of(fold, labels, ca_mode, seed),
         human_labels=human_labels_of(experiment, fold, overlay, ca_mode),
         usage=fold.usage,
         cost=exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
@@ -122,11 +132,33 @@ def build_report_and_fold(
         warnings=issues.warnings(experiment.directory / ITEMS),
         what_if=None
         if what_if is None
-        else WhatIf(score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed)),
+        else WhatIf(
+            score=score_summary(defined(np.frombuffer(fold.what_if_scores)), seed, clip=clip)
+        ),
         judge_bias=judge_bias_section(fold, list(experiment.rubric.grader.judges), seed),
         cascade=experiment_cascade(experiment),
     )
     return gated(report, [*experiment.rubric.gate, *(extra_checks or [])]), fold
+
+
+def agreement_of(fold: ReportFold, labels: list[CriterionLabels]) -> AgreementSection:
+    """Per shared criterion, and pooled over the item criteria's pairs."""
+    return agreement_section(labels).model_copy(update={"pooled": pooled_agreement(fold.items)})
+
+
+def ground_truth_of(
+    fold: ReportFold, labels: list[CriterionLabels], ca_mode: str, seed: int
+) -> GroundTruthSection | None:
+    """Against the dataset's ground truth: per shared criterion, the score, and pooled over the
+    item criteria's pairs."""
+    return ground_truth_section(
+        labels,
+        np.frombuffer(fold.truth_scores),
+        score_arrays(fold),
+        ca_mode=ca_mode,
+        seed=seed,
+        pooled=pooled_ground_truth(fold.items, ca_mode),
+    )
 
 
 def gated(report: Report, checks: list[GateCheck]) -> Report:
@@ -138,13 +170,15 @@ def gated(report: Report, checks: list[GateCheck]) -> Report:
 def read_fold(
     experiment: OpenedExperiment,
     key: str | None,
-    what_if: ScoringRules | None,
+    what_if: WhatIfFlags | None,
     issues: ReadIssues,
     overlay: LabelOverlay | None,
 ) -> ReportFold:
     """One pass over items.jsonl, its per-item series put in dataset order."""
     settings = ExtrasSettings(
-        None if key is None else cluster_path(key), experiment.rubric.grader.shuffle_options
+        None if key is None else cluster_path(key),
+        experiment.rubric.grader.shuffle_options,
+        experiment.rubric,
     )
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     path = experiment.directory / ITEMS
@@ -165,7 +199,7 @@ def item_counts(total: int, fold: ReportFold) -> ItemCounts:
 def score_of(fold: ReportFold, seed: int, key: str | None) -> ScoreSummary:
     scores = np.frombuffer(fold.item_scores)
     clustered = None if key is None else clustered_interval(scores, fold.extras.clusters, key)
-    return score_summary(defined(scores), seed, clustered)
+    return score_summary(defined(scores), seed, clustered, fold.rules.clip)
 
 
 def human_labels_of(
@@ -179,6 +213,7 @@ def human_labels_of(
         fold.labels(human_only=True),
         ca_mode=ca_mode,
         seed=experiment.manifest.seed,
+        pooled=pooled_ground_truth(fold.items, ca_mode, human_only=True),
     )
 
 
@@ -221,6 +256,12 @@ def in_option_order(counts: dict[str, int], criterion: Criterion) -> dict[str, i
     return ranked | {label: n for label, n in counts.items() if label not in ranked}
 
 
+def judge_mean(scores: array, clip: Clip) -> float | None:
+    """A judge's mean item score; clamped under `clip: mean`, as `score.mean` is."""
+    mean = exact_mean(scores)
+    return mean if mean is None or clip == "item" else min(max(mean, 0.0), 1.0)
+
+
 def judge_summary(
     judge_id: str, tally: JudgeTally, fold: ReportFold, experiment: OpenedExperiment
 ) -> JudgeSummary:
@@ -230,7 +271,7 @@ def judge_summary(
         model=spec.model,
         weight=spec.weight,
         simulated=spec.model.startswith("simulated/"),
-        mean_score=exact_mean(fold.judge_scores[judge_id]),
+        mean_score=judge_mean(fold.judge_scores[judge_id], fold.rules.clip),
         votes=tally.votes,
         errors=tally.errors,
         retries=tally.retries,

@@ -23,7 +23,7 @@ from autorubric_cli.metrics.paired import (
     stuart_maxwell_p,
     wilcoxon_p,
 )
-from autorubric_cli.report.fold import option_labels, option_values
+from autorubric_cli.report.fold_codes import option_labels, option_values
 from autorubric_cli.report.models_compare import (
     CriterionComparison,
     Distributions,

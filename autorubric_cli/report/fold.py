@@ -15,9 +15,11 @@ from autorubric_cli.core.evaluate import (
     evaluate_votes,
     is_abstention,
     keep_one,
+    non_na_values,
     outcome_value,
     votes_by_judge,
 )
+from autorubric_cli.core.item_rubric import record_rubric
 from autorubric_cli.core.records import (
     CriterionRecord,
     CriterionVerdict,
@@ -25,11 +27,22 @@ from autorubric_cli.core.records import (
     Vote,
     add_counts,
 )
-from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.scoring import score_item
+from autorubric_cli.core.what_if import WhatIfFlags
 from autorubric_cli.labels.overlay import LabelOverlay
-from autorubric_cli.metrics.codes import ABSTAIN, MISSING
+from autorubric_cli.metrics.codes import MISSING
+from autorubric_cli.report.fold_codes import (
+    CriterionTally,
+    int64,
+    judge_code,
+    label_code,
+    label_value,
+    merge_criterion_tallies,
+    record_code,
+)
 from autorubric_cli.report.fold_extras import FoldExtras
+from autorubric_cli.report.fold_items import ItemCriteriaFold, record_tag_scores
 from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.outcome import outcome_label
 
@@ -45,21 +58,6 @@ def exact_mean(values: array) -> float | None:
     """Mean of the defined (non-NaN) values, correctly rounded sum; None when there are none."""
     defined = [v for v in values if v == v]
     return math.fsum(defined) / len(defined) if defined else None
-
-
-@dataclass
-class CriterionTally:
-    criterion: Criterion
-    distribution: dict[str, int] = field(default_factory=dict)
-    values: array = field(default_factory=lambda: array("d"))  # outcome values, abstentions out
-    met: int = 0
-    abstained: int = 0
-    agreements: array = field(default_factory=lambda: array("d"))
-    truth: array = field(default_factory=lambda: array("b"))
-    # human labels only (docs/guides/labels.md)
-    label_truth: array = field(default_factory=lambda: array("b"))
-    ensemble: array = field(default_factory=lambda: array("b"))
-    judges: dict[str, array] = field(default_factory=dict)
 
 
 @dataclass
@@ -100,7 +98,7 @@ class JudgeTally:
 class ReportFold:
     rules: ScoringRules
     judge_ids: list[str]
-    what_if: ScoringRules | None = None
+    what_if: WhatIfFlags | None = None
     # human labels (docs/guides/labels.md): fill ground truth where absent
     overlay: LabelOverlay | None = None
     cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
@@ -123,15 +121,25 @@ class ReportFold:
     judges: dict[str, JudgeTally] = field(init=False)
     _tallies: list[JudgeTally] = field(init=False, repr=False)  # judges' tallies, in order
     extras: FoldExtras = field(init=False)  # standard errors and judge bias
+    # the run's rubric: item criteria are read from records with it (`core.item_rubric`)
+    rubric: Rubric | None = None
+    items: ItemCriteriaFold = field(init=False)  # item criteria and tags
+    _tagged: bool = field(init=False, repr=False)  # some shared criterion carries a tag
+    _option_values: list[list[float]] = field(init=False, repr=False)  # shared, non-NA
+    _what_if_rules: ScoringRules | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.criteria = [CriterionTally(c) for c in self.rules.criteria]
+        if self.rubric is None:
+            self.rubric = Rubric(criteria=list(self.rules.criteria))
+        self.criteria = [CriterionTally.new(c, self.judge_ids) for c in self.rules.criteria]
         self.judges = {j: JudgeTally() for j in self.judge_ids}
         self._tallies = list(self.judges.values())
         self.extras = FoldExtras(self.rules.criteria, self.judge_ids, self.cluster, self.shuffled)
         self.judge_scores = {j: array("d") for j in self.judge_ids}
-        for tally in self.criteria:
-            tally.judges = {j: array("b") for j in self.judge_ids}
+        self.items = ItemCriteriaFold(self.judge_ids)
+        self._tagged = any(c.tags for c in self.rules.criteria)
+        self._option_values = [non_na_values(c) for c in self.rules.criteria]
+        self._what_if_rules = None if self.what_if is None else self.what_if.apply(self.rules)
 
     def add(self, record: ItemRecord) -> None:
         labelled: dict[str, str] | None = None
@@ -140,11 +148,11 @@ class ReportFold:
             record = self.overlay.apply(record)
         self.recorded += 1
         self.simulated = self.simulated or record.simulated
-        self.indices.append(_int64(record.index))
+        self.indices.append(int64(record.index))
         if record.status == "error":
             self.errored += 1
             self.errored_items.append((record.id, record.error or "error"))
-            self.errored_indices.append(_int64(record.index))
+            self.errored_indices.append(int64(record.index))
         self.item_scores.append(np.nan if record.score is None else record.score)
         add_counts(self.usage, record.usage)
         if record.cost is not None:
@@ -155,63 +163,125 @@ class ReportFold:
         for judge, scores in self.judge_scores.items():
             score = record.judge_scores.get(judge)
             scores.append(np.nan if score is None else score)
-        for tally, criterion_record in zip(self.criteria, record.criteria, strict=True):
-            self._add_criterion(tally, criterion_record, record.ground_truth)
-            if labelled is not None:
-                tally.label_truth.append(
-                    label_code(tally.criterion, labelled.get(tally.criterion.name))
-                )
-        self.truth_scores.append(self._truth_score(record))
+        truth = record.ground_truth
+        for tally, shared in zip(self.criteria, record.criteria, strict=False):  # their prefix
+            self._add_criterion((tally,), shared, truth, labelled, tally.criterion)
+        own = self._add_item_criteria(record, labelled)
+        self.truth_scores.append(self._truth_score(record, own))
         if self.what_if is not None:
-            self._add_what_if(record)
+            self._add_what_if(record, own)
         self.extras.add(record)
 
+    def _add_item_criteria(
+        self, record: ItemRecord, labelled: dict[str, str] | None
+    ) -> list[Criterion]:
+        """Count the record's item criteria (records keep their definitions) and its tags;
+        returns the item criteria."""
+        shared = len(self.criteria)
+        own: list[Criterion] = []
+        if len(record.criteria) > shared:
+            assert self.rubric is not None
+            own = record_rubric(self.rubric, record).criteria[shared:]
+            items = self.items
+            items.items += 1
+            items.pairs += len(own)
+            for criterion, entry in zip(own, record.criteria[shared:], strict=True):
+                if criterion.options is None:
+                    tallies = items.tallies(criterion.tags)
+                    self._add_criterion(tallies, entry, record.ground_truth, labelled, criterion)
+                else:
+                    items.multi_abstained += outcome_value(entry) is None
+                    self._judge_codes(entry.votes, criterion)
+        if own or self._tagged or record.tags:
+            self._add_tags(record, own)
+        return own
+
+    def _add_tags(self, record: ItemRecord, own: list[Criterion]) -> None:
+        values = [*self._option_values, *(non_na_values(c) for c in own)]
+        criteria = [*self.rules.criteria, *own]
+        scores, tagged = record_tag_scores(self.rules, criteria, record.criteria, values)
+        self.items.add_tags(int64(record.index), scores, tagged, record.score, record.tags)
+
     def _add_criterion(
-        self, tally: CriterionTally, record: CriterionRecord, truth: dict[str, str]
+        self,
+        tallies: Sequence[CriterionTally],
+        record: CriterionRecord,
+        truth: dict[str, str],
+        labelled: dict[str, str] | None,
+        criterion: Criterion,
     ) -> None:
-        criterion = tally.criterion
+        """Count one criterion's outcome in the first tally and its label codes in every tally:
+        a shared criterion has its own; a binary item criterion's go to the pooled tally and to
+        each of its tags'. Its votes are counted once, in the judges' tallies."""
+        first = tallies[0]
         label = outcome_label(record)
-        tally.distribution[label] = tally.distribution.get(label, 0) + 1
+        first.distribution[label] = first.distribution.get(label, 0) + 1
         value = outcome_value(record)
         if value is None:
-            tally.abstained += 1
+            first.abstained += 1
         else:
-            tally.values.append(value)
-            tally.met += record.verdict == MET
+            first.values.append(value)
+            first.met += record.verdict == MET
         if record.agreement is not None:
-            tally.agreements.append(record.agreement)
-        tally.truth.append(label_code(criterion, truth.get(criterion.name)) if truth else MISSING)
-        tally.ensemble.append(record_code(record))
-        votes = record.votes
+            first.agreements.append(record.agreement)
+        name = criterion.name
+        truth_code = label_code(criterion, truth.get(name)) if truth else MISSING
+        ensemble = record_code(record)
+        codes = self._judge_codes(record.votes, criterion)
+        human = MISSING if labelled is None else label_code(criterion, labelled.get(name))
+        for tally in tallies:
+            tally.truth.append(truth_code)
+            tally.ensemble.append(ensemble)
+            for column, code in zip(tally.judges.values(), codes, strict=True):
+                column.append(code)
+            if labelled is not None:
+                tally.label_truth.append(human)
+
+    def _judge_codes(self, votes: list[Vote], criterion: Criterion) -> list[int]:
+        """Each judge's sample-reduced code for one criterion, judges in order; the votes are
+        counted in the judges' tallies."""
         if [v.judge for v in votes] == self.judge_ids:  # one sample per judge, in order
-            for vote, codes, judge in zip(votes, tally.judges.values(), self._tallies, strict=True):
+            codes = []
+            for vote, judge in zip(votes, self._tallies, strict=True):
                 kept = None if is_abstention(vote, criterion) else vote  # keep_one of one
                 codes.append(judge_code(criterion, (vote,), kept))
                 judge.add_vote(vote)
-            return
+            return codes
         groups = votes_by_judge(votes)
         method = self.rules.sample_aggregation
-        for judge_id, codes in tally.judges.items():
+        codes = []
+        for judge_id in self.judge_ids:
             own = groups.get(judge_id, [])
             codes.append(judge_code(criterion, own, keep_one(own, criterion, method)))
             for vote in own:
                 self.judges[judge_id].add_vote(vote)
+        return codes
 
-    def _truth_score(self, record: ItemRecord) -> float:
-        """The item's score computed from its ground-truth labels, with the same rules."""
+    def _truth_score(self, record: ItemRecord, own: list[Criterion]) -> float:
+        """The item's score computed from its ground-truth labels (every criterion's, the
+        item's own included), with the same rules."""
         truth = record.ground_truth
-        if len(truth) < len(self.criteria) or any(c.name not in truth for c in self.rules.criteria):
+        criteria = [*self.rules.criteria, *own]
+        if len(truth) < len(criteria) or any(c.name not in truth for c in criteria):
             return np.nan
-        weighted = [(c.weight, label_value(c, truth[c.name])) for c in self.rules.criteria]
-        penalty = self.rules.penalty(self.rules.words(record.word_counts))
-        result = score_item(weighted, self.rules.cannot_assess, self.rules.normalize, penalty)
+        rules = self.rules
+        weighted = [(c.weight, label_value(c, truth[c.name])) for c in criteria]
+        values = [*self._option_values, *(non_na_values(c) for c in own)]
+        penalty = rules.penalty(rules.words(record.word_counts))
+        result = score_item(
+            weighted, rules.cannot_assess, rules.normalize, penalty, values, clip=rules.clip
+        )
         return np.nan if result.score is None else result.score
 
-    def _add_what_if(self, record: ItemRecord) -> None:
-        assert self.what_if is not None
-        words = self.what_if.words(record.word_counts)
+    def _add_what_if(self, record: ItemRecord, own: list[Criterion]) -> None:
+        assert self.what_if is not None and self._what_if_rules is not None
+        rules = self._what_if_rules
+        if own:  # the item's own rules (its criteria's methods), the flags applied to them
+            assert self.rubric is not None
+            rules = self.what_if.apply(ScoringRules.from_rubric(self.rubric.for_item(own)))
+        words = rules.words(record.word_counts)
         deciding = [deciding_votes(c.votes, c.escalated) for c in record.criteria]
-        evaluation = evaluate_votes(deciding, self.what_if, words)
+        evaluation = evaluate_votes(deciding, rules, words)
         score = evaluation.score.score
         self.what_if_scores.append(np.nan if score is None else score)
 
@@ -227,9 +297,7 @@ class ReportFold:
         if len(self.what_if_scores):
             series.append(self.what_if_scores)
         for tally in self.criteria:
-            series += [tally.truth, tally.ensemble, *tally.judges.values()]
-            if len(tally.label_truth):
-                series.append(tally.label_truth)
+            series += tally.code_series()
         for values in (*series, self.indices):
             permuted = np.frombuffer(values, dtype=values.typecode)[order]
             values[:] = array(values.typecode, permuted.tobytes())
@@ -237,92 +305,9 @@ class ReportFold:
         self.errored_items = [self.errored_items[i] for i in errored]
 
     def labels(self, *, human_only: bool = False) -> list[CriterionLabels]:
-        """Per criterion, truth and predictions; `human_only`: the truth from the human labels
-        alone (docs/guides/labels.md), whatever the dataset holds."""
-        out = []
-        for tally in self.criteria:
-            criterion = tally.criterion
-            truth = tally.label_truth if human_only else tally.truth
-            out.append(
-                CriterionLabels(
-                    name=criterion.name,
-                    kind=criterion.kind,
-                    option_labels=option_labels(criterion),
-                    option_values=option_values(criterion),
-                    truth=code_view(truth),
-                    predictions={
-                        "ensemble": code_view(tally.ensemble),
-                        **{j: code_view(a) for j, a in tally.judges.items()},
-                    },
-                    judge_votes=np.column_stack([code_view(a) for a in tally.judges.values()])
-                    if tally.judges
-                    else np.empty((len(tally.truth), 0), dtype=np.int8),
-                    judge_ids=list(tally.judges),
-                )
-            )
-        return out
-
-
-def code_view(values: array) -> np.ndarray:
-    """Label codes as a read-only int8 view (the metrics widen them to int64 where they
-    compute: `metrics.codes.to_classes`), not a copy eight times their size."""
-    return np.frombuffer(values, dtype=np.int8)
-
-
-def _int64(value: int) -> int:
-    """A hand-edited record's index clamped to int64 (it only orders the items)."""
-    return min(max(value, -(2**63)), 2**63 - 1)
-
-
-def option_labels(criterion: Criterion) -> list[str]:
-    if criterion.options is None:
-        return ["UNMET", "MET"]
-    return [o.label for o in criterion.options]
-
-
-def option_values(criterion: Criterion) -> list[float | None]:
-    if criterion.options is None:
-        return [0.0, 1.0]
-    return [None if o.na else o.value for o in criterion.options]
-
-
-def record_code(record: CriterionRecord) -> int:
-    if record.option is not None:
-        return ABSTAIN if record.option.na else record.option.index
-    if record.verdict == MET:
-        return 1
-    if record.verdict == UNMET:
-        return 0
-    return ABSTAIN
-
-
-def label_code(criterion: Criterion, label: str | None) -> int:
-    """Ground-truth label → metrics code (MISSING when the item has no label)."""
-    if label is None:
-        return MISSING
-    if criterion.options is None:
-        return {"MET": 1, "UNMET": 0}.get(label, ABSTAIN)
-    index = [o.label for o in criterion.options].index(label)
-    return ABSTAIN if criterion.options[index].na else index
-
-
-def label_value(criterion: Criterion, label: str) -> float | None:
-    if criterion.options is None:
-        return {"MET": 1.0, "UNMET": 0.0}.get(label)
-    option = next(o for o in criterion.options if o.label == label)
-    return None if option.na else option.value
-
-
-def judge_code(criterion: Criterion, own: Sequence[Vote], kept: Vote | None) -> int:
-    """One judge's sample-reduced vote → code; MISSING when every sample errored or none exist."""
-    if kept is not None:
-        if criterion.options is None:
-            return 1 if kept.verdict == MET else 0
-        assert kept.option_index is not None  # a kept multi-choice vote names its option
-        return kept.option_index
-    if not own or all(v.error is not None for v in own):
-        return MISSING
-    return ABSTAIN
+        """Per shared criterion, truth and predictions; `human_only`: the truth from the human
+        labels alone (docs/guides/labels.md), whatever the dataset holds."""
+        return [tally.labels(human_only) for tally in self.criteria]
 
 
 def merge_folds(first: ReportFold, later: ReportFold) -> None:
@@ -341,19 +326,10 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
     first.errored_indices.extend(later.errored_indices)
     for mine, theirs in zip(first.criteria, later.criteria, strict=True):
         merge_criterion_tallies(mine, theirs)
+    first.items.merge(later.items)
     for judge, tally in later.judges.items():
         merge_judge_tallies(first.judges[judge], tally)
     first.extras.merge(later.extras)
-
-
-def merge_criterion_tallies(first: CriterionTally, later: CriterionTally) -> None:
-    add_counts(first.distribution, later.distribution)
-    first.met += later.met
-    first.abstained += later.abstained
-    for name in ("values", "agreements", "truth", "label_truth", "ensemble"):
-        getattr(first, name).extend(getattr(later, name))
-    for judge, codes in later.judges.items():
-        first.judges[judge].extend(codes)
 
 
 def merge_judge_tallies(first: JudgeTally, later: JudgeTally) -> None:

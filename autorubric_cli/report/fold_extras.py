@@ -1,11 +1,12 @@
 """What the report's fold keeps for standard errors and judge bias, in the same single pass.
 
 Per item (aligned with the fold's item scores, reordered with them): the cluster value, the
-`metadata.model` that wrote the submission, the output word count and each criterion's outcome
-value (cluster and model names interned: a few distinct values repeat over many items). Per
-judge: chosen options by shown position (multi-choice criteria with shuffled options) and the
-sample pairs shown in different orders. Everything merges by concatenation
-or addition, so the figures do not depend on how the file was split among workers.
+`metadata.model` that wrote the submission, the output word count and each shared criterion's
+outcome value (cluster and model names interned: a few distinct values repeat over many items;
+an item's own criteria follow the shared ones in its record and are not counted here). Per
+judge: chosen options by shown position (shared multi-choice criteria with shuffled options) and
+the sample pairs shown in different orders. Everything merges by concatenation or addition, so
+the figures do not depend on how the file was split among workers.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class FoldExtras:
         model = metadata.get("model")
         self.models.append(sys.intern(model) if isinstance(model, str) else None)
         self.words.append(record.word_counts.get("output", NAN))
-        for criterion, criterion_record in zip(self.criteria, record.criteria, strict=True):
+        for criterion, criterion_record in zip(self.criteria, record.criteria, strict=False):
             value = outcome_value(criterion_record)
             self.values[criterion.name].append(NAN if value is None else value)
             if criterion.options is not None and self.shuffled:

@@ -27,7 +27,7 @@ from autorubric_cli.metrics.agreement import (
     rating_counts,
 )
 from autorubric_cli.metrics.codes import MISSING, build_scale, rater_categories
-from autorubric_cli.report.fold import label_code, option_labels, option_values
+from autorubric_cli.report.fold_codes import label_code, option_labels, option_values
 from autorubric_cli.report.formats import AGREEING_PAIRS, interval, number, plural
 from autorubric_cli.report.metrics_section import (
     CriterionLabels,
@@ -39,6 +39,7 @@ from autorubric_cli.report.models import (
     HumanLabelsSection,
     InterRater,
     InterRaterCriterion,
+    PooledGroundTruth,
 )
 
 
@@ -83,12 +84,14 @@ def human_labels_section(
     *,
     ca_mode: str,
     seed: int,
+    pooled: PooledGroundTruth | None = None,
 ) -> HumanLabelsSection:
+    """`pooled`: the item criteria's pooled pairs against the labels alone."""
     blocks = [inter_rater(overlay, c) for c in criteria]
     per_item = Counter(len(by_rater) for by_rater in overlay.raters.values())
     n_items = len(human_only[0].truth) if human_only else 0
     judges = ground_truth_section(
-        human_only, np.full(n_items, np.nan), {}, ca_mode=ca_mode, seed=seed
+        human_only, np.full(n_items, np.nan), {}, ca_mode=ca_mode, seed=seed, pooled=pooled
     )
     return HumanLabelsSection(
         raters=sorted({r for by_rater in overlay.raters.values() for r in by_rater}),

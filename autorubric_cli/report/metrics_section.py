@@ -51,6 +51,7 @@ from autorubric_cli.report.models import (
     OptionFigures,
     OrdinalMetrics,
     OverallMetrics,
+    PooledGroundTruth,
     PredictorMetrics,
     ScoreMetrics,
 )
@@ -221,6 +222,17 @@ def _per_option(comparison: LabelComparison, undefined: dict[str, str]) -> dict[
     return result
 
 
+def criterion_truth(
+    criterion: CriterionLabels, predictor: str, ca_mode: str = "exclude"
+) -> CriterionMetrics:
+    """One criterion's (or one set of pooled pairs') figures for one predictor against the
+    truth, without intervals (pooled pairs are not independent: see `tags_section`)."""
+    comparison = compare_labels(
+        criterion.truth, criterion.prediction(predictor), criterion.scale(ca_mode)
+    )
+    return _criterion_metrics(criterion, comparison, {}, (predictor, 0))
+
+
 def _score_metrics(
     pred: FloatArray,
     truth: FloatArray,
@@ -282,10 +294,12 @@ def ground_truth_section(
     ca_mode: str = "exclude",
     seed: int = 0,
     bootstrap: int = 1000,
+    pooled: PooledGroundTruth | None = None,
 ) -> GroundTruthSection | None:
-    """Ensemble and per-judge metrics against ground truth; None when nothing is labelled."""
+    """Ensemble and per-judge metrics against ground truth, with the `pooled` figures of item
+    criteria (`tags_section`); None when nothing is labelled."""
     check_ca_mode(ca_mode)
-    if not _has_truth(labels):
+    if not _has_truth(labels) and pooled is None:
         return None
     truth = np.asarray(truth_scores, dtype=np.float64)
     _check_lengths(labels, truth, predicted_scores)
@@ -306,4 +320,5 @@ def ground_truth_section(
         score=ensemble.score,
         overall=ensemble.overall,
         judges=blocks,
+        pooled=pooled,
     )

@@ -21,6 +21,7 @@ from pydantic import Field
 from autorubric_cli.core.json_model import Block, absent
 from autorubric_cli.report.models_cascade import CascadeSection
 from autorubric_cli.report.models_stats import ClusteredInterval, JudgeBias
+from autorubric_cli.report.models_tags import ItemCriteriaSummary, TagsSection
 
 Number = int | float
 Kind = Literal["binary", "ordinal", "nominal"]
@@ -43,6 +44,9 @@ class ScoreSummary(Block):
     ci95: list[float] | None
     se: float | None = None  # std / sqrt(n), ddof 1
     clustered: ClusteredInterval | None = None
+    # `grader.clip: mean`: the mean and its intervals are of the unclamped item scores,
+    # clamped to [0, 1] (absent under the default `item`)
+    clip: Literal["mean"] | None = absent()
 
 
 class CriterionSummary(Block):
@@ -89,10 +93,18 @@ class CriterionAgreement(Block):
     undefined: dict[str, str]
 
 
+class PooledAgreement(CriterionAgreement):
+    """Agreement between judges over the (item, criterion) pairs of binary item criteria
+    (`n_items` counts the pairs with two or more ratings), and again per criterion tag."""
+
+    tags: dict[str, CriterionAgreement]
+
+
 class AgreementSection(Block):
     mean_agreement: float | None
     criteria: list[CriterionAgreement]
     undefined: dict[str, str] | None = absent()
+    pooled: PooledAgreement | None = absent()  # with item criteria
 
 
 Interval = list[float] | None
@@ -187,12 +199,26 @@ class PredictorMetrics(Block):
     overall: OverallMetrics
 
 
+class PooledTruth(Block):
+    """Pooled (item, criterion) pairs against the ground truth: the ensemble and each judge."""
+
+    ensemble: BinaryMetrics
+    judges: dict[str, BinaryMetrics]
+
+
+class PooledGroundTruth(PooledTruth):
+    """Every pair of binary item criteria, and again the pairs of each criterion tag."""
+
+    tags: dict[str, PooledTruth]
+
+
 class GroundTruthSection(Block):
     ca_mode: str
     criteria: list[CriterionMetrics]
     score: ScoreMetrics
     overall: OverallMetrics
     judges: dict[str, PredictorMetrics]
+    pooled: PooledGroundTruth | None = absent()  # with item criteria
 
     def ensemble(self) -> PredictorMetrics:
         return PredictorMetrics(criteria=self.criteria, score=self.score, overall=self.overall)
@@ -258,7 +284,9 @@ class Report(Block):
     simulated: bool
     items: ItemCounts
     score: ScoreSummary
-    criteria: list[CriterionSummary]
+    criteria: list[CriterionSummary]  # the shared criteria (the rubric file's)
+    item_criteria: ItemCriteriaSummary | None = absent()  # with items' own criteria
+    tags: TagsSection | None = absent()  # with tags on criteria or items
     judges: list[JudgeSummary]
     agreement: AgreementSection
     ground_truth: GroundTruthSection | None

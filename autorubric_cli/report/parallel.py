@@ -18,6 +18,8 @@ from pydantic import ValidationError
 
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.what_if import WhatIfFlags
 from autorubric_cli.experiment.record_fit import RecordFit
 from autorubric_cli.experiment.store import ReadIssues, open_records
 from autorubric_cli.labels.overlay import LabelOverlay
@@ -29,21 +31,29 @@ PARALLEL_MIN_RECORDS = 20_000
 
 @dataclass(frozen=True)
 class ExtrasSettings:
-    """The cluster key's path into metadata, and whether options were shuffled."""
+    """The cluster key's path into metadata, whether options were shuffled, and the run's
+    rubric (item criteria are read from records with it)."""
 
     cluster: tuple[str, ...] | None = None
     shuffled: bool = True
+    rubric: Rubric | None = None
 
 
 def new_fold(
     rules: ScoringRules,
     judge_ids: list[str],
-    what_if: ScoringRules | None,
+    what_if: WhatIfFlags | None,
     overlay: LabelOverlay | None,
     extras: ExtrasSettings,
 ) -> ReportFold:
     return ReportFold(
-        rules, judge_ids, what_if, overlay, cluster=extras.cluster, shuffled=extras.shuffled
+        rules,
+        judge_ids,
+        what_if,
+        overlay,
+        cluster=extras.cluster,
+        shuffled=extras.shuffled,
+        rubric=extras.rubric,
     )
 
 
@@ -58,7 +68,7 @@ class FoldJob:
     codes: bytes
     rules: ScoringRules
     judge_ids: list[str]
-    what_if: ScoringRules | None
+    what_if: WhatIfFlags | None
     overlay: LabelOverlay | None
     extras: ExtrasSettings
 
@@ -139,7 +149,7 @@ def fold_parts(
     index: LineIndex,
     rules: ScoringRules,
     judge_ids: list[str],
-    what_if: ScoringRules | None,
+    what_if: WhatIfFlags | None,
     overlay: LabelOverlay | None,
     extras: ExtrasSettings,
 ) -> list[FoldPart]:
@@ -180,7 +190,7 @@ def fold_experiment(
     path: Path,
     rules: ScoringRules,
     judge_ids: list[str],
-    what_if: ScoringRules | None,
+    what_if: WhatIfFlags | None,
     issues: ReadIssues,
     overlay: LabelOverlay | None = None,
     extras: ExtrasSettings = ExtrasSettings(),

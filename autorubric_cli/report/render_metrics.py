@@ -65,7 +65,8 @@ def _ensemble_tables(section: GroundTruthSection) -> list[Table]:
             cells = [_cell(c, key) for _, key in columns]
             table.add_row(c.name, c.kind, number(c.n), *cells)
         tables.append(table)
-    tables[0].caption = _overall_caption(section)
+    if tables:
+        tables[0].caption = _overall_caption(section)
     return tables
 
 

@@ -20,15 +20,22 @@ def shown_ci(score: ScoreSummary) -> list[float] | None:
     return score.clustered.ci95 if score.clustered is not None else score.ci95
 
 
+CLIP_MEAN_NOTE = (
+    "clip: mean: item scores are unclamped (median, std, min and max describe them); the mean and "
+    "its interval are clamped to [0, 1]"
+)
+
+
 def interval_note(score: ScoreSummary) -> str:
     """Which 95% interval the summary shows, and what it rests on."""
     se = f"se {number(score.se, 4)}"
+    clip = f"; {CLIP_MEAN_NOTE}" if score.clip == "mean" else ""
     if score.clustered is None:
-        return f"95% CI: bootstrap over {score.n} items ({se}, items independent)"
+        return f"95% CI: bootstrap over {score.n} items ({se}, items independent){clip}"
     c = score.clustered
     return (
         f"95% CI: clustered by {c.key}, {c.clusters} clusters (clustered se {number(c.se, 4)}; "
-        f"bootstrap over items, as if independent: {interval(score.ci95)}, {se})"
+        f"bootstrap over items, as if independent: {interval(score.ci95)}, {se}){clip}"
     )
 
 

@@ -29,6 +29,12 @@ from autorubric_cli.report.render_stats import (
     interval_note,
     shown_ci,
 )
+from autorubric_cli.report.render_tags import (
+    item_criteria_table,
+    item_tables,
+    rich_rows,
+    tag_tables,
+)
 
 
 def score_cells(score: ScoreSummary) -> list[str]:
@@ -187,16 +193,20 @@ def print_status(report: Report, console: Console, directory: str | None) -> Non
 def render_tables(report: Report, console: Console, directory: str | None = None) -> None:
     console.print(summary_table(report))
     print_status(report, console, directory)
-    console.print(criteria_table(report))
+    if report.criteria:
+        console.print(criteria_table(report))
+    for rows in item_tables(report):
+        console.print(rich_rows(rows))
     console.print(judges_table(report))
     console.print(judge_costs_table(report))
     console.print(cost_line(report))
-    console.print(distribution_table(report))
+    if report.criteria:
+        console.print(distribution_table(report))
     for cascade in cascade_tables(report.cascade):
         console.print(cascade)
     if len(report.judges) < 2:
         console.print(SINGLE_JUDGE)
-    else:
+    elif report.criteria:
         console.print(agreement_table(report.agreement))
     if report.ground_truth is not None:
         for table in ground_truth_tables(report.ground_truth):
@@ -221,7 +231,11 @@ def render_compact(report: Report, console: Console, directory: str, html: str |
     """The end of `run`/`resume`: score summary, criteria, gate, errors; then where the rest is."""
     console.print(summary_table(report))
     print_status(report, console, directory)
-    console.print(criteria_table(report))
+    if report.criteria:
+        console.print(criteria_table(report))
+    for rows in [item_criteria_table(report), *tag_tables(report)]:
+        if rows is not None:
+            console.print(rich_rows(rows))
     if report.gate is not None:
         console.print(gate_table(report.gate, report.shard))
     errored = report.errored_items

@@ -8,7 +8,11 @@ from collections.abc import Iterable
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from autorubric_cli.core.evaluate import ScoringRules, non_na_values
+from autorubric_cli.core.item_rubric import record_rubric
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.report.fold_items import record_tag_scores
 from autorubric_cli.report.formats import (
     SIMULATED_NOTE,
     SIMULATED_TAG,
@@ -34,6 +38,7 @@ from autorubric_cli.report.models import (
     HumanLabelsSection,
     Report,
 )
+from autorubric_cli.report.models_tags import TagsSection
 from autorubric_cli.report.render_cascade import (
     ESCALATION_HEADER,
     HEADER,
@@ -56,6 +61,7 @@ from autorubric_cli.report.render_table import (
     cost_line,
     score_cells,
 )
+from autorubric_cli.report.render_tags import item_tables
 
 
 def _md_row(cells: Iterable[Any]) -> str:
@@ -78,18 +84,11 @@ def render_markdown(report: Report) -> str:
         [[*counts, *score_cells(report.score)]],
     )
     lines += ["", interval_note(report.score)]
-    lines += ["", "### Criteria", ""]
-    clustered = has_clustered_criteria(report)
-    lines += _md_table(
-        ["criterion", "kind", *CRITERIA_COLUMNS] + (["95% CI (clustered)"] if clustered else []),
-        [
-            [c.name, c.kind, number(c.weight, 1), number(c.met_rate), number(c.mean_value)]
-            + [number(c.cannot_assess_rate), number(c.agreement)]
-            + ([criterion_ci(c)] if clustered else [])
-            for c in report.criteria
-        ],
-    )
-    lines += ["", WITH_OUTCOME_CAPTION]
+    if report.criteria:
+        lines += _md_criteria(report)
+    for table in item_tables(report):
+        lines += ["", f"### {table.title}", "", *_md_table(table.header, table.rows)]
+        lines += ["", table.caption] if table.caption else []
     lines += ["", "### Judges", ""]
     lines += _md_table(
         ["judge", "mean score", "votes", "error votes", "cost", "cached votes", "cost saved"],
@@ -116,6 +115,22 @@ def render_markdown(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _md_criteria(report: Report) -> list[str]:
+    """The shared criteria's table."""
+    lines = ["", "### Criteria", ""]
+    clustered = has_clustered_criteria(report)
+    lines += _md_table(
+        ["criterion", "kind", *CRITERIA_COLUMNS] + (["95% CI (clustered)"] if clustered else []),
+        [
+            [c.name, c.kind, number(c.weight, 1), number(c.met_rate), number(c.mean_value)]
+            + [number(c.cannot_assess_rate), number(c.agreement)]
+            + ([criterion_ci(c)] if clustered else [])
+            for c in report.criteria
+        ],
+    )
+    return lines + ["", WITH_OUTCOME_CAPTION]
+
+
 GATE_COLUMNS = ["metric", "min", "max", "value", "result"]
 
 
@@ -135,9 +150,18 @@ def _md_human_labels(section: HumanLabelsSection) -> list[str]:
     return lines
 
 
-def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[str]) -> str:
+def render_csv(
+    records: Iterable[ItemRecord], rubric: Rubric, tags: TagsSection | None = None
+) -> str:
     """One row per item; figures at full precision, empty when undefined; the `simulated`
-    column says on every row whether simulated judges graded the item."""
+    column says on every row whether simulated judges graded the item. The outcome columns are
+    the shared criteria's; with tags, one column per tag (`tags.criteria.<TAG>`: the item's
+    score for that criterion tag; `tags.items.<TAG>`: the item's score when it has the tag),
+    so the mean of a column is the tag's score (under `clip: mean`, before clamping)."""
+    criteria = [c.name for c in rubric.criteria]
+    judges = [j.judge_id for j in rubric.grader.judges]
+    by_criteria = list(tags.criteria) if tags is not None else []
+    by_items = list(tags.items) if tags is not None else []
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
@@ -146,13 +170,17 @@ def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[
             *criteria,
             *(f"judge:{j}" for j in judges),
             *("cost", "duration_s", "error", "simulated"),
+            *(f"tags.criteria.{t}" for t in by_criteria),
+            *(f"tags.items.{t}" for t in by_items),
         ]
     )
+    rules = ScoringRules.from_rubric(rubric)
     for r in records:
         outcomes = [
             c.option.label if c.option else (c.verdict.value if c.verdict else "")
-            for c in r.criteria
+            for c in r.criteria[: len(criteria)]
         ]
+        scores = item_tag_scores(rubric, rules, r) if by_criteria else {}
         writer.writerow(
             [
                 *(r.id, r.index, r.status, exact(r.score), exact(r.raw_score)),
@@ -161,9 +189,18 @@ def render_csv(records: Iterable[ItemRecord], criteria: list[str], judges: list[
                 *(exact(r.judge_scores.get(j)) for j in judges),
                 *(exact(r.cost), f"{r.duration_s:.3f}", r.error or ""),
                 "true" if r.simulated else "false",
+                *(exact(scores.get(t)) for t in by_criteria),
+                *(exact(r.score) if t in r.tags else "" for t in by_items),
             ]
         )
     return out.getvalue()
+
+
+def item_tag_scores(rubric: Rubric, rules: ScoringRules, record: ItemRecord) -> dict[str, float]:
+    """The record's criterion-tag scores, as the report's fold computes them."""
+    criteria = record_rubric(rubric, record).criteria
+    values = [non_na_values(c) for c in criteria]
+    return record_tag_scores(rules, criteria, record.criteria, values)[0]
 
 
 def render_junit(report: Report) -> str:

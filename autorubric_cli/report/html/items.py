@@ -18,8 +18,9 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.evaluate import non_na_values, outcome_value
+from autorubric_cli.core.item_rubric import record_rubric
 from autorubric_cli.core.records import CriterionRecord, ItemRecord, Vote
-from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.scoring import criterion_value
 from autorubric_cli.experiment.manifest import ITEMS, Manifest
 from autorubric_cli.experiment.store import ReadIssues, iter_records_at, open_records
@@ -98,9 +99,26 @@ def vote_row(vote: Vote, judges: dict[str, int]) -> list[Any]:
     ]
 
 
+def criterion_view(criterion: Criterion) -> dict[str, Any]:
+    """What the page shows of a criterion: its name, requirement, weight, tags, kind, scope and
+    options (labels; `na` the NA ones)."""
+    options = criterion.options
+    return {
+        "name": criterion.name,
+        "requirement": criterion.requirement,
+        "kind": criterion.kind,
+        "weight": criterion.weight,
+        "tags": criterion.tags,
+        "scope": criterion.scope,
+        "options": None if options is None else [o.label for o in options],
+        "na": [o.label for o in options or [] if o.na],
+    }
+
+
 def scored_values(record: ItemRecord, rubric: Rubric) -> list[float | None]:
     """v_i of each criterion as the score used it (docs/guides/rubrics.md, cannot-assess strategy
-    applied); None when the criterion was left out of the score."""
+    applied); None when the criterion was left out of the score. `rubric`: the item's own
+    (`core.item_rubric.record_rubric`)."""
     rules = rubric.grader.cannot_assess
     return [
         criterion_value(c.weight, outcome_value(r), rules, non_na_values(c))
@@ -124,9 +142,9 @@ def criterion_row(
 def item_row(
     record: ItemRecord, judges: dict[str, int], texts: dict[str, Any], rubric: Rubric
 ) -> dict[str, Any]:
-    values = (
-        scored_values(record, rubric) if record.status == "ok" else [None] * len(record.criteria)
-    )
+    """The item's row; `ic`: its own criteria (after the shared ones in `c`), when it has any."""
+    own = record_rubric(rubric, record)
+    values = scored_values(record, own) if record.status == "ok" else [None] * len(record.criteria)
     row: dict[str, Any] = {
         "id": record.id,
         "n": record.index,
@@ -139,6 +157,10 @@ def item_row(
         "gt": record.ground_truth,
         "cost": record.cost,
     }
+    if len(own.criteria) > len(rubric.criteria):
+        row["ic"] = [criterion_view(c) for c in own.criteria[len(rubric.criteria) :]]
+    if record.tags:
+        row["tags"] = record.tags
     row.update(texts.get(record.id, {}))
     return row
 

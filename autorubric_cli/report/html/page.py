@@ -19,7 +19,12 @@ from autorubric_cli.labels.overlay import experiment_overlay
 from autorubric_cli.report.agreement_section import AGREEMENT_KEYS
 from autorubric_cli.report.fold import ReportFold
 from autorubric_cli.report.html import plots
-from autorubric_cli.report.html.items import EmbeddedItems, embed_items, has_human_ratings
+from autorubric_cli.report.html.items import (
+    EmbeddedItems,
+    criterion_view,
+    embed_items,
+    has_human_ratings,
+)
 from autorubric_cli.report.html.templating import asset, bokeh_script, environment
 from autorubric_cli.report.models import JudgeSummary, Report
 from autorubric_cli.report.render_metrics import CRITERION_COLUMNS, has_figure
@@ -32,6 +37,7 @@ from autorubric_cli.report.render_stats import (
     interval_note,
     shown_ci,
 )
+from autorubric_cli.report.render_tags import item_tables
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
 from autorubric_cli.validate.loader import validate_experiment
 from autorubric_cli.validate.result import ValidateResult
@@ -105,16 +111,7 @@ def items_note(embedded: EmbeddedItems, completed: int) -> str | None:
 def item_meta(experiment: OpenedExperiment) -> dict[str, Any]:
     """What the page script needs to read the item rows."""
     return {
-        "criteria": [
-            {
-                "name": c.name,
-                "kind": c.kind,
-                "weight": c.weight,
-                "options": None if c.options is None else [o.label for o in c.options],
-                "na": [o.label for o in c.options or [] if o.na],
-            }
-            for c in experiment.rubric.criteria
-        ],
+        "criteria": [criterion_view(c) for c in experiment.rubric.criteria],
         "judges": [
             {"id": j.judge_id, "simulated": j.model.startswith("simulated/")}
             for j in experiment.rubric.grader.judges
@@ -159,6 +156,7 @@ def render_report_html(
         bias_columns=BIAS_COLUMNS,
         bias_rows=bias_rows(report),
         bias_note=BIAS_NOTE,
+        item_tables=item_tables(report),
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.items import GivenSubmission
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
@@ -41,16 +42,35 @@ def cut_texts(value: Any) -> Any:
     return value
 
 
+def final_turns(submission: GivenSubmission) -> list[dict[str, Any]]:
+    """The submission as the turns that end a transcript after a context: a conversation's
+    messages, or one assistant message (a text, with its thinking as `reasoning`)."""
+    if isinstance(submission, list):
+        return submission
+    if isinstance(submission, dict):
+        turn = {"role": "assistant", "content": submission.get("output")}
+        thinking = submission.get("thinking")
+        return [turn | {"reasoning": thinking}] if thinking is not None else [turn]
+    return [{"role": "assistant", "content": submission}]
+
+
 def shown_texts(
-    submission: GivenSubmission, query: str | None, reference: str | None
+    submission: GivenSubmission,
+    query: str | None,
+    reference: str | None,
+    context: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """What a page shows of an item: `q` (query), `ref` (reference submission, when there is
-    one), and `conv` (a conversation's messages as given) or `sub` and `th` (the text and its
-    thinking); long texts cut."""
+    one), and `conv` (a conversation's messages as given; with a context, the context's turns
+    then the submission as the final assistant turn, as the judges saw it, `ctx` counting the
+    context's turns) or `sub` and `th` (the text and its thinking); long texts cut."""
     fields: dict[str, Any] = {"q": cut(query)}
     if reference is not None:
         fields["ref"] = cut(reference)
-    if isinstance(submission, list):
+    if context is not None:
+        fields["conv"] = cut_texts([*context, *final_turns(submission)])
+        fields["ctx"] = len(context)
+    elif isinstance(submission, list):
         fields["conv"] = cut_texts(submission)
     elif isinstance(submission, dict):
         fields["sub"], fields["th"] = cut(submission.get("output")), cut(submission.get("thinking"))
@@ -71,7 +91,7 @@ def item_texts(
             older.add(record.id)
         else:
             texts[record.id] = shown_texts(
-                record.submission, record.query, record.reference_submission
+                record.submission, record.query, record.reference_submission, record.context
             )
     if not older:
         return texts, None
@@ -101,7 +121,8 @@ def dataset_texts(
         for item in iter_items(path, rubric, manifest.dataset_fields):
             if item.id in ids:
                 given = item.submission.as_given()
-                texts[item.id] = shown_texts(given, item.query, item.reference_submission)
+                context = None if item.context is None else as_given(item.context)
+                texts[item.id] = shown_texts(given, item.query, item.reference_submission, context)
     except (InputError, OSError) as exc:
         return {}, f"the dataset cannot be read ({exc})"
     return texts, None

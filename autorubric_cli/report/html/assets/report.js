@@ -5,17 +5,20 @@
   var PAGE_SIZE = 50;
   var meta = JSON.parse(document.getElementById("item-meta").textContent);
   var dataEl = document.getElementById("item-data");
-  var state = { items: [], view: [], page: 0, sort: "n", dir: 1, open: {}, conv: false };
+  var state = { items: [], view: [], page: 0, sort: "n", dir: 1, open: {}, conv: false, own: false };
 
   var el = autorubricEl;
   var conv = autorubricConversation;
   function num(v, d) { return v === null || v === undefined ? "n/a" : Number(v).toFixed(d === undefined ? 3 : d); }
-  function isAbstain(ci, label) {
-    var c = meta.criteria[ci];
+  // Criterion ci of an item: a shared one (the rubric file's), then the item's own (`ic`).
+  function crit(item, ci) {
+    var shared = meta.criteria.length;
+    return ci < shared ? meta.criteria[ci] : item.ic[ci - shared];
+  }
+  function isAbstain(c, label) {
     return label === "CANNOT_ASSESS" || (c.na || []).indexOf(label) >= 0;
   }
-  function voteLabel(ci, outcome) {
-    var c = meta.criteria[ci];
+  function voteLabel(c, outcome) {
     if (outcome === null || outcome === undefined) return "n/a";  // no outcome: the one word for undefined, as in the tables
     if (typeof outcome === "number" && c.options) return c.options[outcome] || String(outcome);
     return String(outcome);
@@ -24,18 +27,18 @@
   // Only definite outcomes count: an abstention on either side is not a disagreement.
   function disagreement(item, ci) {
     if (!item.gt) return null;
-    var truth = item.gt[meta.criteria[ci].name];
+    var c = crit(item, ci);
+    var truth = item.gt[c.name];
     var outcome = item.c[ci][0];
     if (truth === undefined || truth === null || outcome === null || outcome === undefined) return null;
-    if (isAbstain(ci, String(truth)) || isAbstain(ci, outcome)) return null;
+    if (isAbstain(c, String(truth)) || isAbstain(c, outcome)) return null;
     return String(truth) === String(outcome) ? null : String(truth);
   }
   function disagrees(item, ci) {
     if (ci !== "") return disagreement(item, Number(ci)) !== null;
     return item.c.some(function (c, i) { return disagreement(item, i) !== null; });
   }
-  function shownOrder(ci, order) {
-    var c = meta.criteria[ci];
+  function shownOrder(c, order) {
     if (!order || !c.options) return "";
     return order.map(function (idx, pos) { return (pos + 1) + ". " + (c.options[idx] || idx); }).join(" · ");
   }
@@ -53,9 +56,10 @@
     var cols = [["n", "#"], ["id", "id"], ["sc", "score"], ["st", "status"]];
     if (state.conv) cols.push(["turns", "turns · tool calls"]);
     meta.criteria.forEach(function (c, i) { cols.push(["c" + i, c.name]); });
+    if (state.own) cols.push(["ownMet", "item criteria"]);
     cols.push(["err", "error"]);
     cols.forEach(function (col) {
-      var sortable = ["n", "id", "sc", "turns"].indexOf(col[0]) >= 0;
+      var sortable = ["n", "id", "sc", "turns", "ownMet"].indexOf(col[0]) >= 0;
       var th = el("th", { text: col[1], "data-col": col[0] });
       if (sortable) {
         th.className = "sortable";
@@ -72,14 +76,14 @@
   }
 
   function filters() {
-    var crit = document.getElementById("criterion-filter");
+    var picker = document.getElementById("criterion-filter");
     var verdict = document.getElementById("verdict-filter");
-    meta.criteria.forEach(function (c, i) { crit.appendChild(el("option", { value: String(i), text: c.name })); });
-    crit.addEventListener("change", function () {
+    meta.criteria.forEach(function (c, i) { picker.appendChild(el("option", { value: String(i), text: c.name })); });
+    picker.addEventListener("change", function () {
       while (verdict.options.length > 1) verdict.remove(1);
-      verdict.disabled = crit.value === "";
-      if (crit.value !== "") {
-        var c = meta.criteria[Number(crit.value)];
+      verdict.disabled = picker.value === "";
+      if (picker.value !== "") {
+        var c = meta.criteria[Number(picker.value)];
         var outcomes = (c.options || ["MET", "UNMET"]).concat(["CANNOT_ASSESS"]);
         outcomes.forEach(function (o) { verdict.appendChild(el("option", { value: o, text: o })); });
       }
@@ -95,11 +99,11 @@
   function matches(item, q, status, ci, verdict) {
     if (status === "error" && item.st !== "error") return false;
     if (status === "ok" && item.st !== "ok") return false;
-    if (status === "ca" && !item.c.some(function (c, i) { return isAbstain(i, c[0]); })) return false;
+    if (status === "ca" && !item.c.some(function (c, i) { return isAbstain(crit(item, i), c[0]); })) return false;
     if (status === "gt" && !disagrees(item, ci)) return false;
     if (ci !== "" && verdict !== "" && item.c[Number(ci)][0] !== verdict) return false;
     if (!q) return true;
-    return [item.id, item.q, item.sub, item.convText, item.ref, item.err].some(function (t) {
+    return [item.id, item.q, item.sub, item.convText, item.ref, item.err, item.ownText].some(function (t) {
       return t && String(t).toLowerCase().indexOf(q) >= 0;
     });
   }
@@ -123,10 +127,23 @@
     draw();
   }
 
-  function contribution(ci, value) {
-    var w = meta.criteria[ci].weight;
+  function contribution(c, value) {
+    var w = c.weight;
     if (value === null || value === undefined) return "not scored";
     return num(w, 1) + " × " + num(value, 2) + " = " + num(w * value, 3);
+  }
+
+  // A criterion's name, then what it asks (its requirement) and how it counts: weight, tags,
+  // and the scope when it grades the final turn only.
+  function criterionCell(c, own) {
+    var facts = ["weight " + num(c.weight, 1)];
+    if (own) facts.unshift("this item's own");
+    if (c.tags && c.tags.length) facts.push(c.tags.join(", "));
+    var cell = el("td", { cls: "criterion" }, [el("span", { cls: "name", text: c.name })]);
+    cell.appendChild(el("span", { cls: "crit-req", text: c.requirement || "" }));
+    cell.appendChild(el("span", { cls: "crit-facts", text: facts.join(" · ") }));
+    if (c.scope === "final_turn") cell.appendChild(el("span", { cls: "crit-scope", text: "scope: final turn (grades the last assistant turn; the turns before it are context)" }));
+    return cell;
   }
 
   function details(item) {
@@ -134,6 +151,7 @@
     var facts = "score " + num(item.sc) + " · raw score " + num(item.raw) + " = Σ weight × value over the scored criteria (the weight × value column below) · length penalty " + num(item.lp) +
       " · cost " + (item.cost === null || item.cost === undefined ? "n/a" : "$" + Number(item.cost).toFixed(4));
     box.appendChild(el("p", { cls: "facts item-facts", text: facts }));
+    if (item.tags) box.appendChild(el("p", { cls: "facts item-tags", text: "tags: " + item.tags.join(", ") }));
     if (item.err) box.appendChild(el("p", { cls: "fail", text: "error: " + item.err }));
     if (item.q) box.appendChild(el("div", {}, [el("h4", { text: "Query" }), el("pre", { text: item.q })]));
     if (item.conv) box.appendChild(el("div", {}, [el("h4", { text: "Conversation · " + conv.summary(item.conv) }), conv.render(item.conv)]));
@@ -144,19 +162,20 @@
     table.appendChild(el("thead", {}, [el("tr", {}, ["criterion / judge", "sample", "outcome", "truth", "weight × value", "agreement", "shown option order", "reason", "error"].map(function (h) { return el("th", { text: h }); }))]));
     var body = el("tbody");
     item.c.forEach(function (c, ci) {
-      var truth = item.gt ? item.gt[meta.criteria[ci].name] : undefined;
-      body.appendChild(el("tr", { cls: "criterion-row" }, [
-        el("td", { text: meta.criteria[ci].name }), el("td", { text: "final" }),
-        el("td", { cls: isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] }),
+      var def = crit(item, ci);
+      var truth = item.gt ? item.gt[def.name] : undefined;
+      body.appendChild(el("tr", { cls: "criterion-row" + (ci >= meta.criteria.length ? " own" : ""), "data-criterion": def.name }, [
+        criterionCell(def, ci >= meta.criteria.length), el("td", { text: "final" }),
+        el("td", { cls: isAbstain(def, c[0]) ? "abstain" : "", text: c[0] }),
         el("td", { cls: disagreement(item, ci) === null ? "" : "disagree", text: truth === undefined || truth === null ? "" : truth }),
-        el("td", { cls: "contribution", text: contribution(ci, c[4]) }), el("td", { text: num(c[1], 2) }),
+        el("td", { cls: "contribution", text: contribution(def, c[4]) }), el("td", { text: num(c[1], 2) }),
         el("td", { text: "" }), el("td", { text: c[2] || "" }), el("td", { text: "" })]));
       c[3].forEach(function (v) {
         var judge = meta.judges[v[0]] || { id: "?" };
         body.appendChild(el("tr", { cls: "vote-row" + (v[5] ? " fail" : "") }, [
           el("td", { cls: "judge", text: "  " + judge.id + (judge.simulated ? " (simulated)" : "") + (v[6] ? " [cached]" : "") }),
-          el("td", { text: String(v[1]) }), el("td", { text: voteLabel(ci, v[2]) }), el("td", { text: "" }), el("td", { text: "" }), el("td", { text: "" }),
-          el("td", { cls: "order", text: shownOrder(ci, v[3]) }), el("td", { text: v[4] || "" }), el("td", { text: v[5] || "" })]));
+          el("td", { text: String(v[1]) }), el("td", { text: voteLabel(def, v[2]) }), el("td", { text: "" }), el("td", { text: "" }), el("td", { text: "" }),
+          el("td", { cls: "order", text: shownOrder(def, v[3]) }), el("td", { text: v[4] || "" }), el("td", { text: v[5] || "" })]));
       });
     });
     table.appendChild(body);
@@ -171,7 +190,8 @@
     var off = 0;
     item.c.forEach(function (c, ci) {
       var truth = disagreement(item, ci);
-      var td = el("td", { cls: truth !== null ? "disagree" : isAbstain(ci, c[0]) ? "abstain" : "", text: c[0] });
+      if (ci >= meta.criteria.length) { off += truth !== null; return; }  // the item's own: in details
+      var td = el("td", { cls: truth !== null ? "disagree" : isAbstain(crit(item, ci), c[0]) ? "abstain" : "", text: c[0] });
       if (truth !== null) {
         off++;
         td.setAttribute("title", "ground truth: " + truth);
@@ -179,6 +199,7 @@
       }
       cells.push(td);
     });
+    if (state.own) cells.push(el("td", { cls: "own", text: item.ic ? item.ownMet + " MET of " + item.ic.length : "" }));
     cells.push(el("td", { cls: "err", text: item.err || "" }));
     var tr = el("tr", { cls: "item-row" + (off ? " has-disagreement" : ""), "data-id": item.id, "data-disagree": String(off), tabindex: "0" }, cells);
     function toggle() { state.open[item.id] = !state.open[item.id]; draw(); }
@@ -192,7 +213,7 @@
     state.page = Math.min(Math.max(state.page, 0), pages - 1);
     var body = document.getElementById("item-rows");
     body.textContent = "";
-    var span = meta.criteria.length + (state.conv ? 6 : 5);
+    var span = meta.criteria.length + (state.conv ? 6 : 5) + (state.own ? 1 : 0);
     state.view.slice(state.page * PAGE_SIZE, (state.page + 1) * PAGE_SIZE).forEach(function (item) {
       body.appendChild(row(item));
       if (state.open[item.id]) {
@@ -209,6 +230,12 @@
   filters();
   decode().then(function (items) {
     items.forEach(function (it) {
+      if (it.ic) {
+        state.own = true;
+        var own = it.c.slice(meta.criteria.length);
+        it.ownMet = own.filter(function (c) { return c[0] === "MET"; }).length;
+        it.ownText = it.ic.map(function (c) { return c.requirement; }).join("\n");
+      }
       if (!it.conv) return;
       var c = conv.counts(it.conv);
       it.turns = c.turns;
