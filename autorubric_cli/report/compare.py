@@ -24,6 +24,7 @@ from autorubric_cli.metrics.figures import Undefined
 from autorubric_cli.metrics.mean_ci import NO_PAIRS, bootstrap_mean_ci
 from autorubric_cli.metrics.paired import differences, sign_test_p, wilcoxon_p
 from autorubric_cli.report.compare_criteria import criteria_block, figure
+from autorubric_cli.report.compare_items import item_criteria_comparison
 from autorubric_cli.report.compare_options import CompareOptions, check_options
 from autorubric_cli.report.compare_power import compare_cluster, pair_clusters, with_power
 from autorubric_cli.report.compare_read import Side, read_sides
@@ -87,6 +88,10 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
         name: (np.frombuffer(new.codes[name], dtype=np.int8)[pairs.new_rows].astype(np.int64))
         for name in new.codes
     }
+    own, own_warnings = item_criteria_comparison(
+        base, new, pairs.rows(), pairs.ids, options.ca_mode
+    )
+    warnings += own_warnings
     clusters = [] if key is None else pair_clusters(base.clusters, new.clusters, *pairs.rows())
     score = with_power(
         score_block(b_scores, n_scores, diffs, seed), diffs, options.alpha, key, clusters
@@ -105,6 +110,7 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
             new_codes,
             options.ca_mode,
         ),
+        item_criteria=own,
         judges=judges_block(base, new, pairs),
         moved=moved_items(pairs, diffs, b_scores, n_scores, codes, new_codes, base, options.top),
         ca_mode=options.ca_mode,

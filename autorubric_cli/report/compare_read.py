@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import sys
 from array import array
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class Side:
     issues: ReadIssues = field(default_factory=ReadIssues)
     cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
     clusters: list[str | None] = field(default_factory=list)  # per row, with a cluster key
+    own: ItemCriteria = field(default_factory=lambda: ItemCriteria())  # items' own criteria
 
     def __post_init__(self) -> None:
         self.codes = {c.name: array("b") for c in self.criteria}
@@ -66,12 +68,16 @@ class Side:
             raise ValueError(status)
         raw_score = obj.get("score")
         score = NAN if raw_score is None else float(raw_score)
-        codes = criterion_codes(obj["criteria"], self.criteria)
+        entries = obj["criteria"]
+        codes = criterion_codes(entries[: len(self.criteria)], self.criteria)
+        own = entries[len(self.criteria) :]
         judges = obj.get("judge_scores") or {}
         judge_values = [_number(judges.get(j)) for j in self.judge_scores]
+        span = self.own.add(own)
         row = self.rows.get(item_id)
         if row is None:
             row = self.rows[item_id] = len(self.index)
+            self.own.spans.append((0, 0))
             for column in (self.index, self.usable, self.errored):
                 column.append(0)
             self.score.append(NAN)
@@ -81,6 +87,7 @@ class Side:
                 self.judge_scores[judge].append(NAN)
             self.clusters.append(None)
         self.index[row] = index
+        self.own.spans[row] = span
         self.errored[row] = status == "error"
         self.usable[row] = status == "ok" and raw_score is not None
         self.score[row] = score
@@ -92,6 +99,55 @@ class Side:
             metadata = obj.get("metadata")
             found = cluster_value(metadata, self.cluster) if isinstance(metadata, dict) else None
             self.clusters[row] = found
+
+
+NOT_BINARY = -3
+"""The code of a multi-choice item criterion (only binary ones are pooled)."""
+DEFINITION = (
+    "requirement",
+    "weight",
+    "options",
+    "scale_type",
+    "aggregation",
+    "scope",
+    "elicitation",
+)
+"""What makes two item criteria of one name the same criterion: what the judge is asked and how
+it is scored (tags only group results, so they may differ)."""
+
+
+@dataclass
+class ItemCriteria:
+    """Every row's own criteria (docs/guides/compare.md), flat: a row's entries are
+    `spans[row]` = (start, stop) into the name, definition and code columns; a newer line of an
+    id appends its entries and moves the row's span to them."""
+
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    definitions: list[int] = field(default_factory=list)  # a hash of the definition's keys
+    codes: array = field(default_factory=lambda: array("b"))
+
+    def add(self, entries: list[dict[str, Any]]) -> tuple[int, int]:
+        """A record's item-criterion entries (raises ValueError for an entry without its
+        definition: the record does not fit the rubric)."""
+        start = len(self.names)
+        for entry in entries:
+            if entry.get("requirement") is None:
+                raise ValueError("criteria do not match the rubric")
+            self.names.append(sys.intern(str(entry["name"])))
+            definition = orjson.dumps([entry.get(k) for k in DEFINITION])
+            self.definitions.append(hash(definition))  # the same in the forked readers
+            if entry.get("options") is None:
+                code = {"MET": 1, "UNMET": 0}.get(str(entry.get("verdict")), ABSTAIN)
+            else:
+                code = NOT_BINARY
+            self.codes.append(code)
+        return start, len(self.names)
+
+    def of(self, row: int) -> dict[str, tuple[int, int]]:
+        """A row's own criteria: name -> (definition, code)."""
+        start, stop = self.spans[row]
+        return {self.names[k]: (self.definitions[k], self.codes[k]) for k in range(start, stop)}
 
 
 def _number(value: Any) -> float:

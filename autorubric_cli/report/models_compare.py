@@ -144,6 +144,17 @@ class CompareGate(Block):
     checks: list[CompareCheck]
 
 
+class ItemCriteriaComparison(Block):
+    """The items' own criteria (docs/guides/compare.md, "Per-item rubrics"): pairs of the same
+    name and definition, and the binary ones pooled (`test: "wilcoxon_items"`)."""
+
+    items: int  # paired items with criteria of their own on either side
+    paired_criteria: int  # binary item criteria paired by name and definition
+    left_out: int  # item criteria whose definition differs, or on one side only
+    differing_items: int  # paired items with such a criterion
+    pooled: CriterionComparison | UncomparedCriterion
+
+
 class CompareResult(Block):
     base: CompareSide
     new: CompareSide
@@ -152,6 +163,7 @@ class CompareResult(Block):
     errored: ErroredCounts
     score: ScoreComparison
     criteria: list[CriterionComparison | UncomparedCriterion]
+    item_criteria: ItemCriteriaComparison | None = absent()  # with the items' own criteria
     judges: list[JudgeComparison]
     moved: list[MovedItem]
     ca_mode: str

@@ -97,6 +97,25 @@ def criterion_row(c: CriterionComparison | UncomparedCriterion) -> list[str]:
     ]
 
 
+def criteria_rows(result: CompareResult) -> list[list[str]]:
+    """The shared criteria, then the items' own pooled (`item criteria`)."""
+    own = [] if result.item_criteria is None else [result.item_criteria.pooled]
+    return [criterion_row(c) for c in [*result.criteria, *own]]
+
+
+def item_criteria_line(result: CompareResult) -> str | None:
+    """How the items' own criteria were paired, under the criteria table."""
+    own = result.item_criteria
+    if own is None:
+        return None
+    return (
+        f"item criteria: {number(own.paired_criteria)} binary (item, criterion) pairs of the same "
+        f"name and definition over {number(own.items)} items, pooled; p: Wilcoxon over the items' "
+        f"changes of MET rate; {number(own.left_out)} left out (changed, or on one side only) "
+        f"on {number(own.differing_items)} items"
+    )
+
+
 def judge_row(j: JudgeComparison) -> list[str]:
     name = j.id + only_tag(j.only)
     return [name, number(j.n), number(j.base_mean), number(j.new_mean), signed(j.diff)]
@@ -148,8 +167,10 @@ def render_compare_table(result: CompareResult, console: Console) -> None:
     console.print(verdict(result))
     for line in power_lines(result):
         console.print(line, highlight=False)
-    criteria = [criterion_row(c) for c in result.criteria]
-    print_fitted(console, _rich("Criteria", CRITERIA_COLUMNS, criteria))
+    print_fitted(console, _rich("Criteria", CRITERIA_COLUMNS, criteria_rows(result)))
+    own = item_criteria_line(result)
+    if own is not None:
+        console.print(own, highlight=False)
     print_fitted(console, _rich("Judges", JUDGE_COLUMNS, [judge_row(j) for j in result.judges]))
     if result.moved:
         moved = [moved_row(m) for m in result.moved]
@@ -167,7 +188,9 @@ def render_compare_markdown(result: CompareResult) -> str:
     lines += [*(f"> {line}" for line in power_lines(result)), ""]
     lines += _md_table(SCORE_COLUMNS, [score_row(result)])
     lines += ["", "### Criteria", ""]
-    lines += _md_table(CRITERIA_COLUMNS, [criterion_row(c) for c in result.criteria])
+    lines += _md_table(CRITERIA_COLUMNS, criteria_rows(result))
+    own = item_criteria_line(result)
+    lines += [] if own is None else ["", own]
     lines += ["", "### Judges", ""]
     lines += _md_table(JUDGE_COLUMNS, [judge_row(j) for j in result.judges])
     if result.moved:

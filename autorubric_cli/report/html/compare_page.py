@@ -7,7 +7,7 @@ from autorubric_cli import __version__
 from autorubric_cli.report.html.page import asset, bokeh_script, environment
 from autorubric_cli.report.html.plots import Spec
 from autorubric_cli.report.models_compare import CompareResult
-from autorubric_cli.report.render_compare import power_lines
+from autorubric_cli.report.render_compare import item_criteria_line, power_lines
 
 # Colours that mean what they say: better is green, worse is red, no change is grey.
 CHANGE_COLORS = {"improved": "#1e7d32", "regressed": "#b3261e", "unchanged": "#8a929e"}
@@ -82,5 +82,6 @@ def render_compare_html(compare: CompareResult) -> str:
             plots_js=asset("plots.js"),
             version=__version__,
             power_lines=power_lines(compare),
+            item_criteria_line=item_criteria_line(compare),
         )
     )
