@@ -1,8 +1,9 @@
 """`autorubric label import DIR FILE...`: check every line of every file, then append them all
 to DIR/human_labels.jsonl in one write (docs/guides/labels.md).
 
-A line names an item of the experiment, a rater, and labels of the rubric's criteria (matched
-case-insensitively, stored in the rubric's spelling, as the dataset loader does). Any bad line
+A line names an item of the experiment, a rater, and labels of the item's criteria: the rubric
+file's, and the item's own when it has any (matched case-insensitively, stored in the rubric's
+spelling, as the dataset loader does). Any bad line
 is an InputError `file:line: key: message` before anything is written. Lines already stored
 (same content) are not appended twice, so importing a file again changes nothing.
 """
@@ -16,12 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from autorubric_cli.core.item_rubric import record_rubric
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import InputError, writing
 from autorubric_cli.experiment.human_labels import LABELS, LabelLine
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import open_experiment
-from autorubric_cli.experiment.store import ReadIssues, latest_lines
+from autorubric_cli.experiment.store import ReadIssues, latest_lines, records_by_id
 from autorubric_cli.loading.dataset import canonical_label
 from autorubric_cli.loading.readers import iter_json_lines
 from autorubric_cli.loading.where import Where
@@ -40,30 +42,52 @@ class ImportResult:
 def import_labels(directory: Path, files: Sequence[Path]) -> ImportResult:
     """Check every line of `files`, then append the new ones to DIR/human_labels.jsonl."""
     experiment = open_experiment(directory)
-    ids = set(latest_lines(directory / ITEMS, ReadIssues()))
+    latest = latest_lines(directory / ITEMS, ReadIssues())
     target = directory / LABELS
     stored = _stored_lines(target)
     fresh: list[bytes] = []
     raters: dict[str, None] = {}
-    seen = 0
-    for file in files:
-        if not file.is_file():
-            raise InputError("labels file not found", path=str(file))
-        for where, obj in iter_json_lines(file):
-            line = parse_label_line(obj, where, experiment.rubric, ids)
-            raters[line.rater] = None
-            seen += 1
-            data = line.dump()
-            if data not in stored:
-                stored.add(data)
-                fresh.append(data)
+    given = read_label_files(files)
+    rubrics = item_rubrics(directory, experiment.rubric, latest, given)
+    for where, obj in given:
+        rubric = rubrics.get(obj.get("id") if isinstance(obj, dict) else None, experiment.rubric)
+        line = parse_label_line(obj, where, rubric, set(latest))
+        raters[line.rater] = None
+        data = line.dump()
+        if data not in stored:
+            stored.add(data)
+            fresh.append(data)
     if fresh:
         with writing(target), target.open("ab") as handle:
             handle.truncate(_complete_length(target))  # a torn last line was never a label
             handle.write(b"".join(fresh))  # one write
             handle.flush()
             os.fsync(handle.fileno())
-    return ImportResult(len(fresh), seen - len(fresh), list(raters), target)
+    return ImportResult(len(fresh), len(given) - len(fresh), list(raters), target)
+
+
+def read_label_files(files: Sequence[Path]) -> list[tuple[Where, Any]]:
+    """Every line of every file, parsed as JSON (a line that is not is an InputError)."""
+    given: list[tuple[Where, Any]] = []
+    for file in files:
+        if not file.is_file():
+            raise InputError("labels file not found", path=str(file))
+        given.extend(iter_json_lines(file))
+    return given
+
+
+def item_rubrics(
+    directory: Path,
+    rubric: Rubric,
+    latest: dict[str, tuple[int, str]],
+    given: list[tuple[Where, Any]],
+) -> dict[str | None, Rubric]:
+    """id -> the rubric the item was graded with (the shared criteria, then its own), for the
+    items the lines name; only their records are read."""
+    ids = {obj.get("id") for _, obj in given if isinstance(obj, dict)}
+    wanted = {i for i in ids if isinstance(i, str)}
+    records = records_by_id(directory / ITEMS, latest, wanted)
+    return {item_id: record_rubric(rubric, r) for item_id, r in records.items()}
 
 
 def _complete_length(path: Path) -> int:

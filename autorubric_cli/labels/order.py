@@ -1,11 +1,12 @@
 """Which items to label first (docs/guides/labels.md, `--order`).
 
 `disagreement`: an item's information is the judges' disagreement on it: for each criterion
-being labelled, the Shannon entropy (bits) of the pooled votes of every judge and sample
-(errored votes left out; CANNOT_ASSESS and NA options are outcomes like any other), summed over
-the criteria. Items with more entropy come first; ties keep dataset order. With
-`--per-item-raters N`, items that fewer than N raters have labelled come first, whatever
-their entropy. `random`: a permutation seeded by the experiment's seed. `dataset`: dataset order.
+being labelled (the chosen ones of the rubric file, and the item's own), the Shannon entropy
+(bits) of the pooled votes of every judge and sample (errored votes left out; CANNOT_ASSESS and
+NA options are outcomes like any other), summed over the criteria. Items with more entropy come
+first; ties keep dataset order. With `--per-item-raters N`, items that fewer than N raters have
+labelled come first, whatever their entropy. `random`: a permutation seeded by the experiment's
+seed. `dataset`: dataset order.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from autorubric_cli.core.item_rubric import is_item_criterion
 from autorubric_cli.core.records import CriterionRecord, ItemRecord
 
 Order = Literal["disagreement", "random", "dataset"]
@@ -58,11 +60,16 @@ def rank_items(
     per_item_raters: int | None = None,
     seed: int = 0,
 ) -> list[Ranked]:
-    """Every item, in the order a rater should label them, each with why it is there."""
+    """Every item, in the order a rater should label them, each with why it is there. An item's
+    own criteria (docs/reference/dataset-files.md) count with the chosen `criteria`."""
     counts = raters or {}
     ranked = []
     for record in records:
-        by_name = {c.name: vote_entropy(c) for c in record.criteria if c.name in criteria}
+        by_name = {
+            c.name: vote_entropy(c)
+            for c in record.criteria
+            if c.name in criteria or is_item_criterion(c)
+        }
         ranked.append(
             Ranked(
                 record.id,

@@ -8,14 +8,17 @@ cannot close their `<script>` element) and the page inserts them with `textConte
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from autorubric_cli import __version__
+from autorubric_cli.core.item_rubric import record_rubric
+from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS, write_atomic
 from autorubric_cli.experiment.store import ReadIssues, latest_lines, records_by_id
-from autorubric_cli.labels.page_data import LabelPlan, plan_meta
+from autorubric_cli.labels.page_data import LabelPlan, criterion_meta, plan_meta
 from autorubric_cli.report.html.items import compress_rows
 from autorubric_cli.report.html.templating import asset, environment
 from autorubric_cli.report.html.texts import item_texts
@@ -27,14 +30,29 @@ LABEL_BYTE_BUDGET = 6_000_000
 """Compressed bytes of items: base64 makes it ~8 MB, so the page stays under 10 MB."""
 
 
-def label_rows(plan: LabelPlan, texts: dict[str, Any]) -> list[dict[str, Any]]:
+def label_rows(
+    plan: LabelPlan, texts: dict[str, Any], own: dict[str, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """One row per item: its texts, and `ic`, its own criteria to label after the shared ones."""
     rows = []
     for item in plan.ranked:
         fields = texts.get(item.id, {})
         row = {"id": item.id, "why": item.why, "r": item.raters, "sub": fields.get("sub")}
         row.update({k: v for k, v in fields.items() if k != "sub" and v is not None})
+        if own.get(item.id):
+            row["ic"] = own[item.id]
         rows.append(row)
     return rows
+
+
+def own_criteria(plan: LabelPlan, records: Iterable[ItemRecord]) -> dict[str, list[dict[str, Any]]]:
+    """id -> the item's own criteria as the page shows them (`criterion_meta`)."""
+    rubric = plan.experiment.rubric
+    shared = len(rubric.criteria)
+    return {
+        r.id: [criterion_meta(c) for c in record_rubric(rubric, r).criteria[shared:]]
+        for r in records
+    }
 
 
 def render_label_html(
@@ -47,7 +65,8 @@ def render_label_html(
     texts, note = item_texts(records.values(), experiment.manifest, experiment.rubric)
     if note is not None:
         raise InputError(f"cannot write the labelling page: {note}", path=str(experiment.directory))
-    payload, ids, hit = compress_rows(label_rows(plan, texts)[:cap], budget)
+    rows = label_rows(plan, texts, own_criteria(plan, records.values()))
+    payload, ids, hit = compress_rows(rows[:cap], budget)
     meta = plan_meta(plan) | {"shown": len(ids), "total": len(plan.ranked)}
     template = environment().get_template("label.html.j2")
     return template.render(

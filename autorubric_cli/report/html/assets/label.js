@@ -3,7 +3,9 @@
 (function () {
   "use strict";
   var meta = JSON.parse(document.getElementById("label-meta").textContent);
-  var criteria = meta.criteria;
+  var criteria = meta.criteria;  // the open item's: the shared ones, then its own (`ic`)
+  var byId = {};
+  function criteriaOf(item) { return item && item.ic ? meta.criteria.concat(item.ic) : meta.criteria; }
   var body = document.body;
   var items = [];
   var pos = 0;
@@ -50,7 +52,7 @@
   function touched(e) { e.labelled_at = now(); }
   function isComplete(id) {
     var e = store.entries[id];
-    return !!e && criteria.every(function (c) { return e.labels[c.name] !== undefined; });
+    return !!e && criteriaOf(byId[id]).every(function (c) { return e.labels[c.name] !== undefined; });
   }
   function completed() { return items.filter(function (it) { return isComplete(it.id); }).length; }
 
@@ -115,6 +117,7 @@
   function open(index) {
     var t0 = performance.now();
     pos = Math.max(0, Math.min(items.length - 1, index));
+    criteria = criteriaOf(items[pos]);
     active = firstOpen(items[pos].id);
     save();
     draw();
@@ -132,7 +135,8 @@
   function criterionBox(c, ci, e, conversation) {
     var picked = e ? e.labels[c.name] : undefined;
     var box = el("div", { cls: "criterion" + (ci === active ? " active" : "") + (picked !== undefined ? " done" : ""), "data-criterion": c.name });
-    box.appendChild(el("div", { cls: "name", text: (ci + 1) + ". " + c.name }));
+    var own = ci >= meta.criteria.length ? " (this item's own criterion)" : "";
+    box.appendChild(el("div", { cls: "name", text: (ci + 1) + ". " + c.name + own }));
     box.appendChild(el("div", { cls: "req", text: c.requirement }));
     if (conversation && c.scope === "final_turn") {
       box.appendChild(el("div", { cls: "scope", text: "grades the final turn (the last assistant message); the turns before it are context" }));
@@ -177,6 +181,7 @@
   function draw() {
     var item = items[pos];
     if (!item) return;
+    criteria = criteriaOf(item);
     var e = store.entries[item.id];
     $("why").textContent = "Why this item: " + item.why;
     $("item-id").textContent = item.id;
@@ -298,6 +303,7 @@
 
   async function start() {
     items = await decode();
+    items.forEach(function (it) { byId[it.id] = it; });
     var saved = "";
     try { saved = localStorage.getItem(LAST) || ""; } catch (e) { saved = ""; }
     rater = saved;
