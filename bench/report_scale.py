@@ -1,10 +1,10 @@
 """Benchmark: `autorubric report --format json` on a synthetic experiment.
 
 Default: 100,000 items x 5 criteria x 3 judges, each record written as the product writes it
-(every field; a ~545 MB items.jsonl). Targets (docs/design/typed-report.md): under 12 s wall
-and 300 MB peak RSS here. Prints, as medians of --runs runs, the wall time, the CPU time and the
-peak RSS of the `report` process and its fold workers, each with its ratio to the target, and
-the JSON's sha256 (the same whatever the tree).
+(every field, the 200-word submission and the query included; a ~680 MB items.jsonl). Targets
+(docs/design/typed-report.md): under 12 s wall and 300 MB peak RSS here. Prints, as medians of
+--runs runs, the wall time, the CPU time and the peak RSS of the `report` process and its fold
+workers, each with its ratio to the target, and the JSON's sha256 (the same whatever the tree).
 
 `--cluster G` gives every record `metadata.topic` (G topics, items spread round-robin) and runs
 the report with `--cluster metadata.topic` (clustered standard errors for the score and every
@@ -113,6 +113,18 @@ OPTIONS: dict[str, list[str]] = {
 VALUES: dict[str, list[float | None]] = {"clarity": [0.0, 0.5, 1.0, None], "tone": [1.0, 1.0, 0.0]}
 
 
+ANSWER = """the cell reaches about 270 Wh/kg while iron phosphate lasts longer and stays cooler
+under load so most buses and stationary packs use it today although nickel chemistries win on
+range per kilogram in cars"""
+WORDS = ANSWER.split()
+QUERY = "Compare NMC and LFP chemistries for an electric bus fleet."
+
+
+def answer_text(i: int, words: int = 200) -> str:
+    """A 200-word answer (no draw from the record's random stream: votes stay as they were)."""
+    return " ".join(WORDS[(i + k) % len(WORDS)] for k in range(words))
+
+
 def synthetic_record(rng: random.Random, i: int, clusters: int = 0) -> dict[str, object]:
     """Item i's record as the product writes it: every field of ItemRecord, defaults included."""
     criteria = []
@@ -150,6 +162,9 @@ def synthetic_record(rng: random.Random, i: int, clusters: int = 0) -> dict[str,
         "error": None,
         "word_counts": {"output": 200},
         "ground_truth": {"accurate": rng.choice(["MET", "UNMET"])},
+        # what was graded, as records keep it (docs/reference/experiment-directory.md)
+        "submission": answer_text(i),
+        "query": QUERY,
     }
     if clusters:
         record["metadata"] = {"topic": f"t{i % clusters}"}

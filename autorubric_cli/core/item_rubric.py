@@ -84,13 +84,19 @@ def with_definitions(
     ]
 
 
+def defined_weight(record: CriterionRecord) -> float:
+    """An item criterion's weight as its entry defines it (the default when absent): what a
+    report reads of a binary item criterion, with its tags, without building the criterion."""
+    return _BLANK_CRITERION.weight if record.weight is None else record.weight
+
+
 def defined_criterion(record: CriterionRecord) -> Criterion:
     """The item criterion a record entry defines (a copy of a template: records were checked
     when written, and a report reads many)."""
     fields: dict[str, Any] = {
         "name": record.name,
         "requirement": record.requirement,
-        "weight": 10.0 if record.weight is None else record.weight,
+        "weight": defined_weight(record),
         "tags": list(record.tags or ()),
         "options": None
         if record.options is None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +18,7 @@ from autorubric_cli.core.evaluate import (
     outcome_value,
     votes_by_judge,
 )
-from autorubric_cli.core.item_rubric import record_rubric
+from autorubric_cli.core.item_rubric import defined_criterion, defined_weight, record_rubric
 from autorubric_cli.core.records import (
     CriterionRecord,
     CriterionVerdict,
@@ -42,11 +41,23 @@ from autorubric_cli.report.fold_codes import (
     record_code,
 )
 from autorubric_cli.report.fold_extras import FoldExtras
-from autorubric_cli.report.fold_items import ItemCriteriaFold, record_tag_scores
+from autorubric_cli.report.fold_items import Definition, ItemCriteriaFold, record_tag_scores
 from autorubric_cli.report.metrics_section import CriterionLabels
 from autorubric_cli.report.outcome import outcome_label
 
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET  # enum member lookups cost per vote
+DECIDED = (MET, UNMET)
+BINARY = Criterion(name="binary", requirement="a binary item criterion's kind and options")
+"""What the codes of a binary item criterion need of it (no options): one for all of them."""
+
+
+def entry_definition(entry: CriterionRecord) -> Definition:
+    """An item criterion's (weight, tags, non-NA option values) from its record entry; a
+    multi-choice one's criterion is built for its options."""
+    if entry.options is None:
+        return defined_weight(entry), entry.tags or (), ()
+    criterion = defined_criterion(entry)
+    return criterion.weight, criterion.tags, non_na_values(criterion)
 
 
 def exact_sum(values: array) -> float | None:
@@ -125,7 +136,7 @@ class ReportFold:
     rubric: Rubric | None = None
     items: ItemCriteriaFold = field(init=False)  # item criteria and tags
     _tagged: bool = field(init=False, repr=False)  # some shared criterion carries a tag
-    _option_values: list[list[float]] = field(init=False, repr=False)  # shared, non-NA
+    _definitions: list[Definition] = field(init=False, repr=False)  # the shared criteria's
     _what_if_rules: ScoringRules | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -138,7 +149,7 @@ class ReportFold:
         self.judge_scores = {j: array("d") for j in self.judge_ids}
         self.items = ItemCriteriaFold(self.judge_ids)
         self._tagged = any(c.tags for c in self.rules.criteria)
-        self._option_values = [non_na_values(c) for c in self.rules.criteria]
+        self._definitions = [(c.weight, c.tags, non_na_values(c)) for c in self.rules.criteria]
         self._what_if_rules = None if self.what_if is None else self.what_if.apply(self.rules)
 
     def add(self, record: ItemRecord) -> None:
@@ -165,77 +176,82 @@ class ReportFold:
             scores.append(np.nan if score is None else score)
         truth = record.ground_truth
         for tally, shared in zip(self.criteria, record.criteria, strict=False):  # their prefix
-            self._add_criterion((tally,), shared, truth, labelled, tally.criterion)
-        own = self._add_item_criteria(record, labelled)
-        self.truth_scores.append(self._truth_score(record, own))
+            self._count_outcome(tally, shared)
+            self._append_codes(tally, shared, truth, labelled, tally.criterion)
+        entries = record.criteria[len(self.criteria) :]  # the item's own, with definitions
+        if entries:
+            self._add_item_criteria(entries, truth, labelled)
+        if entries or self._tagged or record.tags:
+            self._add_tags(record, entries)
+        self.truth_scores.append(self._truth_score(record, entries))
         if self.what_if is not None:
-            self._add_what_if(record, own)
+            self._add_what_if(record, entries)
         self.extras.add(record)
 
-    def _add_item_criteria(
-        self, record: ItemRecord, labelled: dict[str, str] | None
-    ) -> list[Criterion]:
-        """Count the record's item criteria (records keep their definitions) and its tags;
-        returns the item criteria."""
-        shared = len(self.criteria)
-        own: list[Criterion] = []
-        if len(record.criteria) > shared:
-            assert self.rubric is not None
-            own = record_rubric(self.rubric, record).criteria[shared:]
-            items = self.items
-            items.items += 1
-            items.pairs += len(own)
-            for criterion, entry in zip(own, record.criteria[shared:], strict=True):
-                if criterion.options is None:
-                    tallies = items.tallies(criterion.tags)
-                    self._add_criterion(tallies, entry, record.ground_truth, labelled, criterion)
-                else:
-                    items.multi_abstained += outcome_value(entry) is None
-                    self._judge_codes(entry.votes, criterion)
-        if own or self._tagged or record.tags:
-            self._add_tags(record, own)
-        return own
+    def _count_outcome(self, tally: CriterionTally, record: CriterionRecord) -> None:
+        label = outcome_label(record)
+        tally.distribution[label] = tally.distribution.get(label, 0) + 1
+        value = outcome_value(record)
+        if value is None:
+            tally.abstained += 1
+        else:
+            tally.values.append(value)
+            tally.met += record.verdict == MET
+        if record.agreement is not None:
+            tally.agreements.append(record.agreement)
 
-    def _add_tags(self, record: ItemRecord, own: list[Criterion]) -> None:
-        values = [*self._option_values, *(non_na_values(c) for c in own)]
-        criteria = [*self.rules.criteria, *own]
-        scores, tagged = record_tag_scores(self.rules, criteria, record.criteria, values)
+    def _add_item_criteria(
+        self,
+        entries: list[CriterionRecord],
+        truth: dict[str, str],
+        labelled: dict[str, str] | None,
+    ) -> None:
+        """Count an item's own criteria: a binary one's codes go to the pooled tally (its tags
+        note its position there), a multi-choice one's votes to the judges only. A binary
+        entry's definition is its weight and tags: no criterion is built for it (a report reads
+        millions of them)."""
+        items = self.items
+        items.items += 1
+        items.pairs += len(entries)
+        pooled = items.pooled
+        for entry in entries:
+            if entry.options is not None:
+                items.multi_abstained += outcome_value(entry) is None
+                self._judge_codes(entry.votes, defined_criterion(entry))
+                continue
+            if entry.verdict in DECIDED:
+                pooled.values.append(1.0 if entry.verdict == MET else 0.0)
+                pooled.met += entry.verdict == MET
+            else:
+                pooled.abstained += 1
+            if entry.tags:
+                items.tag_pairs_at(entry.tags, len(pooled.ensemble))
+            self._append_codes(pooled, entry, truth, labelled, BINARY)
+
+    def _add_tags(self, record: ItemRecord, entries: list[CriterionRecord]) -> None:
+        definitions = [*self._definitions, *(entry_definition(e) for e in entries)]
+        scores, tagged = record_tag_scores(self.rules, definitions, record.criteria)
         self.items.add_tags(int64(record.index), scores, tagged, record.score, record.tags)
 
-    def _add_criterion(
+    def _append_codes(
         self,
-        tallies: Sequence[CriterionTally],
+        tally: CriterionTally,
         record: CriterionRecord,
         truth: dict[str, str],
         labelled: dict[str, str] | None,
         criterion: Criterion,
     ) -> None:
-        """Count one criterion's outcome in the first tally and its label codes in every tally:
-        a shared criterion has its own; a binary item criterion's go to the pooled tally and to
-        each of its tags'. Its votes are counted once, in the judges' tallies."""
-        first = tallies[0]
-        label = outcome_label(record)
-        first.distribution[label] = first.distribution.get(label, 0) + 1
-        value = outcome_value(record)
-        if value is None:
-            first.abstained += 1
-        else:
-            first.values.append(value)
-            first.met += record.verdict == MET
-        if record.agreement is not None:
-            first.agreements.append(record.agreement)
-        name = criterion.name
-        truth_code = label_code(criterion, truth.get(name)) if truth else MISSING
-        ensemble = record_code(record)
+        """One criterion's label codes (truth, ensemble, each judge, human labels) in the
+        tally; its votes are counted in the judges' tallies. Labels are found by the record's
+        name (`criterion` gives the kind and options)."""
+        name = record.name
+        tally.truth.append(label_code(criterion, truth.get(name)) if truth else MISSING)
+        tally.ensemble.append(record_code(record))
         codes = self._judge_codes(record.votes, criterion)
-        human = MISSING if labelled is None else label_code(criterion, labelled.get(name))
-        for tally in tallies:
-            tally.truth.append(truth_code)
-            tally.ensemble.append(ensemble)
-            for column, code in zip(tally.judges.values(), codes, strict=True):
-                column.append(code)
-            if labelled is not None:
-                tally.label_truth.append(human)
+        for column, code in zip(tally.judges.values(), codes, strict=True):
+            column.append(code)
+        if labelled is not None:
+            tally.label_truth.append(label_code(criterion, labelled.get(name)))
 
     def _judge_codes(self, votes: list[Vote], criterion: Criterion) -> list[int]:
         """Each judge's sample-reduced code for one criterion, judges in order; the votes are
@@ -257,28 +273,37 @@ class ReportFold:
                 self.judges[judge_id].add_vote(vote)
         return codes
 
-    def _truth_score(self, record: ItemRecord, own: list[Criterion]) -> float:
+    def _own(self, record: ItemRecord) -> list[Criterion]:
+        """The item's own criteria, built from its record (`core.item_rubric`)."""
+        assert self.rubric is not None
+        return record_rubric(self.rubric, record).criteria[len(self.criteria) :]
+
+    def _truth_score(self, record: ItemRecord, entries: list[CriterionRecord]) -> float:
         """The item's score computed from its ground-truth labels (every criterion's, the
         item's own included), with the same rules."""
         truth = record.ground_truth
+        if len(truth) < len(self.criteria) + len(entries):
+            return np.nan
+        own = self._own(record) if entries else []
         criteria = [*self.rules.criteria, *own]
-        if len(truth) < len(criteria) or any(c.name not in truth for c in criteria):
+        if any(c.name not in truth for c in criteria):
             return np.nan
         rules = self.rules
         weighted = [(c.weight, label_value(c, truth[c.name])) for c in criteria]
-        values = [*self._option_values, *(non_na_values(c) for c in own)]
+        values = [non_na_values(c) for c in criteria]
         penalty = rules.penalty(rules.words(record.word_counts))
         result = score_item(
             weighted, rules.cannot_assess, rules.normalize, penalty, values, clip=rules.clip
         )
         return np.nan if result.score is None else result.score
 
-    def _add_what_if(self, record: ItemRecord, own: list[Criterion]) -> None:
+    def _add_what_if(self, record: ItemRecord, entries: list[CriterionRecord]) -> None:
         assert self.what_if is not None and self._what_if_rules is not None
         rules = self._what_if_rules
-        if own:  # the item's own rules (its criteria's methods), the flags applied to them
+        if entries:  # the item's own rules (its criteria's methods), the flags applied to them
             assert self.rubric is not None
-            rules = self.what_if.apply(ScoringRules.from_rubric(self.rubric.for_item(own)))
+            item_rubric = self.rubric.for_item(self._own(record))
+            rules = self.what_if.apply(ScoringRules.from_rubric(item_rubric))
         words = rules.words(record.word_counts)
         deciding = [deciding_votes(c.votes, c.escalated) for c in record.criteria]
         evaluation = evaluate_votes(deciding, rules, words)

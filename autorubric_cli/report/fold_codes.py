@@ -35,6 +35,21 @@ class CriterionTally:
     def new(cls, criterion: Criterion, judge_ids: Sequence[str]) -> CriterionTally:
         return cls(criterion, judges={j: array("b") for j in judge_ids})
 
+    def subset(self, criterion: Criterion, positions: array) -> CriterionTally:
+        """The label codes at `positions` (pairs of the pooled tally), as a tally of their own."""
+        at = np.frombuffer(positions, dtype=np.int64)
+
+        def picked(codes: array) -> array:
+            return array("b", np.frombuffer(codes, dtype=np.int8)[at].tobytes())
+
+        return CriterionTally(
+            criterion,
+            truth=picked(self.truth),
+            label_truth=picked(self.label_truth) if len(self.label_truth) else array("b"),
+            ensemble=picked(self.ensemble),
+            judges={j: picked(codes) for j, codes in self.judges.items()},
+        )
+
     def code_series(self) -> list[array]:
         """The per-item (or per-pair) label code series, aligned with each other."""
         series = [self.truth, self.ensemble, *self.judges.values()]

@@ -53,16 +53,20 @@ def extend_series(mine: dict[str, TagSeries], later: dict[str, TagSeries]) -> No
         mine.setdefault(tag, TagSeries()).extend(series)
 
 
+Definition = tuple[float, Sequence[str], Sequence[float]]
+"""What a criterion's tag scores need of it: weight, tags, non-NA option values."""
+
+
 @dataclass
 class ItemCriteriaFold:
-    """Item criteria (pairs, items, the pooled tallies) and every tag's per-item scores."""
+    """Item criteria (pairs, items, the pooled tally) and every tag's per-item scores."""
 
     judge_ids: list[str]
     pairs: int = 0  # (item, criterion) pairs of item criteria
     items: int = 0  # items with at least one item criterion
     multi_abstained: int = 0  # pairs of multi-choice item criteria with no outcome value
     pooled: CriterionTally = field(init=False)  # binary item criteria, every pair
-    pooled_tags: dict[str, CriterionTally] = field(default_factory=dict)
+    pooled_tags: dict[str, array] = field(default_factory=dict)  # tag -> positions in `pooled`
     criteria_tags: dict[str, TagSeries] = field(default_factory=dict)
     tag_pairs: dict[str, int] = field(default_factory=dict)  # pairs carrying each criterion tag
     item_tags: dict[str, TagSeries] = field(default_factory=dict)
@@ -70,17 +74,20 @@ class ItemCriteriaFold:
     def __post_init__(self) -> None:
         self.pooled = CriterionTally.new(pooled_criterion(POOLED), self.judge_ids)
 
-    def tallies(self, tags: Sequence[str]) -> list[CriterionTally]:
-        """The pooled tally, then the tally of each tag a binary item criterion carries."""
-        found = [self.pooled]
+    def tag_pairs_at(self, tags: Sequence[str], position: int) -> None:
+        """The pooled pair at `position` carries `tags`."""
         for tag in tags:
-            tally = self.pooled_tags.get(tag)
-            if tally is None:
-                tally = self.pooled_tags[tag] = CriterionTally.new(
-                    pooled_criterion(tag), self.judge_ids
-                )
-            found.append(tally)
-        return found
+            positions = self.pooled_tags.get(tag)
+            if positions is None:
+                positions = self.pooled_tags[tag] = array("q")
+            positions.append(position)
+
+    def tag_tallies(self) -> dict[str, CriterionTally]:
+        """Per tag, the pooled pairs that carry it, by name."""
+        return {
+            tag: self.pooled.subset(pooled_criterion(tag), positions)
+            for tag, positions in sorted(self.pooled_tags.items())
+        }
 
     def add_tags(
         self,
@@ -106,13 +113,11 @@ class ItemCriteriaFold:
         self.pairs += later.pairs
         self.items += later.items
         self.multi_abstained += later.multi_abstained
+        offset = len(self.pooled.ensemble)
         merge_criterion_tallies(self.pooled, later.pooled)
-        for tag, tally in later.pooled_tags.items():
-            mine = self.pooled_tags.get(tag)
-            if mine is None:
-                self.pooled_tags[tag] = tally
-            else:
-                merge_criterion_tallies(mine, tally)
+        for tag, positions in later.pooled_tags.items():
+            mine = self.pooled_tags.setdefault(tag, array("q"))
+            mine.extend(array("q", (p + offset for p in positions)))
         extend_series(self.criteria_tags, later.criteria_tags)
         extend_series(self.item_tags, later.item_tags)
         for tag, count in later.tag_pairs.items():
@@ -120,19 +125,16 @@ class ItemCriteriaFold:
 
 
 def record_tag_scores(
-    rules: ScoringRules,
-    criteria: Sequence[Criterion],
-    entries: Sequence[CriterionRecord],
-    option_values: Sequence[Sequence[float]],
+    rules: ScoringRules, definitions: Sequence[Definition], entries: Sequence[CriterionRecord]
 ) -> tuple[dict[str, float], list[Sequence[str]]]:
     """An item's criterion-tag scores (`core.scoring.tag_scores`, v_i by `criterion_value`
     under the rules' cannot-assess strategy and clip), and the tags of each tagged criterion.
-    `criteria`, `entries` and `option_values` (non-NA) are aligned: the item's whole rubric."""
+    `definitions` and `entries` are aligned: the item's whole rubric."""
     ca = rules.cannot_assess
     scored = [
-        (c.weight, criterion_value(c.weight, outcome_value(r), ca, v), c.tags)
-        for c, r, v in zip(criteria, entries, option_values, strict=True)
-        if c.tags
+        (weight, criterion_value(weight, outcome_value(r), ca, values), tags)
+        for (weight, tags, values), r in zip(definitions, entries, strict=True)
+        if tags
     ]
     return tag_scores(scored, rules.clip), [tags for _, _, tags in scored]
 

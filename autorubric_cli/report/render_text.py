@@ -199,8 +199,8 @@ def render_csv(
 def item_tag_scores(rubric: Rubric, rules: ScoringRules, record: ItemRecord) -> dict[str, float]:
     """The record's criterion-tag scores, as the report's fold computes them."""
     criteria = record_rubric(rubric, record).criteria
-    values = [non_na_values(c) for c in criteria]
-    return record_tag_scores(rules, criteria, record.criteria, values)[0]
+    definitions = [(c.weight, c.tags, non_na_values(c)) for c in criteria]
+    return record_tag_scores(rules, definitions, record.criteria)[0]
 
 
 def render_junit(report: Report) -> str:

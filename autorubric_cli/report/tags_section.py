@@ -77,7 +77,7 @@ def pooled_agreement(items: ItemCriteriaFold) -> PooledAgreement | None:
     if not len(items.pooled.ensemble):
         return None
     overall = criterion_agreement(items.pooled.labels())
-    tags = {tag: criterion_agreement(t.labels()) for tag, t in sorted(items.pooled_tags.items())}
+    tags = {tag: criterion_agreement(t.labels()) for tag, t in items.tag_tallies().items()}
     return PooledAgreement(**dict(overall), tags=tags)
 
 
@@ -102,6 +102,6 @@ def pooled_ground_truth(
     overall = pooled_truth_of(pooled, ca_mode, human_only)
     tags = {
         tag: pooled_truth_of(tally, ca_mode, human_only)
-        for tag, tally in sorted(items.pooled_tags.items())
+        for tag, tally in items.tag_tallies().items()
     }
     return PooledGroundTruth(ensemble=overall.ensemble, judges=overall.judges, tags=tags)
