@@ -27,10 +27,17 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.core.config import JudgeSpec, LLMConfig
+from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.records import ItemRecord
-from autorubric_cli.experiment.manifest import InputFile, Manifest, save_manifest, utc_now
-from bench.report_scale import QUERY, Run, answer_text, measure, vote, write_experiment
+from bench.report_scale import (
+    QUERY,
+    Run,
+    answer_text,
+    measure,
+    vote,
+    write_experiment,
+    write_manifest,
+)
 
 CRITERIA = 12
 AXES = ["accuracy", "completeness", "communication_quality", "context_awareness", "safety"]
@@ -85,27 +92,10 @@ def per_item_record(rng: random.Random, i: int, judges: list[str]) -> dict[str, 
 
 
 def write_per_item(directory: Path, n_items: int, judges: list[str]) -> None:
-    directory.mkdir(parents=True)
-    rubric = "criteria: []\ngrader:\n  clip: mean\n"
-    (directory / "rubric.yaml").write_text(rubric)
-    config = LLMConfig(judges=[JudgeSpec(model=f"openai/{j}", id=j) for j in judges], seed=1)
-    now = utc_now()
-    save_manifest(
-        directory,
-        Manifest(
-            autorubric_version="bench",
-            name="per-item",
-            command=["bench"],
-            created=now,
-            updated=now,
-            status="completed",
-            seed=1,
-            config=config.model_dump(mode="json") | {"clip": "mean"},
-            rubric=InputFile(path=str(directory / "rubric.yaml"), sha256="0"),
-            dataset=InputFile(path="synthetic", sha256="0"),
-            items_total=n_items,
-        ),
+    config = LLMConfig.model_validate(
+        {"judges": [{"model": f"openai/{j}", "id": j} for j in judges], "seed": 1, "clip": "mean"}
     )
+    write_manifest(directory, n_items, "per-item", "criteria: []\ngrader:\n  clip: mean\n", config)
     rng = random.Random(0)
     with (directory / "items.jsonl").open("wb") as out:
         for i in range(n_items):

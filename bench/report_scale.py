@@ -82,11 +82,19 @@ def vote(rng: random.Random, judge: str, multi: int | None) -> dict[str, object]
     return {**base, "verdict": None, "option_index": rng.randrange(multi), "shuffle_order": order}
 
 
-def write_manifest(directory: Path, n_items: int, name: str = "bench") -> None:
-    """The experiment directory with its rubric copy and a completed manifest."""
+def write_manifest(
+    directory: Path,
+    n_items: int,
+    name: str = "bench",
+    rubric: str = RUBRIC,
+    config: LLMConfig | None = None,
+) -> None:
+    """The experiment directory with its rubric copy and a completed manifest (`config`: the
+    grader's settings, default the three judges of JUDGES)."""
     directory.mkdir(parents=True)
-    (directory / "rubric.yaml").write_text(RUBRIC)
-    config = LLMConfig(judges=[JudgeSpec(model=f"openai/{j}", id=j) for j in JUDGES], seed=1)
+    (directory / "rubric.yaml").write_text(rubric)
+    if config is None:
+        config = LLMConfig(judges=[JudgeSpec(model=f"openai/{j}", id=j) for j in JUDGES], seed=1)
     now = utc_now()
     save_manifest(
         directory,
@@ -97,7 +105,7 @@ def write_manifest(directory: Path, n_items: int, name: str = "bench") -> None:
             created=now,
             updated=now,
             status="completed",
-            seed=1,
+            seed=config.seed,
             config=config.model_dump(mode="json"),
             rubric=InputFile(path=str(directory / "rubric.yaml"), sha256="0"),
             dataset=InputFile(path="synthetic", sha256="0"),

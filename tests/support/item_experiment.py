@@ -17,7 +17,7 @@ from autorubric_cli.core.evaluate import ScoringRules, evaluate_votes
 from autorubric_cli.core.item_rubric import with_definitions
 from autorubric_cli.core.records import CriterionVerdict, ItemRecord, Vote
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.experiment.manifest import InputFile, Manifest, save_manifest, utc_now
+from bench.report_scale import write_manifest
 
 Answer = str | int | None  # MET / UNMET / CANNOT_ASSESS, an option index, or an errored vote
 
@@ -83,28 +83,10 @@ def write_item_experiment(
 ) -> Path:
     """The experiment directory (manifest, rubric copy, items.jsonl) of `items`, graded by the
     rubric's judges (`grader.judges`, their ids answer in order)."""
-    directory.mkdir(parents=True)
-    text = yaml.safe_dump(rubric, sort_keys=False)
-    (directory / "rubric.yaml").write_text(text)
     parsed = Rubric.model_validate(rubric)
     judges = [j.judge_id for j in parsed.grader.judges]
-    now = utc_now()
-    save_manifest(
-        directory,
-        Manifest(
-            autorubric_version="test",
-            name=name,
-            command=["test"],
-            created=now,
-            updated=now,
-            status="completed",
-            seed=parsed.grader.seed,
-            config=parsed.grader.model_dump(mode="json"),
-            rubric=InputFile(path=str(directory / "rubric.yaml"), sha256="0"),
-            dataset=InputFile(path=str(directory / "gone.jsonl"), sha256="0"),
-            items_total=len(items),
-        ),
-    )
+    text = yaml.safe_dump(rubric, sort_keys=False)
+    write_manifest(directory, len(items), name, text, parsed.grader)
     lines = [
         orjson.dumps(graded_record(parsed, g, i, judges).model_dump(mode="json")) + b"\n"
         for i, g in enumerate(items)
