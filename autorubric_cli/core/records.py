@@ -129,3 +129,5 @@ class ItemRecord(Record):
     # per-item rubrics: the conversation before the submission (as given), the item's tags
     context: list[dict[str, Any]] | None = absent()
     tags: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    # its own few-shot example was withheld from its prompts (docs/reference/rubric-file.md)
+    few_shot_withheld: bool | None = absent()

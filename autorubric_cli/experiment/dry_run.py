@@ -38,6 +38,7 @@ from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.experiment.bill import ITEM_CRITERIA, Bill, CallBill, PrefixBill
 from autorubric_cli.experiment.dry_run_cascade import cascade_bill
+from autorubric_cli.experiment.few_shot_labels import experiment_examples
 from autorubric_cli.experiment.flags import with_session_flags
 from autorubric_cli.experiment.lifecycle import check_unchanged, pending_items, recorded
 from autorubric_cli.experiment.opened import open_experiment
@@ -268,8 +269,9 @@ def estimate_bill(
 ) -> Bill:
     """The docs/guides/cache-and-cost.md bill of grading `items`; votes reused from `priors`
     are not calls."""
-    builder = RequestBuilder(rubric, seed, criterion_examples(rubric, seed, base_dir))
-    asking = ItemCalls(rubric, builder, per_item_builder(rubric, seed, base_dir))
+    examples = experiment_examples(rubric, base_dir)
+    builder = RequestBuilder(rubric, seed, criterion_examples(rubric, seed, base_dir, examples))
+    asking = ItemCalls(rubric, builder, per_item_builder(rubric, seed, base_dir, examples))
     pricing = Pricing(Estimator(), cache)
     priors = priors or {}
     bill = Bill.empty(rubric)

@@ -7,6 +7,7 @@ wins a tie), so importing an older export after a newer one never rolls a rater 
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -77,3 +78,11 @@ def raters_per_item(table: Latest) -> dict[str, set[str]]:
     for rater, item_id in table:
         out.setdefault(item_id, set()).add(rater)
     return out
+
+
+def majority_label(labels: list[str]) -> str | None:
+    """The strict plurality label, None on a tie."""
+    ranked = Counter(labels).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]

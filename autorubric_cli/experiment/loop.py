@@ -19,6 +19,7 @@ from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import BudgetStop
 from autorubric_cli.experiment.batches import batch_coordinator, batch_window
 from autorubric_cli.experiment.budget import budget_message, spend_cap
+from autorubric_cli.experiment.few_shot_labels import experiment_examples
 from autorubric_cli.experiment.lifecycle import RunRecorder, pending_items
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.progress import Progress
@@ -75,6 +76,7 @@ def build_grader(
             batches=batches,
             workers=workers,
             budget=budget,
+            examples=experiment_examples(rubric, base_dir),
         )
     except BaseException:
         if workers is not None:

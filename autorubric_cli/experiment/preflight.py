@@ -30,6 +30,7 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.metric_paths import metric_problem, unreachable_bound
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
+from autorubric_cli.experiment.few_shot_labels import experiment_examples
 from autorubric_cli.experiment.flags import resolve_config
 from autorubric_cli.experiment.lock import LOCK_FILE, writer_lock
 from autorubric_cli.experiment.naming import experiment_directory
@@ -225,7 +226,10 @@ def per_item_settings(plan: Plan) -> None:
 
 
 def few_shot_examples(plan: Plan) -> None:
-    if plan.config.few_shot is not None:
+    """The examples file (or experiment directory, few_shot_labels.py) reads without error."""
+    if plan.config.few_shot is None:
+        return
+    if experiment_examples(plan.rubric, plan.rubric_path.parent) is None:
         load_examples(plan.config.few_shot, plan.rubric, plan.rubric_path.parent)
 
 

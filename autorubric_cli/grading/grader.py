@@ -22,7 +22,11 @@ from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.errors import InputError
 from autorubric_cli.grading.cascade import grade_cascade
-from autorubric_cli.grading.few_shot import CriterionExamples, criterion_examples
+from autorubric_cli.grading.few_shot import (
+    CriterionExamples,
+    LabelledExample,
+    criterion_examples,
+)
 from autorubric_cli.grading.item_examples import item_examples
 from autorubric_cli.grading.per_item import ItemRequestBuilder, item_votes_by_criterion
 from autorubric_cli.grading.record import item_record
@@ -100,7 +104,12 @@ def shared_prefix_requests(spec: JudgeSpec, requests: list[R]) -> list[R]:
     return [replace(r, prefix_chars=None) for r in requests]
 
 
-def per_item_builder(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemRequestBuilder | None:
+def per_item_builder(
+    rubric: Rubric,
+    seed: int,
+    base_dir: Path | None,
+    examples: list[LabelledExample] | None = None,
+) -> ItemRequestBuilder | None:
     """The per-item request builder when `llm_calls: per_item` (docs/guides/per-item.md), else
     None."""
     config = rubric.grader
@@ -113,7 +122,7 @@ def per_item_builder(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemRe
                 "criterion); set `item_system_prompt` instead",
                 key=f"grader.{key}",
             )
-    return ItemRequestBuilder(rubric, seed, item_examples(rubric, seed, base_dir))
+    return ItemRequestBuilder(rubric, seed, item_examples(rubric, seed, base_dir, examples))
 
 
 class CriterionGrader:
@@ -127,6 +136,8 @@ class CriterionGrader:
     None for none; `workers` runs the litellm calls in worker processes
     (judges/transports/workers.py), None: in this process; `budget` is the run's spend cap
     (judges/policy/spend.py), None for none.
+    `examples` is the few-shot pool when the caller read it (an experiment directory's labels,
+    experiment/few_shot_labels.py), else the file `few_shot.examples` names is read.
     `aclose` (or leaving `async with`) closes the cache and the workers. Judge
     failures become error votes; only `JudgeAuthError` (refused credentials) is raised.
     """
@@ -142,6 +153,7 @@ class CriterionGrader:
         batches: BatchCoordinator | None = None,
         workers: WorkerPool | None = None,
         budget: SpendCap | None = None,
+        examples: list[LabelledExample] | None = None,
     ) -> None:
         if not rubric.grader.judges:
             raise InputError(
@@ -166,11 +178,13 @@ class CriterionGrader:
             workers=workers,
             budget=budget,
         )
-        self.per_item = per_item_builder(rubric, seed, base_dir)
-        examples = (
-            CriterionExamples() if self.per_item else criterion_examples(rubric, seed, base_dir)
+        self.per_item = per_item_builder(rubric, seed, base_dir, examples)
+        shots = (
+            CriterionExamples()
+            if self.per_item
+            else criterion_examples(rubric, seed, base_dir, examples)
         )
-        self.requests = RequestBuilder(rubric, seed, examples)
+        self.requests = RequestBuilder(rubric, seed, shots)
         self.simulated = simulated_run(rubric.grader.judges)
 
     def item_rubric(self, item: Item) -> tuple[Rubric, ScoringRules]:
@@ -236,14 +250,15 @@ class CriterionGrader:
         --retry-errors`); with `grader.cascade`, the cascade decides who is asked."""
         rubric, rules = self.item_rubric(item)
         if self.rubric.grader.cascade is not None:
-            return await grade_cascade(self, item, prior, rubric.criteria, rules)
+            record = await grade_cascade(self, item, prior, rubric.criteria, rules)
+            return self.withheld(item, record, rubric.criteria)
         started = time.perf_counter()
         reuse = reusable_votes(prior)
         votes_by_criterion = await self.votes_by_criterion(
             item, rubric.criteria, self.judges, reuse
         )
         evaluation = evaluate_votes(votes_by_criterion, rules, self.word_count(item))
-        return item_record(
+        record = item_record(
             item,
             rubric.criteria,
             votes_by_criterion,
@@ -251,6 +266,18 @@ class CriterionGrader:
             duration_s=time.perf_counter() - started,
             simulated=self.simulated,
         )
+        return self.withheld(item, record, rubric.criteria)
+
+    def withheld(self, item: Item, record: ItemRecord, criteria: Sequence[Criterion]) -> ItemRecord:
+        """The record, marked when the item's own few-shot example was withheld from its
+        prompts (grading/few_shot.py, leave-one-out)."""
+        if self.per_item is not None:
+            names = self.per_item.example_names(item)
+            held = self.per_item.examples.withholds(item.id, names)
+        else:
+            assert isinstance(self.requests.examples, CriterionExamples)
+            held = self.requests.examples.withholds(item.id, criteria)
+        return record.model_copy(update={"few_shot_withheld": True}) if held else record
 
     async def __aenter__(self) -> CriterionGrader:
         return self

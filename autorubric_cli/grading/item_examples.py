@@ -6,7 +6,8 @@ example qualifies when it has a label for at least one criterion of the item; th
 examples are shown for every item with the same criterion names. With `balance_verdicts`,
 examples are picked greedily so that each adds as many (criterion, label) pairs not yet shown
 as possible (ties: a seeded order), which spreads the verdicts over every criterion at once;
-otherwise a seeded sample.
+otherwise a seeded sample. An item whose own example is among them gets the choice made
+without it (leave-one-out, as `few_shot.Selection`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from autorubric_cli.core.config import FewShotConfig
 from autorubric_cli.core.rubric import Rubric
-from autorubric_cli.grading.few_shot import LabelledExample, load_examples
+from autorubric_cli.grading.few_shot import LabelledExample, Selection, load_examples
 from autorubric_cli.judges.per_item.prompts import ItemExample
 
 
@@ -42,16 +43,23 @@ def covering(
     return chosen
 
 
-def select_item_examples(
+def item_selection(
     examples: list[LabelledExample], names: list[str], config: FewShotConfig, seed: int
-) -> list[ItemExample]:
-    rng = item_rng(seed)
+) -> Selection:
+    def draw(pool: list[LabelledExample], rng: random.Random) -> list[LabelledExample]:
+        n = min(config.n_examples, len(pool))
+        balanced = config.balance_verdicts
+        chosen = covering(pool, names, n, rng) if balanced else rng.sample(pool, n)
+        rng.shuffle(chosen)
+        return chosen
+
     labelled = [e for e in examples if any(k in e.labels for k in names)]
-    n = min(config.n_examples, len(labelled))
-    chosen = (
-        covering(labelled, names, n, rng) if config.balance_verdicts else rng.sample(labelled, n)
-    )
-    rng.shuffle(chosen)
+    return Selection(labelled, draw, item_rng(seed).getstate())
+
+
+def as_item_examples(
+    chosen: list[LabelledExample], names: list[str], config: FewShotConfig
+) -> list[ItemExample]:
     return [
         ItemExample(
             submission=e.submission,
@@ -64,10 +72,19 @@ def select_item_examples(
     ]
 
 
+def select_item_examples(
+    examples: list[LabelledExample], names: list[str], config: FewShotConfig, seed: int
+) -> list[ItemExample]:
+    """The examples every item is shown (but the examples' own items)."""
+    return as_item_examples(item_selection(examples, names, config, seed).chosen, names, config)
+
+
 class ItemExamples:
     """The examples shown with an item's criteria, chosen once per set of criterion names: one
     set for a rubric file's criteria, one per distinct item rubric (docs/reference/
-    dataset-files.md, per-item rubrics: an item's own criteria match the examples by name)."""
+    dataset-files.md, per-item rubrics: an item's own criteria match the examples by name).
+    An item whose own example is among them gets the choice made without it (leave-one-out,
+    as `few_shot.Selection`)."""
 
     def __init__(
         self,
@@ -76,20 +93,37 @@ class ItemExamples:
         seed: int = 0,
     ) -> None:
         self.pool, self.config, self.seed = pool or [], config, seed
-        self.chosen: dict[tuple[str, ...], list[ItemExample]] = {}
+        self.selections: dict[tuple[str, ...], Selection] = {}
 
-    def for_names(self, names: tuple[str, ...]) -> list[ItemExample]:
+    def selection(self, names: tuple[str, ...]) -> Selection | None:
         if self.config is None:
-            return []
-        found = self.chosen.get(names)
+            return None
+        found = self.selections.get(names)
         if found is None:
-            found = select_item_examples(self.pool, list(names), self.config, self.seed)
-            self.chosen[names] = found
+            found = item_selection(self.pool, list(names), self.config, self.seed)
+            self.selections[names] = found
         return found
 
+    def for_names(self, names: tuple[str, ...], item_id: str | None = None) -> list[ItemExample]:
+        """The examples shown with these criteria; when grading `item_id`, never its own."""
+        selection = self.selection(names)
+        if selection is None or self.config is None:
+            return []
+        return as_item_examples(selection.for_item(item_id), list(names), self.config)
 
-def item_examples(rubric: Rubric, seed: int, base_dir: Path | None) -> ItemExamples:
+    def withholds(self, item_id: str, names: tuple[str, ...]) -> bool:
+        selection = self.selection(names)
+        return selection is not None and selection.holds(item_id)
+
+
+def item_examples(
+    rubric: Rubric,
+    seed: int,
+    base_dir: Path | None,
+    examples: list[LabelledExample] | None = None,
+) -> ItemExamples:
     config = rubric.grader.few_shot
     if config is None:
         return ItemExamples()
-    return ItemExamples(load_examples(config, rubric, base_dir), config, seed)
+    pool = load_examples(config, rubric, base_dir) if examples is None else examples
+    return ItemExamples(pool, config, seed)

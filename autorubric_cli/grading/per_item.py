@@ -48,11 +48,14 @@ class ItemRequestBuilder:
     seed: int
     examples: ItemExamples
 
+    def example_names(self, item: Item) -> tuple[str, ...]:
+        """The criteria whose labels pick the item's examples: the file's, then its own."""
+        return (*(c.name for c in self.rubric.criteria), *(c.name for c in item.rubric))
+
     def request(
         self, item: Item, criteria: Sequence[Criterion], *, judge_id: str, sample: int
     ) -> ItemRequest:
         config = self.rubric.grader
-        names = (*(c.name for c in self.rubric.criteria), *(c.name for c in item.rubric))
         asked = [
             AskedCriterion(
                 criterion=c,
@@ -67,7 +70,7 @@ class ItemRequestBuilder:
             guidelines=self.rubric.guidelines,
             query=item.query,
             reference_submission=item.reference_submission,
-            examples=self.examples.for_names(names),
+            examples=self.examples.for_names(self.example_names(item), item.id),
         )
         messages = [
             {"role": "system", "content": item_system_prompt(config.item_system_prompt)},

@@ -75,7 +75,7 @@ class RequestBuilder:
         suffix = criterion_suffix(
             requirement=criterion.requirement,
             shown_options=shown,
-            examples=self.examples.of(criterion),
+            examples=self.examples.of(criterion, item.id),
             elicitation=criterion.elicitation,
             scope_note=scope_instruction(submission.messages, criterion.scope),
         )

@@ -14,13 +14,12 @@ forced choice (the form `validate` reads, docs/reference/dataset-files.md).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.errors import InputError
-from autorubric_cli.experiment.human_labels import Latest, read_labels
+from autorubric_cli.experiment.human_labels import Latest, majority_label, read_labels
 
 MAJORITY = "majority"
 HumanEntry = str | list[str]
@@ -60,14 +59,6 @@ def check_source(source: str, raters: set[str]) -> str | None:
         return source[6:]
     known = ", ".join(sorted(f"rater:{r}" for r in raters)) or "no rater has labels yet"
     raise InputError(f"must be majority or rater:NAME ({known})", key="--ground-truth")
-
-
-def majority_label(labels: list[str]) -> str | None:
-    """The strict plurality label, None on a tie."""
-    ranked = Counter(labels).most_common(2)
-    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
-        return None
-    return ranked[0][0]
 
 
 def build_overlay(table: Latest, source: str = MAJORITY) -> LabelOverlay:

@@ -34,6 +34,7 @@ from autorubric_cli.report.models import (
     AgreementSection,
     CriterionSummary,
     ErroredItem,
+    FewShotSummary,
     GateResult,
     GroundTruthSection,
     HumanLabelsSection,
@@ -137,6 +138,7 @@ def build_report_and_fold(
         ),
         judge_bias=judge_bias_section(fold, list(experiment.rubric.grader.judges), seed),
         cascade=experiment_cascade(experiment),
+        few_shot=few_shot_of(experiment, fold),
     )
     return gated(report, [*experiment.rubric.gate, *(extra_checks or [])]), fold
 
@@ -159,6 +161,13 @@ def ground_truth_of(
         seed=seed,
         pooled=pooled_ground_truth(fold.items, ca_mode),
     )
+
+
+def few_shot_of(experiment: OpenedExperiment, fold: ReportFold) -> FewShotSummary | None:
+    config = experiment.rubric.grader.few_shot
+    if config is None:
+        return None
+    return FewShotSummary(examples=config.examples, withheld=fold.few_shot_withheld)
 
 
 def gated(report: Report, checks: list[GateCheck]) -> Report:

@@ -117,6 +117,7 @@ class ReportFold:
     recorded: int = 0
     errored: int = 0
     simulated: bool = False
+    few_shot_withheld: int = 0  # items whose own few-shot example was withheld (leave-one-out)
     item_scores: array = field(default_factory=lambda: array("d"))  # aligned, NaN = undefined
     what_if_scores: array = field(default_factory=lambda: array("d"))
     truth_scores: array = field(default_factory=lambda: array("d"))
@@ -159,6 +160,7 @@ class ReportFold:
             record = self.overlay.apply(record)
         self.recorded += 1
         self.simulated = self.simulated or record.simulated
+        self.few_shot_withheld += bool(record.few_shot_withheld)
         self.indices.append(int64(record.index))
         if record.status == "error":
             self.errored += 1
@@ -340,6 +342,7 @@ def merge_folds(first: ReportFold, later: ReportFold) -> None:
     first.recorded += later.recorded
     first.errored += later.errored
     first.simulated = first.simulated or later.simulated
+    first.few_shot_withheld += later.few_shot_withheld
     for name in ("item_scores", "what_if_scores", "truth_scores", "costs", "costs_saved"):
         getattr(first, name).extend(getattr(later, name))
     for judge, scores in later.judge_scores.items():

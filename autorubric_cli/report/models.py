@@ -276,6 +276,14 @@ class GateResult(Block):
     checks: list[GateCheckResult]
 
 
+class FewShotSummary(Block):
+    """Few-shot examples of the run (docs/reference/report-json.md): where they came from, and
+    how many graded items had their own example withheld (leave-one-out)."""
+
+    examples: str
+    withheld: int
+
+
 class Report(Block):
     experiment: str
     status: str
@@ -301,6 +309,7 @@ class Report(Block):
     warnings: list[str]
     what_if: WhatIf | None = absent()
     cascade: CascadeSection | None = absent()  # with `grader.cascade` (docs/guides/cascades.md)
+    few_shot: FewShotSummary | None = absent()  # with `grader.few_shot`
     gate: GateResult | None = None
     judge_bias: dict[str, JudgeBias] | None = None
 
