@@ -25,6 +25,9 @@ class CriterionOption(Strict):
     label: str = Field(min_length=1)
     value: float | None = None
     na: bool = False
+    # shown to the judge under the label; the label stays the option's name in labels and
+    # reports (docs/reference/rubric-file.md)
+    description: str | None = None
 
     @model_validator(mode="after")
     def _value_in_unit_range(self) -> CriterionOption:

@@ -79,7 +79,13 @@ def shown_label(label: str) -> str:
 
 
 def options_block(shown: Sequence[CriterionOption]) -> str:
-    lines = [f"{position}. {shown_label(o.label)}" for position, o in enumerate(shown, start=1)]
+    """One numbered line per option; an option's description, when it has one, on the next
+    line, indented (so a numbered line is always an option)."""
+    lines = []
+    for position, option in enumerate(shown, start=1):
+        lines.append(f"{position}. {shown_label(option.label)}")
+        if option.description and option.description.strip():
+            lines.append("   " + " ".join(neutralise(option.description).split()))
     return "<options>\n" + "\n".join(lines) + "\n</options>"
 
 

@@ -10,6 +10,7 @@ from autorubric_cli.core.rubric import Criterion, Elicitation
 from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format
+from autorubric_cli.judges.revision import ReviseRequest
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,10 @@ class Completion:
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
-CallRequest = VoteRequest | ItemRequest | PairRequest
-"""What a transport is asked: one criterion (per_criterion), several of one item (per_item), or
-one question about two responses (pairwise)."""
+CallRequest = VoteRequest | ItemRequest | PairRequest | ReviseRequest
+"""What a transport is asked: one criterion (per_criterion), several of one item (per_item),
+one question about two responses (pairwise), or new wording for a criterion (the reviser of
+`improve`)."""
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,14 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
+NUMBERED = re.compile(r"^\d+\. ", re.MULTILINE)
+
+
 def shown_option_count(text: str) -> int | None:
+    """Options shown: the numbered lines of the last options block (a description is an
+    indented line under its option)."""
     found = OPTIONS_BLOCK.findall(text)
-    return len(found[-1].split("\n")) if found else None
+    return len(NUMBERED.findall(found[-1])) if found else None
 
 
 def asked_properties(body: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:

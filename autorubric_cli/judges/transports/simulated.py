@@ -16,6 +16,13 @@ through the same parser. Behaviour, from `JudgeSpec.params` (each a probability 
   `(accuracy - hard_share * hard_accuracy) / (1 - hard_share)`, which must lie in [0, 1]. Each
   sample draws on its own, so at a `hard_accuracy` near 0.5 a judge's samples disagree on the
   hard pairs, as real judges disagree with themselves where items are hard.
+- `vague_accuracy` (default `accuracy`) and `vague_pattern` (a regular expression, default
+  `VAGUE_WORDS`): the accuracy on a criterion whose wording is vague, on every pair (hard or
+  not). A criterion's wording is its requirement and its options' descriptions (never its name
+  or its option labels); it is vague when `vague_pattern` finds a match in it,
+  case-insensitively. Real judges err where a criterion is vaguely worded; this is how a bench
+  makes one criterion's wording err, and how a rewording (`improve`) can repair it. The
+  simulated reviser (simulated_reviser.py) removes what the pattern matches.
 - `set_rate` (default 0.3): for response-set schemas (`selected_options`), the set is the
   forced choice above plus each other non-NA option, independently, with this probability.
   A binary set holds the status answered (1. MET or 2. UNMET) plus the other one with this
@@ -55,11 +62,19 @@ from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import ASKED_FIELDS, BINARY_SET_LABELS
 from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
+from autorubric_cli.judges.revision import ReviseRequest
 from autorubric_cli.judges.transports.simulated_pairs import pair_completion
+from autorubric_cli.judges.transports.simulated_reviser import revised
 
 PREFIX = "simulated/"
 PROBABILITIES = {"accuracy": 0.8, "position_bias": 0.0, "abstain_rate": 0.0, "set_rate": 0.3}
 HARD = {"hard_share": 0.0, "hard_accuracy": None}  # None: `accuracy`
+WORDING = {"vague_accuracy": None}  # None: `accuracy`
+VAGUE_WORDS = (
+    r"\b(?:appropriate(?:ly)?|adequate(?:ly)?|good|well|proper(?:ly)?|reasonabl[ey]|"
+    r"sufficient(?:ly)?|clear(?:ly)?|relevant|nice(?:ly)?|helpful|high[- ]quality)\b"
+)
+"""The simulated judge's default `vague_pattern`: words that say how good, not what."""
 OPTIONS_BLOCK = re.compile(r"<options>\n(.*?)\n</options>", re.DOTALL)
 OPTION_LINE = re.compile(r"^(\d+)\. (.*)$")
 ITEM_SECTION = re.compile(
@@ -95,17 +110,22 @@ class SimulationParams:
     hard_share: float = 0.0
     hard_accuracy: float | None = None  # None: `accuracy`
     easy_accuracy: float | None = None  # None: `accuracy` (no hard pairs)
+    vague_accuracy: float | None = None  # None: `accuracy`
+    vague_pattern: re.Pattern[str] = re.compile(VAGUE_WORDS, re.IGNORECASE)
 
 
 def simulation_params(spec: JudgeSpec) -> SimulationParams:
     """Validated params: known names only, probabilities in [0, 1], hard items consistent."""
-    probabilities: dict[str, float | None] = {**PROBABILITIES, **HARD}
+    probabilities: dict[str, float | None] = {**PROBABILITIES, **HARD, **WORDING}
     seed: object = spec.judge_id
+    pattern = re.compile(VAGUE_WORDS, re.IGNORECASE)
     for name, value in spec.params.items():
         if name == "seed":
             seed = value
+        elif name == "vague_pattern":
+            pattern = vague_pattern(spec, value)
         elif name not in probabilities:
-            known = ", ".join(sorted([*probabilities, "seed"]))
+            known = ", ".join(sorted([*probabilities, "seed", "vague_pattern"]))
             raise InputError(
                 f"judge {spec.judge_id!r}: unknown simulated-judge param {name!r} "
                 f"(one of: {known})",
@@ -118,8 +138,28 @@ def simulation_params(spec: JudgeSpec) -> SimulationParams:
             )
         else:
             probabilities[name] = float(value)
-    params = SimulationParams(seed=seed, **probabilities)  # type: ignore[arg-type]
+    params = SimulationParams(seed=seed, vague_pattern=pattern, **probabilities)  # type: ignore[arg-type]
     return with_hard_items(spec, params)
+
+
+def vague_pattern(spec: JudgeSpec, value: Any) -> re.Pattern[str]:
+    """`params.vague_pattern`: a regular expression, matched case-insensitively."""
+    try:
+        if not isinstance(value, str) or not value:
+            raise re.error("must be a non-empty string")
+        return re.compile(value, re.IGNORECASE)
+    except re.error as exc:
+        raise InputError(
+            f"judge {spec.judge_id!r}: param 'vague_pattern' is not a regular expression ({exc})",
+            key="params.vague_pattern",
+        ) from None
+
+
+def wording(criterion: Criterion) -> str:
+    """What a criterion says, as the simulated judge reads it for vagueness: its requirement
+    and its options' descriptions."""
+    descriptions = [o.description or "" for o in criterion.options or []]
+    return "\n".join([criterion.requirement, *descriptions])
 
 
 def with_hard_items(spec: JudgeSpec, params: SimulationParams) -> SimulationParams:
@@ -200,13 +240,15 @@ class SimulatedTransport:
         messages, request = call.messages, call.request
         if isinstance(request, PairRequest):  # pairwise: simulated_pairs.py
             return pair_completion(self.params, request)
-        if isinstance(request, ItemRequest):
+        if isinstance(request, ReviseRequest):
+            reply: dict[str, Any] = revised(request.criterion, self.params.vague_pattern)
+        elif isinstance(request, ItemRequest):
             sections = item_sections(messages)
             entries = [
                 {"criterion": a.name, **self.answer(request, a, shown)}
                 for a, shown in zip(request.asked, sections, strict=False)
             ]
-            reply: dict[str, Any] = {"criteria": entries}
+            reply = {"criteria": entries}
         else:
             asked = set(request.asked_fields)
             reply = self.answer(request, request, shown_labels(messages), asked)
@@ -249,9 +291,12 @@ class SimulatedTransport:
         return reply
 
     def accuracy_for(self, item_id: str, criterion: Criterion) -> float:
-        """The accuracy on this (item, criterion): `hard_accuracy` on a hard pair, the other
-        pairs' accuracy elsewhere (`accuracy` itself without hard items)."""
+        """The accuracy on this (item, criterion): `vague_accuracy` on a vaguely worded
+        criterion, else `hard_accuracy` on a hard pair, the other pairs' accuracy elsewhere
+        (`accuracy` itself without hard items)."""
         p = self.params
+        if p.vague_accuracy is not None and p.vague_pattern.search(wording(criterion)):
+            return p.vague_accuracy
         if p.easy_accuracy is None or p.hard_accuracy is None:
             return p.accuracy
         hard = is_hard(item_id, criterion.name, p.hard_share)

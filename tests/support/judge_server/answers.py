@@ -147,7 +147,7 @@ def first_user_text(body: dict[str, Any]) -> str:
 def shown_options(block: str | None) -> list[str] | None:
     if block is None:
         return None
-    return [line.split(". ", 1)[1] for line in block.split("\n") if ". " in line]
+    return [line.split(". ", 1)[1] for line in block.split("\n") if OPTION_LINE.match(line)]
 
 
 def asked_criteria(body: dict[str, Any]) -> list[tuple[str, str, list[str] | None]]:
