@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "autorubric_cli"
 LAYERS = [
     ["cli", "__main__"],
     ["api"],
+    ["rubric_review"],
     ["export"],
     ["pairwise"],
     ["report"],

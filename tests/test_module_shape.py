@@ -20,6 +20,7 @@ IMPORTING_FUNCTIONS = {
     ("judges/transports/litellm.py", "load_litellm"),
     # pyarrow is an optional extra: its absence is an input error naming the pip command.
     ("loading/readers.py", "_iter_parquet"),
+    ("loading/writers.py", "_parquet_rows"),  # reached after the reader found it
     # opentelemetry and mlflow are optional extras too: the modules that import them load only
     # for --otel / --mlflow / `export mlflow`, after the extra was found (else an input error).
     ("export/switches.py", "run_exports"),

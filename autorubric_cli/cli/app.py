@@ -23,6 +23,7 @@ from autorubric_cli.cli import (
     plan_cmd,
     report_cmd,
     run_cmd,
+    split_cmd,
     validate_cmd,
 )
 from autorubric_cli.cli.cache_cmd import cache_app
@@ -75,6 +76,7 @@ COMMANDS = (
     plan_cmd.plan,
     validate_cmd.validate,
     validate_cmd.simulate,
+    split_cmd.split,
 )
 """The commands in the order `--help` lists them; each is named after its function."""
 
