@@ -22,6 +22,7 @@ from autorubric_cli.cli import (
     pairwise_cmd,
     plan_cmd,
     report_cmd,
+    review_cmd,
     run_cmd,
     split_cmd,
     validate_cmd,
@@ -76,7 +77,9 @@ COMMANDS = (
     plan_cmd.plan,
     validate_cmd.validate,
     validate_cmd.simulate,
+    review_cmd.review,
     split_cmd.split,
+    review_cmd.improve,
 )
 """The commands in the order `--help` lists them; each is named after its function."""
 

@@ -64,6 +64,14 @@ def check(
             help="Skip the environment checks (API key variables): for lint jobs without secrets.",
         ),
     ] = False,
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review",
+            help="Also the rubric review that needs no judge: duplicate and near-duplicate "
+            "requirements, overlong requirements, no penalty criterion (exit 1 when found).",
+        ),
+    ] = False,
 ) -> None:
     """Refuse everything `run` would refuse before its first call; calls no judge.
 
@@ -85,6 +93,10 @@ def check(
             fail_under=fail_under,
         )
         run_check(rubric, dataset, options, env=not no_env)
+        if review:
+            from autorubric_cli.cli.review_body import print_lint
+
+            return print_lint(rubric)
         return EXIT_OK
 
     guarded(body)

@@ -302,6 +302,9 @@ class LLMConfig(Strict):
     # start), 0 (here). docs/guides/judges.md, worker processes.
     workers: int | Literal["auto"] = Field("auto", union_mode="left_to_right")
     cascade: CascadeConfig | None = None  # docs/guides/cascades.md
+    # every reply also names the criteria it is about (`review`'s meta-rubric,
+    # docs/guides/rubric-quality.md); per-criterion calls only
+    affected_criteria: bool = False
 
     @field_validator("workers")
     @classmethod
@@ -309,6 +312,12 @@ class LLMConfig(Strict):
         if isinstance(v, int) and not 0 <= v <= 1024:
             raise ValueError('workers must be "auto" or a whole number from 0 to 1024')
         return v
+
+    @model_validator(mode="after")
+    def _affected_per_criterion(self) -> LLMConfig:
+        if self.affected_criteria and self.llm_calls != "per_criterion":
+            raise ValueError("affected_criteria needs llm_calls: per_criterion")
+        return self
 
     @model_validator(mode="after")
     def _unique_judge_ids(self) -> LLMConfig:

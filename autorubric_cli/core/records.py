@@ -57,6 +57,8 @@ class Vote(Record):
     stage: Literal["first", "then"] | None = Field(None, exclude_if=lambda v: v is None)
     # reply fields the judge filled although not asked (ignored; docs/reference/report-json.md)
     ignored_fields: list[str] | None = absent()
+    # the criteria the answer names (`grader.affected_criteria`: review's meta-rubric)
+    affected: list[str] | None = absent()
 
 
 class OptionRecord(Record):

@@ -56,7 +56,7 @@ from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.policy.preflight import print_warnings
 from autorubric_cli.judges.pricing import known_unpriced
 from autorubric_cli.judges.prompt_caching import caching_kind, min_prefix_tokens, provider_of
-from autorubric_cli.judges.replies import REPLY_FIELDS, response_format
+from autorubric_cli.judges.replies import REPLY_FIELDS, response_format, with_affected
 from autorubric_cli.judges.request import CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.transports.litellm import load_litellm
@@ -78,7 +78,10 @@ def reply_schema(request: CallRequest) -> dict[str, Any]:
     if not isinstance(request, VoteRequest):
         schema: dict[str, Any] = request.response_format()["json_schema"]["schema"]
         return schema
-    own = response_format(request.option_count, request.elicitation)["json_schema"]["schema"]
+    own_format = response_format(request.option_count, request.elicitation)
+    if request.names_criteria:
+        own_format = with_affected(own_format)
+    own = own_format["json_schema"]["schema"]
     nulls = {f: {"const": None} for f in REPLY_FIELDS if f not in own["properties"]}
     return {**own, "properties": {**own["properties"], **nulls}}
 

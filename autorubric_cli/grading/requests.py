@@ -78,6 +78,7 @@ class RequestBuilder:
             examples=self.examples.of(criterion, item.id),
             elicitation=criterion.elicitation,
             scope_note=scope_instruction(submission.messages, criterion.scope),
+            names_criteria=config.affected_criteria,
         )
         return system_prompt(multi_choice, override), prefix, suffix
 
@@ -92,4 +93,5 @@ class RequestBuilder:
             prefix_chars=len(prefix) + len(PREFIX_SEPARATOR),
             shuffle_order=order,
             truth=item.ground_truth.get(criterion.name),
+            names_criteria=self.rubric.grader.affected_criteria,
         )

@@ -132,6 +132,7 @@ class Judge:
             option_count=request.option_count,
             elicitation=request.elicitation,
             asked=request.asked_fields,
+            affected=request.names_criteria,
         )
         asked = await self.ask(request, parse)
         if asked.failure is not None or asked.value is None:
@@ -263,6 +264,7 @@ def answer_fields(shuffle_order: list[int] | None, answer: Answer) -> dict[str, 
         "option_index": option_index,
         "reason": answer.explanation,
         "option_set": original_set(shuffle_order, answer.shown_set),
+        "affected": None if answer.affected is None else list(answer.affected),
     }
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from autorubric_cli.core.items import Submission
 from autorubric_cli.core.rubric import CriterionOption, Elicitation
-from autorubric_cli.judges.replies import ASKED_FIELDS
+from autorubric_cli.judges.replies import AFFECTED, ASKED_FIELDS
 from autorubric_cli.judges.tags import block, neutralise
 from autorubric_cli.judges.transcript import transcript_block
 
@@ -121,9 +121,12 @@ def response_set_instruction(option_count: int | None) -> str:
     return f"List every option (1-{option_count}) you find reasonable for this submission."
 
 
-def closing_instructions(option_count: int | None, elicitation: Elicitation) -> str:
+def closing_instructions(
+    option_count: int | None, elicitation: Elicitation, names_criteria: bool = False
+) -> str:
     """The last paragraph: the forced question and/or the set request, then which reply fields
-    to fill (the shared schema admits every kind: `replies`)."""
+    to fill (the shared schema admits every kind: `replies`); `names_criteria` adds
+    `affected_criteria`."""
     asked = []
     if elicitation != "response_set" and option_count is None:
         asked.append("Does the submission meet the criterion?")
@@ -133,7 +136,8 @@ def closing_instructions(option_count: int | None, elicitation: Elicitation) -> 
         )
     if elicitation != "forced_choice":
         asked.append(response_set_instruction(option_count))
-    fields = " and ".join(ASKED_FIELDS[(option_count is not None, elicitation)])
+    named = (AFFECTED,) if names_criteria else ()
+    fields = " and ".join((*ASKED_FIELDS[(option_count is not None, elicitation)], *named))
     fill = f"Fill {fields}; set the other fields to null. Reply with the JSON object only."
     return " ".join([*asked, fill])
 
@@ -174,6 +178,7 @@ def criterion_suffix(
     examples: Sequence[PromptExample] = (),
     elicitation: Elicitation = "forced_choice",
     scope_note: str | None = None,
+    names_criteria: bool = False,
 ) -> str:
     """What differs per criterion: the criterion, what of a conversation it grades (`scope`),
     its examples, its options, the question.
@@ -187,7 +192,7 @@ def criterion_suffix(
     if shown_options is not None:
         sections.append(options_block(shown_options))
     option_count = None if shown_options is None else len(shown_options)
-    sections.append(closing_instructions(option_count, elicitation))
+    sections.append(closing_instructions(option_count, elicitation, names_criteria))
     return "\n\n".join(sections)
 
 

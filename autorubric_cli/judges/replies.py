@@ -70,6 +70,12 @@ class MultiChoiceReply(Reply):
         return value
 
 
+class AffectedReply(Reply):
+    """A reply that also names the criteria it is about (`grader.affected_criteria`)."""
+
+    affected_criteria: list[str] | None = None
+
+
 class ResponseSetReply(Reply):
     selected_options: list[int]
 
@@ -91,6 +97,7 @@ class Answer:
     shown_position: int | None = None
     shown_set: tuple[int, ...] | None = None
     ignored: tuple[str, ...] = ()  # unasked reply fields the judge filled anyway (not used)
+    affected: tuple[str, ...] | None = None  # `affected_criteria`, when the call asked for it
 
 
 def set_size(option_count: int | None) -> int:
@@ -148,6 +155,19 @@ def response_format(
         }
     name = SCHEMA_NAMES[(option_count is not None, elicitation)]
     return json_schema_format(name, strict_object(properties))
+
+
+AFFECTED = "affected_criteria"
+"""A reply field some calls add (`grader.affected_criteria`, used by `review`'s meta-rubric):
+the names of the criteria (of the rubric under review) the answer is about."""
+
+
+def with_affected(response_format: dict[str, Any]) -> dict[str, Any]:
+    """`response_format` whose schema also requires `affected_criteria`, a list of names."""
+    schema = response_format["json_schema"]["schema"]
+    names = {"type": "array", "items": {"type": "string"}}
+    extended = strict_object({**schema["properties"], AFFECTED: names})
+    return json_schema_format(response_format["json_schema"]["name"], extended)
 
 
 ASKED_FIELDS: dict[tuple[bool, Elicitation], tuple[str, ...]] = {
@@ -233,6 +253,7 @@ def parse_answer(
     option_count: int | None,
     elicitation: Elicitation = "forced_choice",
     asked: tuple[str, ...] | None = None,
+    affected: bool = False,
 ) -> Answer:
     """Validate a reply; raises a retryable `parse` JudgeFailure (the call is re-asked).
 
@@ -271,4 +292,14 @@ def parse_answer(
         shown_position=position,
         shown_set=None if shown_set is None else checked_set(shown_set, set_size(option_count)),
         ignored=ignored,
+        affected=affected_names(text) if affected else None,
     )
+
+
+def affected_names(text: str) -> tuple[str, ...]:
+    """`affected_criteria` of a reply that was asked for it; null or absent reads as none."""
+    try:
+        names = AffectedReply.model_validate_json(text).affected_criteria
+    except ValidationError as error:
+        raise parse_failure(f"{AFFECTED}: {error.errors()[0]['msg']}") from None
+    return tuple(n.strip() for n in names or () if n.strip())

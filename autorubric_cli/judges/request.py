@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from autorubric_cli.core.rubric import Criterion, Elicitation
 from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.per_item.request import ItemRequest
-from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format
+from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format, with_affected
 from autorubric_cli.judges.revision import ReviseRequest
 
 
@@ -23,7 +23,8 @@ class VoteRequest:
     (`replies.shared_response_format`); the criterion's kind and `elicitation` pick the fields
     it fills (`asked_fields`). `prefix_chars`: how many leading characters of the user message
     are the item's shared prefix (`prompts.shared_prefix`), the same for all its criteria; the
-    transport marks them for providers with explicit prompt caching.
+    transport marks them for providers with explicit prompt caching. `names_criteria`: the
+    reply also lists `affected_criteria` (`grader.affected_criteria`).
     """
 
     item_id: str
@@ -33,6 +34,7 @@ class VoteRequest:
     shuffle_order: list[int] | None = None
     truth: str | None = None
     prefix_chars: int | None = None
+    names_criteria: bool = False
 
     @property
     def option_count(self) -> int | None:
@@ -47,7 +49,8 @@ class VoteRequest:
         return ASKED_FIELDS[(self.option_count is not None, self.elicitation)]
 
     def response_format(self) -> dict[str, Any]:
-        return shared_response_format()
+        shared = shared_response_format()
+        return with_affected(shared) if self.names_criteria else shared
 
 
 @dataclass

@@ -57,8 +57,20 @@ def part_path(source: Path, part: str, directory: Path | None = None) -> Path:
     return (directory or source.parent) / out
 
 
+class _Discard(io.RawIOBase):
+    """Where the records no part takes go."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        return len(data)
+
+
 def write_parts(source: Path, targets: Sequence[Path], assignment: Sequence[int]) -> None:
-    """Record i of `source` into `targets[assignment[i]]`, in the source's format."""
+    """Record i of `source` into `targets[assignment[i]]`, in the source's format; a record
+    assigned -1 goes into no part."""
+    assignment = [len(targets) if part < 0 else part for part in assignment]
     fmt, compressed = dataset_format(source)
     as_jsonl = fmt == "inspect_eval" or (fmt == "json" and _is_inspect_json(source, compressed))
     writer: Writer = (
@@ -73,13 +85,14 @@ def write_parts(source: Path, targets: Sequence[Path], assignment: Sequence[int]
         }[fmt]
     )
     with _all_or_nothing(targets) as handles:
+        handles = [*handles, cast(IO[bytes], _Discard())]
         outputs = [
             cast(IO[bytes], gzip.GzipFile(fileobj=h, mode="wb", mtime=0)) if compressed else h
             for h in handles
         ]
         writer(source, compressed, outputs, assignment)
         if compressed:
-            for output in outputs:
+            for output in outputs[:-1]:
                 output.close()
 
 

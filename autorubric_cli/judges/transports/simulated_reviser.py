@@ -43,7 +43,8 @@ def reworded(text: str, pattern: re.Pattern[str]) -> str:
 
 def revised(criterion: Criterion, pattern: re.Pattern[str]) -> dict[str, Any]:
     """The reply of the simulated reviser for `criterion` (judges/revision.py's schema)."""
-    removed = sorted({m.group(0).lower() for m in pattern.finditer(criterion.requirement)})
+    texts = [criterion.requirement, *(o.description or "" for o in criterion.options or [])]
+    removed = sorted({m.group(0).lower() for t in texts for m in pattern.finditer(t)})
     descriptions = [
         {"label": o.label, "description": reworded(o.description, pattern)}
         for o in criterion.options or []
