@@ -76,9 +76,9 @@ def show_review(result: ReviewResult, fmt: str, output: Path | None) -> None:
 
 
 def review_exit_code(result: ReviewResult) -> int:
-    """3 when a check went unanswered (as `run` with errored items), else 1 when the quality
-    gate failed, else 0."""
-    if result.errored_checks:
+    """3 when a judge's vote failed (as `run` with errored items; the same command asks those
+    again), else 1 when the quality gate failed, else 0."""
+    if result.errored_items:
         return EXIT_ERRORED
     return EXIT_GATE if result.passed is False else EXIT_OK
 

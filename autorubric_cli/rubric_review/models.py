@@ -60,6 +60,7 @@ class ReviewResult(Block):
     findings: list[Finding]  # the checks that need no judge (`check --review`)
     sample: SampleSummary | None
     unknown_affected: int
-    errored_checks: int
+    errored_checks: int  # checks no judge answered
+    errored_items: int  # records with a failed vote: the meta stage's, and the sample's
     cost: float | None
     directory: str

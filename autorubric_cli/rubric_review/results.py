@@ -36,11 +36,13 @@ def meta_record(experiment: OpenedExperiment) -> ItemRecord:
 
 
 def check_of(check: Criterion, record: CriterionRecord, reviewed: Rubric) -> ReviewCheck:
-    """A check's verdict; its affected criteria are those named by the judges whose vote is
-    the verdict (mapped to the rubric's names; others dropped and counted)."""
-    verdict = None if record.verdict is None else record.verdict.value
+    """A check's verdict (none when every judge's vote failed); its affected criteria are those
+    named by the judges whose vote is the verdict (mapped to the rubric's names; others
+    dropped and counted)."""
+    answered = [v for v in record.votes if v.error is None]
+    verdict = None if record.verdict is None or not answered else record.verdict.value
     named: list[str] = []
-    for vote in record.votes:
+    for vote in answered:
         if vote.verdict is not None and vote.verdict.value == verdict:
             named += vote.affected or []
     affected, unknown = known_names(named, reviewed)
@@ -124,3 +126,11 @@ def review_criteria(
 def stage_cost(*directories: Path) -> float:
     """What the stages paid: every line of their records, as the spend cap counts it."""
     return sum(paid_so_far(directory / ITEMS) for directory in directories)
+
+
+def errored_items(experiment: OpenedExperiment) -> int:
+    """Items of the stage whose newest record has a failed vote."""
+    records = iter_latest_records(
+        experiment.directory / ITEMS, ReadIssues(), experiment.rubric.criteria
+    )
+    return sum(r.status == "error" for r in records)

@@ -21,6 +21,7 @@ import orjson
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.experiment.manifest import sha256_file, write_atomic
 from autorubric_cli.experiment.naming import directory_stem
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.loading.readers import iter_records
 from autorubric_cli.loading.rubric_loader import load_rubric
 from autorubric_cli.loading.writers import part_path, write_parts
@@ -28,6 +29,7 @@ from autorubric_cli.rubric_review.lint import lint
 from autorubric_cli.rubric_review.meta import meta_item, meta_rubric_data, write_yaml
 from autorubric_cli.rubric_review.models import ReviewResult, SampleSummary
 from autorubric_cli.rubric_review.results import (
+    errored_items,
     review_checks,
     review_criteria,
     sample_report,
@@ -131,7 +133,7 @@ def run_review(request: ReviewRequest) -> ReviewResult:
 
 
 def review_result(
-    request: ReviewRequest, rubric: Rubric, root: Path, done: list[Any]
+    request: ReviewRequest, rubric: Rubric, root: Path, done: list[OpenedExperiment]
 ) -> ReviewResult:
     meta, sample = done[0], done[1] if len(done) > 1 else None
     checks, record = review_checks(meta, rubric)
@@ -161,6 +163,7 @@ def review_result(
         ),
         unknown_affected=sum(c.unknown_affected for c in checks),
         errored_checks=sum(c.verdict is None for c in checks),
+        errored_items=sum(errored_items(d) for d in done),
         cost=stage_cost(*(d.directory for d in done)),
         directory=str(root),
     )

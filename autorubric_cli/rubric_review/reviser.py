@@ -62,7 +62,8 @@ def error_example(graded: Graded) -> str:
 def error_section(title: str, errors: Sequence[Graded]) -> str:
     shown = errors[:SHOWN_ERRORS]
     head = f"{title}: {len(errors)}, {len(shown)} shown with the judges' reasons."
-    return block("examples", "\n".join([head, *(error_example(g) for g in shown)]))
+    # each part is neutralised in its own block; the examples' own tags are ours
+    return "<examples>\n" + "\n".join([head, *(error_example(g) for g in shown)]) + "\n</examples>"
 
 
 def revise_messages(
