@@ -19,7 +19,6 @@ Every grading is a stage (rubric_review/stages.py): resumable, cached, under one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ from autorubric_cli.core.split import split_indices
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.few_shot_labels import checked_labels
 from autorubric_cli.experiment.manifest import ITEMS, sha256_file, write_atomic
-from autorubric_cli.experiment.naming import directory_stem
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.labels.overlay import experiment_overlay
@@ -40,7 +38,13 @@ from autorubric_cli.rubric_review.accuracy import CriterionGrading, Labels, grad
 from autorubric_cli.rubric_review.meta import write_yaml
 from autorubric_cli.rubric_review.revise_calls import paid_revisions
 from autorubric_cli.rubric_review.split import check_share, pattern
-from autorubric_cli.rubric_review.stages import Engine, check_inputs, scratch, total_bill
+from autorubric_cli.rubric_review.stages import (
+    Engine,
+    check_inputs,
+    output_directory,
+    scratch,
+    total_bill,
+)
 from autorubric_cli.rubric_review.wording import rubric_data
 
 RESULT = "improve.json"
@@ -73,13 +77,6 @@ class Split:
     assignment: list[int]
     train: Path
     test: Path
-
-
-def output_directory(request: ImproveRequest, rubric: Rubric) -> Path:
-    if request.out is not None:
-        return request.out
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("experiments") / f"improve-{directory_stem(rubric, request.rubric)}-{stamp}"
 
 
 def improve_inputs(request: ImproveRequest) -> dict[str, Any]:
@@ -140,18 +137,8 @@ def measured(
 
 
 def engine_for(request: ImproveRequest, root: Path) -> Engine:
-    command = (
-        f"autorubric improve {request.rubric} {request.data} ... --out {root} (the same options)"
-    )
-    return Engine(
-        root,
-        command,
-        judges=request.judges,
-        cache=request.cache,
-        cache_dir=request.cache_dir,
-        max_cost=request.max_cost,
-        extra_paid=lambda: paid_revisions(root),
-    )
+    command = f"autorubric improve {request.rubric} {request.data} ..."
+    return Engine.of(request, root, command, lambda: paid_revisions(root))
 
 
 def refuse_own_input(request: ImproveRequest, root: Path) -> None:
@@ -162,7 +149,7 @@ def refuse_own_input(request: ImproveRequest, root: Path) -> None:
 
 def prepared(request: ImproveRequest) -> tuple[Rubric, Path, Split]:
     rubric = load_rubric(request.rubric)
-    root = output_directory(request, rubric)
+    root = output_directory("improve", request, rubric)
     refuse_own_input(request, root)
     split = split_labelled(request, rubric, root)
     return rubric, root, split

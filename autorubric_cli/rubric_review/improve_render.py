@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from autorubric_cli.report.fit import build_table, print_fitted
 from autorubric_cli.report.formats import ARROW, SIMULATED_NOTE, dollars, number, p_value, share
 from autorubric_cli.rubric_review.improve_models import ImproveResult
-from autorubric_cli.rubric_review.render import Table, md_table
+from autorubric_cli.rubric_review.render import Table, markdown_page, show_tables
 
 NOTE = (
     "held out: the test items were never shown to the reviser nor used to keep a candidate; "
@@ -61,16 +60,10 @@ def notes(result: ImproveResult) -> list[str]:
 
 
 def render_improve_table(result: ImproveResult, console: Console) -> None:
-    console.print(f"[bold]{result.rubric}[/]: {headline(result)}", highlight=False)
-    for title, header, rows in tables(result):
-        print_fitted(console, build_table(title, header, rows, free=("requirement",)))
-    for line in notes(result):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    heading = f"[bold]{result.rubric}[/]: {headline(result)}"
+    show_tables(console, heading, tables(result), notes(result))
 
 
 def render_improve_markdown(result: ImproveResult) -> str:
-    lines = [f"# Improving `{result.rubric}`", "", f"**{headline(result)}**", ""]
-    for title, header, rows in tables(result):
-        lines += [f"## {title}", "", *md_table(header, rows), ""]
-    lines += [f"- {line}" for line in notes(result)]
-    return "\n".join(lines) + "\n"
+    title = f"Improving `{result.rubric}`"
+    return markdown_page(title, headline(result), tables(result), notes(result))

@@ -86,13 +86,23 @@ def tables(result: ReviewResult) -> list[Table]:
     return out
 
 
-def render_review_table(result: ReviewResult, console: Console) -> None:
-    console.print(f"[bold]{result.rubric}[/]: {headline(result)}", highlight=False)
-    for title, header, rows in tables(result):
-        free = ("reason", "detail", "affected criteria", "flags", "failed checks")
+def show_tables(console: Console, heading: str, shown: list[Table], lines: list[str]) -> None:
+    """A result in the terminal: its heading, its tables, its notes."""
+    console.print(heading, highlight=False)
+    for title, header, rows in shown:
+        free = ("reason", "detail", "affected criteria", "flags", "failed checks", "requirement")
         print_fitted(console, build_table(title, header, rows, free=free))
-    for line in notes(result):
+    for line in lines:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def markdown_page(title: str, heading: str, shown: list[Table], lines: list[str]) -> str:
+    """A result in Markdown: its title, heading, tables and notes."""
+    out = [f"# {title}", "", f"**{heading}**", ""]
+    for name, header, rows in shown:
+        out += [f"## {name}", "", *md_table(header, rows), ""]
+    out += [f"- {line}" for line in lines]
+    return "\n".join(out) + "\n"
 
 
 def _md_row(cells: list[str]) -> str:
@@ -103,12 +113,14 @@ def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [_md_row(header), _md_row(["---"] * len(header)), *(_md_row(r) for r in rows)]
 
 
+def render_review_table(result: ReviewResult, console: Console) -> None:
+    heading = f"[bold]{result.rubric}[/]: {headline(result)}"
+    show_tables(console, heading, tables(result), notes(result))
+
+
 def render_review_markdown(result: ReviewResult) -> str:
-    lines = [f"# Review of `{result.rubric}`", "", f"**{headline(result)}**", ""]
-    for title, header, rows in tables(result):
-        lines += [f"## {title}", "", *md_table(header, rows), ""]
-    lines += [f"- {line}" for line in notes(result)]
-    return "\n".join(lines) + "\n"
+    title = f"Review of `{result.rubric}`"
+    return markdown_page(title, headline(result), tables(result), notes(result))
 
 
 def render_review_html(result: ReviewResult) -> str:

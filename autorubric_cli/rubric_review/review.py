@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ import orjson
 
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.experiment.manifest import sha256_file, write_atomic
-from autorubric_cli.experiment.naming import directory_stem
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.loading.readers import iter_records
 from autorubric_cli.loading.rubric_loader import load_rubric
@@ -35,7 +33,13 @@ from autorubric_cli.rubric_review.results import (
     sample_report,
     stage_cost,
 )
-from autorubric_cli.rubric_review.stages import Engine, check_inputs, scratch, total_bill
+from autorubric_cli.rubric_review.stages import (
+    Engine,
+    check_inputs,
+    output_directory,
+    scratch,
+    total_bill,
+)
 
 RESULT = "review.json"
 
@@ -61,13 +65,6 @@ class Stage:
     rubric: Path
     dataset: Path
     directory: Path
-
-
-def output_directory(request: ReviewRequest, rubric: Rubric) -> Path:
-    if request.out is not None:
-        return request.out
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("experiments") / f"review-{directory_stem(rubric, request.rubric)}-{stamp}"
 
 
 def review_inputs(request: ReviewRequest) -> dict[str, Any]:
@@ -106,21 +103,13 @@ def prepare(request: ReviewRequest, rubric: Rubric, folder: Path, root: Path) ->
 
 
 def engine_for(request: ReviewRequest, root: Path) -> Engine:
-    command = f"autorubric review {request.rubric} ... --out {root} (the same options)"
-    return Engine(
-        root,
-        command,
-        judges=request.judges,
-        cache=request.cache,
-        cache_dir=request.cache_dir,
-        max_cost=request.max_cost,
-    )
+    return Engine.of(request, root, f"autorubric review {request.rubric} ...")
 
 
 def run_review(request: ReviewRequest) -> ReviewResult:
     """Grade every stage (or continue them), then the result, also written to review.json."""
     rubric = load_rubric(request.rubric)
-    root = output_directory(request, rubric)
+    root = output_directory("review", request, rubric)
     check_inputs(root, review_inputs(request))
     stages = prepare(request, rubric, root, root)
     engine = engine_for(request, root)
@@ -172,7 +161,7 @@ def review_result(
 def review_bill(request: ReviewRequest) -> dict[str, Any]:
     """The `--dry-run` bill of every stage and their sum; writes nothing."""
     rubric = load_rubric(request.rubric)
-    root = output_directory(request, rubric)
+    root = output_directory("review", request, rubric)
     engine = engine_for(request, root)
     with scratch() as folder:
         stages = prepare(request, rubric, folder, root)

@@ -17,21 +17,43 @@ import contextlib
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
+from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError, RunInterrupted
 from autorubric_cli.experiment.budget import paid_so_far
 from autorubric_cli.experiment.dry_run import dry_run_resume, dry_run_start
 from autorubric_cli.experiment.manifest import ITEMS, MANIFEST, write_atomic
+from autorubric_cli.experiment.naming import directory_stem
 from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import ALL_SCOPES, preflight
 from autorubric_cli.experiment.session import resume_run, start_run
 
 INPUTS = "inputs.json"
+
+
+class EngineFlags(Protocol):
+    """What a command's request says of the engine (`review`, `improve`)."""
+
+    rubric: Path
+    out: Path | None
+    judges: list[str]
+    cache: bool
+    cache_dir: Path | None
+    max_cost: float | None
+
+
+def output_directory(command: str, request: EngineFlags, rubric: Rubric) -> Path:
+    """`--out`, else `experiments/<command>-<rubric name or stem>-<UTC stamp>`."""
+    if request.out is not None:
+        return request.out
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path("experiments") / f"{command}-{directory_stem(rubric, request.rubric)}-{stamp}"
 
 
 class StageInterrupted(RunInterrupted):
@@ -56,6 +78,25 @@ class Engine:
     cache_dir: Path | None = None
     max_cost: float | None = None
     extra_paid: Callable[[], float] = lambda: 0.0
+
+    @classmethod
+    def of(
+        cls,
+        request: EngineFlags,
+        root: Path,
+        command: str,
+        extra_paid: Callable[[], float] | None = None,
+    ) -> Engine:
+        """The engine of `request` in `root`; `command` is what continues it."""
+        return cls(
+            root,
+            f"{command} --out {root} (the same options)",
+            judges=request.judges,
+            cache=request.cache,
+            cache_dir=request.cache_dir,
+            max_cost=request.max_cost,
+            extra_paid=extra_paid or (lambda: 0.0),
+        )
 
     def options(self, directory: Path, fields: list[str] | None = None) -> RunOptions:
         return RunOptions(
