@@ -118,7 +118,8 @@ def print_lint(rubric_path: Path) -> int:
 
 
 def run_improve_command(request: ImproveRequest, fmt: str, dry_run: bool) -> int:
-    """`improve`: 0 when done (its figures are reported, not gated)."""
+    """`improve`: 3 when a held-out vote failed (the same command asks it again), else 0 (its
+    figures are reported, not gated)."""
     if dry_run:
         render_stage_bills(improve_bill(request), fmt)
         return EXIT_OK
@@ -129,4 +130,4 @@ def run_improve_command(request: ImproveRequest, fmt: str, dry_run: bool) -> int
         sys.stdout.write(render_improve_markdown(result))
     else:
         render_improve_table(result, output_console())
-    return EXIT_OK
+    return EXIT_ERRORED if result.errored_items else EXIT_OK

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.judges.revision import Revision
 from autorubric_cli.judges.transports.simulated import is_simulated
 from autorubric_cli.rubric_review.accuracy import CriterionGrading, paired
@@ -33,7 +34,7 @@ from autorubric_cli.rubric_review.improve_models import (
     Part,
 )
 from autorubric_cli.rubric_review.meta import write_yaml
-from autorubric_cli.rubric_review.results import stage_cost
+from autorubric_cli.rubric_review.results import errored_items, stage_cost
 from autorubric_cli.rubric_review.revise_calls import (
     Proposal,
     ReviserSettings,
@@ -151,8 +152,9 @@ class Loop:
         )
 
 
-def held_out(loop: Loop, final_path: Path) -> list[HeldOut]:
-    """Both rubrics on the test part, compared criterion by criterion."""
+def held_out(loop: Loop, final_path: Path) -> tuple[list[HeldOut], list[OpenedExperiment]]:
+    """Both rubrics on the test part, compared criterion by criterion; and their
+    experiments."""
     original_path = loop.root / "rounds" / "0" / "rubric.yaml"
     runs = [
         loop.engine.run(path, loop.split.test, loop.root / "test" / name)
@@ -179,14 +181,14 @@ def held_out(loop: Loop, final_path: Path) -> list[HeldOut]:
                 requirement=criterion.requirement,
             )
         )
-    return out
+    return out, runs
 
 
 def run_improve(request: ImproveRequest) -> ImproveResult:
     rubric, root, split = start(request)
     engine = engine_for(request, root)
     loop = Loop(request, engine, split, root, rubric_data(request.rubric))
-    spec = reviser_spec(request.reviser, rubric)
+    spec = reviser_spec(request.reviser, rubric, request.judges)
     loop.train = loop.grade_train(loop.original, root / "rounds" / "0", loop.names)
     for number in range(1, request.rounds + 1):
         cap = engine.cap(root / "rounds" / str(number))
@@ -198,7 +200,7 @@ def run_improve(request: ImproveRequest) -> ImproveResult:
     (root / DIFF).write_text(
         wording_diff(loop.original, loop.current, request.rubric.name), "utf-8"
     )
-    criteria = held_out(loop, root / IMPROVED)
+    criteria, tested = held_out(loop, root / IMPROVED)
     result = ImproveResult(
         rubric=str(request.rubric),
         data=str(request.data),
@@ -215,6 +217,7 @@ def run_improve(request: ImproveRequest) -> ImproveResult:
         test=Part(path=str(split.test), items=split.assignment.count(1)),
         attempts=loop.attempts,
         criteria=criteria,
+        errored_items=sum(errored_items(r) for r in tested),
         cost=stage_cost(*(p.parent for p in root.rglob("items.jsonl"))) + paid_revisions(root),
         directory=str(root),
     )

@@ -60,5 +60,6 @@ class ImproveResult(Block):
     test: Part
     attempts: list[Attempt]
     criteria: list[HeldOut]
+    errored_items: int  # held-out records with a failed vote (their outcome: CANNOT_ASSESS)
     cost: float | None
     directory: str

@@ -102,10 +102,10 @@ def revise_messages(
     ]
 
 
-def reviser_spec(name: str | None, rubric: Rubric) -> JudgeSpec:
+def reviser_spec(name: str | None, rubric: Rubric, flagged: list[str]) -> JudgeSpec:
     """`--reviser`: a judge id of the rubric (that judge's settings), else a model string;
-    default the rubric's first judge."""
-    judges = rubric.grader.judges
+    default the first judge (of `--judge` when given, else of the rubric)."""
+    judges = [JudgeSpec(model=m) for m in flagged] or rubric.grader.judges
     if name is None:
         if not judges:
             raise InputError("no judge to revise with: pass --reviser MODEL", key="--reviser")
