@@ -7,7 +7,7 @@ shuffle, which depends on (seed, item, judge, criterion, sample) alone, so `both
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from autorubric_cli.core.config import LLMConfig
@@ -17,7 +17,6 @@ from autorubric_cli.core.shuffle import identity_order, shuffle_order
 from autorubric_cli.grading.few_shot import CriterionExamples
 from autorubric_cli.judges.prompts import (
     PREFIX_SEPARATOR,
-    PromptExample,
     criterion_suffix,
     shared_prefix,
     system_prompt,
@@ -50,10 +49,10 @@ class RequestBuilder:
 
     rubric: Rubric
     seed: int
-    examples: CriterionExamples | Mapping[str, Sequence[PromptExample]]
+    examples: CriterionExamples
 
     def __post_init__(self) -> None:
-        if not isinstance(self.examples, CriterionExamples):
+        if isinstance(self.examples, Mapping):  # examples given by name, as they are
             object.__setattr__(self, "examples", CriterionExamples(chosen=self.examples))
 
     def parts(
@@ -65,7 +64,6 @@ class RequestBuilder:
         override = config.multi_choice_system_prompt if multi_choice else config.system_prompt
         shown = None if order is None else [criterion.option_list()[i] for i in order]
         submission = item.judged()
-        assert isinstance(self.examples, CriterionExamples)
         prefix = shared_prefix(
             submission=submission,
             guidelines=self.rubric.guidelines,
