@@ -18,10 +18,14 @@ runs `prompt_caching: auto` and `off` (same concurrency, no call cache) and prin
 
 `--workload conversation` grades agent transcripts of the same size instead (system, user, a
 reasoning turn with two tool calls, their results, the answer): the transcript is the shared
-prefix, so the savings must match the text workload's.
+prefix, so the savings must match the text workload's. `--workload per-item` grades items that
+carry their own 8 criteria (6 in HealthBench's `{criterion, points, tags}` form, 2 ordinal) and
+a conversation `context` before a text submission, of the same size, against a rubric file with
+no criteria (docs/guides/per-item-rubrics.md): the transcript (context, then the submission) is
+the item's shared prefix, so the savings must match too.
 
     python -m bench.prompt_caching [--items 200] [--latency 0.05] [--concurrency 64] [--runs 1]
-        [--workload text|conversation]
+        [--workload text|conversation|per-item]
 """
 
 from __future__ import annotations
@@ -97,11 +101,49 @@ def write_inputs(directory: Path, items: int, workload: str = "text") -> tuple[P
             if workload == "conversation":
                 submission = agent_run(i)
             row = {"id": f"q{i}", "submission": submission, "query": f"Question {i}?"}
+            if workload == "per-item":
+                row = {**row, **own_criteria(i), "submission": f"Answer {i}. {filler(i, 900)}"}
             handle.write(json.dumps(row) + "\n")
     return directory / "rubric.yaml", data
 
 
-def rubric_text(model: str, api_base: str, caching: str, concurrency: int) -> str:
+ORDINAL = [
+    {"label": "Poor", "value": 0},
+    {"label": "Fair", "value": 0.5},
+    {"label": "Good", "value": 1},
+]
+
+
+def own_criteria(i: int) -> dict[str, Any]:
+    """Item i's context (~1,000 words over three turns) and its own 8 criteria (the
+    `per-item` workload): 6 binary in HealthBench's form, 2 ordinal in ours."""
+    context = [
+        {"role": "user", "content": f"Question {i}? {filler(i, 850, 5)}"},
+        {"role": "assistant", "content": f"Let me ask first. {filler(i, 100, 6)}"},
+        {"role": "user", "content": f"Here is more. {filler(i, 50, 7)}"},
+    ]
+    binary = [
+        {
+            "criterion": f"The answer states fact number {k} of question {i} correctly",
+            "points": -5 if k == 5 else k + 1,
+            "tags": [f"axis:a{k % 3}"],
+        }
+        for k in range(6)
+    ]
+    ordinal = [
+        {
+            "name": f"o{k}",
+            "requirement": f"How good is aspect {k} of answer {i}?",
+            "options": ORDINAL,
+        }
+        for k in range(2)
+    ]
+    return {"context": context, "rubric": binary + ordinal}
+
+
+def rubric_text(
+    model: str, api_base: str, caching: str, concurrency: int, workload: str = "text"
+) -> str:
     binary = "\n".join(
         f'  - {{name: b{k}, requirement: "The answer states fact number {k} correctly"}}'
         for k in range(6)
@@ -112,9 +154,8 @@ def rubric_text(model: str, api_base: str, caching: str, concurrency: int) -> st
     options: [{{label: Poor, value: 0}}, {{label: Fair, value: 0.5}}, {{label: Good, value: 1}}]"""
         for k in range(2)
     )
-    return f"""criteria:
-{binary}
-{ordinal}
+    criteria = " []" if workload == "per-item" else f"\n{binary}\n{ordinal}"
+    return f"""criteria:{criteria}
 grader:
   judges:
     - {{model: {model}, id: judge, api_base: "{api_base}", api_key_env: {KEY_ENV},
@@ -208,7 +249,7 @@ def run_once(
     """(experiment directory, wall seconds, billed USD) of one run."""
     model = MODELS[args.provider]
     rubric = work / f"{name}.yaml"
-    rubric.write_text(rubric_text(model, server.api_base, caching, args.concurrency))
+    rubric.write_text(rubric_text(model, server.api_base, caching, args.concurrency, args.workload))
     out = work / name
     server.reset()
     fresh_cache(server, args.provider, model)
@@ -317,9 +358,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument(
         "--workload",
-        choices=["text", "conversation"],
+        choices=["text", "conversation", "per-item"],
         default="text",
-        help="submissions: ~2,000-token texts, or agent transcripts of the same size",
+        help="submissions: ~2,000-token texts, agent transcripts of the same size, or items "
+        "with their own criteria and a context of the same size",
     )
     args = parser.parse_args()
     for provider in args.provider or ["anthropic", "openai"]:

@@ -16,6 +16,17 @@ has the library: it is not a project dependency) and prints ours/library (target
     python3 -m venv /tmp/arlib && /tmp/arlib/bin/pip install autorubric==1.6.1
     python -m bench.run_throughput [--items 1000] [--latency 0.1] [--concurrency 16] [--runs 3]
         [--library-python /tmp/arlib/bin/python]
+
+`--workload per-item` grades HealthBench's shape instead (docs/guides/per-item-rubrics.md): a
+rubric file with no criteria, and items that each carry `--criteria` criteria of their own (in
+HealthBench's `{criterion, points, tags}` form) and a conversation as `context`. The target there
+is >= 0.85 of ideal, for 5,000 items x 11 criteria at 100 ms and concurrency 64 (ideal 85.9 s):
+
+    python -m bench.run_throughput --workload per-item --items 5000 --criteria 11 \
+        --concurrency 64 --runs 1
+
+`--workload shared --criteria 11` grades the same calls with 11 shared criteria, to compare
+the client CPU per call of the two shapes (what carrying a rubric per item costs).
 """
 
 from __future__ import annotations
@@ -46,13 +57,23 @@ def write_inputs(
     concurrency: int,
     workers: str = "auto",
     transport: str = "auto",
+    workload: str = "shared",
+    criteria: int = 3,
 ) -> tuple[Path, Path]:
+    per_item = workload == "per-item"
+    shared = (
+        "[]"
+        if per_item
+        else "\n"
+        + "".join(
+            f"  - {{name: c{k}, requirement: {json.dumps(requirement(k))}"
+            + (", weight: -10}\n" if k % 3 == 2 else "}\n")
+            for k in range(criteria)
+        )
+    )
     rubric = directory / "rubric.yaml"
     rubric.write_text(
-        f"""criteria:
-  - {{name: correct, requirement: "The answer is correct"}}
-  - {{name: complete, requirement: "The answer is complete"}}
-  - {{name: harmful, requirement: "The answer is harmful", weight: -10}}
+        f"""criteria: {shared}
 grader:
   judges:
     - {{model: openai/bench, id: bench, api_base: "{api_base}", api_key_env: {KEY_ENV},
@@ -66,9 +87,29 @@ grader:
     data = directory / "data.jsonl"
     with data.open("w") as handle:
         for i in range(items):
-            row = {"id": f"b{i}", "submission": f"Answer number {i}: Paris is in France."}
+            row: dict[str, object] = {
+                "id": f"b{i}",
+                "submission": f"Answer number {i}: Paris is in France.",
+            }
+            if per_item:
+                row["context"] = [{"role": "user", "content": f"Question {i}: where is Paris?"}]
+                row["rubric"] = [
+                    {
+                        "criterion": f"{requirement(k)} (item {i})",
+                        "points": -10 if k % 3 == 2 else k + 1,
+                        "tags": [f"axis:a{k % 5}", "level:example"],
+                    }
+                    for k in range(criteria)
+                ]
             handle.write(json.dumps(row) + "\n")
     return rubric, data
+
+
+def requirement(k: int) -> str:
+    """The k-th criterion: three kinds, as the shared default's (correct, complete, harmful)."""
+    return ("The answer is correct", "The answer is complete", "The answer is harmful")[k % 3] + (
+        f" ({k})" if k >= 3 else ""
+    )
 
 
 def grade_in_process(rubric: Path, data: Path, out: Path) -> tuple[float, float, int]:
@@ -158,14 +199,25 @@ def main() -> None:
     )
     parser.add_argument("--transport", default="auto", help="the judge's transport setting")
     parser.add_argument("--library-python", default="/tmp/arlib/bin/python")
+    parser.add_argument("--workload", choices=("shared", "per-item"), default="shared")
+    parser.add_argument("--criteria", type=int, default=None, help="default: 3 shared, 11 per item")
     args = parser.parse_args()
-    library = Path(args.library_python).exists()
+    criteria = args.criteria or (11 if args.workload == "per-item" else 3)
+    library = Path(args.library_python).exists() and (args.workload, criteria) == ("shared", 3)
     os.environ[KEY_ENV] = "bench-key"
-    ideal = args.items * 3 * args.latency / args.concurrency
+    calls = args.items * criteria
+    ideal = calls * args.latency / args.concurrency
     inner, outer, cpu, lib, spawned, first = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as server:
         rubric, data = write_inputs(
-            Path(tmp), server.api_base, args.items, args.concurrency, args.workers, args.transport
+            Path(tmp),
+            server.api_base,
+            args.items,
+            args.concurrency,
+            args.workers,
+            args.transport,
+            args.workload,
+            criteria,
         )
         for run in range(args.runs):
             wall, used, workers = grade_in_process(rubric, data, Path(tmp) / f"in{run}")
@@ -178,9 +230,11 @@ def main() -> None:
                 lib.append(
                     library_run(args.library_python, server.api_base, args.items, args.concurrency)
                 )
+    target = 0.85 if args.workload == "per-item" else 0.87
+    shape = "own criteria each" if args.workload == "per-item" else "shared criteria"
     print(
-        f"ideal {ideal:.2f} s ({args.items} items x 3 calls x {args.latency * 1000:.0f} ms "
-        f"/ concurrency {args.concurrency})"
+        f"ideal {ideal:.2f} s ({args.items} items x {criteria} calls ({shape}) x "
+        f"{args.latency * 1000:.0f} ms / concurrency {args.concurrency})"
     )
     runs = [("grading (in-process)", inner), ("whole `autorubric run`", outer)]
     if library:
@@ -189,7 +243,7 @@ def main() -> None:
         median = statistics.median(times)
         print(
             f"{label}: median {median:.2f} s, ratio to ideal {ideal / median:.2f} "
-            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= 0.87"
+            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); target >= {target}"
         )
     if library:
         ratio = statistics.median(lib) / statistics.median(outer)
@@ -197,8 +251,10 @@ def main() -> None:
             f"whole CLI vs library, same run: {ratio:.2f}x the library's throughput; target >= 1.5"
         )
     else:
-        print(f"library comparison skipped: {args.library_python} not found (see the docstring)")
-    calls = args.items * 3
+        print(
+            f"library comparison skipped: {args.library_python} not found (see the docstring), "
+            "or not the default shared workload"
+        )
     print(
         f"client CPU per call (in-process, all layers, transport {args.transport}): median "
         f"{statistics.median(cpu) / calls * 1000:.2f} ms; one core allows at most "
