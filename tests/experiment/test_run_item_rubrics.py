@@ -189,3 +189,16 @@ def test_an_item_criterion_changed_after_the_run_started_is_refused_by_resume(
     data.write_text(data.read_text().replace('"points": 3', '"points": 4', 1))
     resumed = cli("resume", tmp_path / "exp")
     assert resumed.exit_code == 2 and "dataset changed since the run started" in resumed.stderr
+
+
+def test_a_second_run_is_served_from_the_call_cache(tmp_path: Path) -> None:
+    data = healthbench_dataset(tmp_path / "hb.jsonl", 4)
+    with JudgeServer() as server:
+        rubric = item_rubric_file(tmp_path / "r.yaml", server.api_base)
+        ok("run", rubric, data, *FIELD_FLAGS, "--out", tmp_path / "a")
+        assert server.request_count == criteria_count(4)
+        server.reset()
+        ok("run", rubric, data, *FIELD_FLAGS, "--out", tmp_path / "b")
+        assert server.request_count == 0
+    votes = [v for r in records(tmp_path / "b") for c in r["criteria"] for v in c["votes"]]
+    assert len(votes) == criteria_count(4) and all(v["cached"] for v in votes)
