@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import itertools
 import pkgutil
 import threading
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 import autorubric_cli.metrics as metrics
 from autorubric_cli.core.config import LLMConfig
+from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import BudgetStop
@@ -133,14 +135,24 @@ def _preload_report() -> threading.Thread:
     return thread
 
 
-def window_for(rubric: Rubric) -> int:
-    """Items in flight: enough to keep every call slot (or batch) busy."""
+def window_for(rubric: Rubric, criteria: int) -> int:
+    """Items in flight: enough to keep every call slot (or batch) busy, for items of `criteria`
+    criteria each."""
     config = rubric.grader
     per_item = config.llm_calls == "per_item"
-    calls = (1 if per_item else len(rubric.criteria)) * sum(j.samples for j in config.judges)
+    calls = (1 if per_item else criteria) * sum(j.samples for j in config.judges)
     staged = not per_item and any(caching_kind(j) for j in config.judges)
     window = items_in_flight(config.concurrency, calls, staged)
-    return batch_window(config, len(rubric.criteria), window)
+    return batch_window(config, criteria, window)
+
+
+def first_seen(items: Iterator[Item], rubric: Rubric) -> tuple[Iterator[Item], int]:
+    """The items, and the criteria of the first (the file's and its own): a dataset of
+    per-item rubrics (docs/guides/per-item-rubrics.md) sizes the window by it."""
+    first = next(items, None)
+    if first is None:
+        return items, len(rubric.criteria)
+    return itertools.chain([first], items), len(rubric.criteria) + len(first.rubric)
 
 
 def grade_pending(
@@ -154,10 +166,11 @@ def grade_pending(
 ) -> RunOutcome:
     """Grade the items of the run not in `done` (`priors`: errored records to grade again),
     then `finish` the recorder, however the loop ended. A spend-cap stop is a `BudgetStop`."""
-    items = pending_items(dataset, rubric, recorder.manifest, done)
+    items, criteria = first_seen(pending_items(dataset, rubric, recorder.manifest, done), rubric)
     already = min(len(done), recorder.manifest.items_total)
     work = ItemWork(grader)
-    return grade_units(recorder, rubric, work, items, window_for(rubric), already, priors, grace_s)
+    window = window_for(rubric, criteria)
+    return grade_units(recorder, rubric, work, items, window, already, priors, grace_s)
 
 
 def grade_units(
