@@ -15,6 +15,11 @@ import orjson
 import pytest
 import yaml
 
+from autorubric_cli.core.criterion import Criterion
+from autorubric_cli.core.items import Item
+from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.experiment.loop import first_seen, window_for
+from autorubric_cli.experiment.runner import items_in_flight
 from tests.support.cli import cli
 from tests.support.experiment.batch import comparable, fast_batches
 from tests.support.experiment.item_rubrics import (
@@ -202,3 +207,19 @@ def test_a_second_run_is_served_from_the_call_cache(tmp_path: Path) -> None:
         assert server.request_count == 0
     votes = [v for r in records(tmp_path / "b") for c in r["criteria"] for v in c["votes"]]
     assert len(votes) == criteria_count(4) and all(v["cached"] for v in votes)
+
+
+def test_items_in_flight_are_sized_by_the_first_items_criteria() -> None:
+    rubric = Rubric.model_validate({"grader": {"judges": [{"model": "simulated/a"}]}})
+    items = [
+        Item(
+            id=f"x{i}",
+            submission="a",
+            rubric=[Criterion(name=f"i{k}", requirement="r") for k in range(11)],
+        )
+        for i in range(3)
+    ]
+    rest, criteria = first_seen(iter(items), rubric)
+    assert criteria == 11 and list(rest) == items
+    assert window_for(rubric, criteria) == items_in_flight(64, 11) < window_for(rubric, 1)
+    assert first_seen(iter([]), rubric)[1] == 0
