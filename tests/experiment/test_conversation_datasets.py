@@ -11,19 +11,19 @@ import random
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from tests.support.cli import cli
 from tests.support.conversations import CONVERSATIONS, RUBRIC, message_texts
 from tests.support.experiment.batch import comparable, fast_batches, processed
 from tests.support.experiment.cache import CRITERIA, by_id, cache_rubric, without_cache_marks
 from tests.support.experiment.provider_batch import FAKES, offline, provider_rubric, run_here
 from tests.support.experiment.runs import (
     assert_nothing_lost_nothing_rejudged,
+    ok,
     server_rubric,
     sigkill_and_resume,
     token,
+    untimed_records,
 )
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
@@ -54,19 +54,6 @@ def conversation_dataset(path: Path, n: int, criterion: str = "correct") -> Path
         )
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
-
-
-def ok(*args: object) -> str:
-    result = cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
-def records(directory: Path) -> list[dict[str, Any]]:
-    lines = [orjson.loads(raw) for raw in (directory / "items.jsonl").read_bytes().splitlines()]
-    for line in lines:
-        line.pop("duration_s")
-    return lines
 
 
 def report(directory: Path) -> dict[str, Any]:
@@ -148,11 +135,11 @@ def test_merged_shards_equal_a_single_run(tmp_path: Path) -> None:
     shards = [tmp_path / f"s{k}" for k in (1, 2, 3)]
     for k, shard in enumerate(shards, start=1):
         ok("run", rubric, data, "--out", shard, "--shard", f"{k}/3", "--no-cache")
-    assert all(0 < len(records(s)) < N for s in shards)
+    assert all(0 < len(untimed_records(s)) < N for s in shards)
     ok("merge", tmp_path / "merged", *shards)
     merged, single = tmp_path / "merged", tmp_path / "single"
     assert report(merged) == report(single)
-    assert records(merged) == sorted(records(single), key=lambda r: r["index"])
+    assert untimed_records(merged) == sorted(untimed_records(single), key=lambda r: r["index"])
 
 
 def test_sigkill_and_resume_lose_nothing_and_judge_nothing_twice(tmp_path: Path) -> None:

@@ -9,9 +9,7 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
-import orjson
 import pytest
 import yaml
 
@@ -33,26 +31,15 @@ from tests.support.experiment.item_rubrics import (
 from tests.support.experiment.provider_batch import FAKES, offline, provider_rubric, run_here
 from tests.support.experiment.runs import (
     assert_nothing_lost_nothing_rejudged,
+    ok,
     sigkill_and_resume,
     token,
+    untimed_records,
 )
 from tests.support.judge_server import JudgeServer, item_entries
 from tests.support.otlp_receiver import OtlpReceiver
 
 N = 10
-
-
-def ok(*args: object) -> str:
-    result = cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
-def records(directory: Path) -> list[dict[str, Any]]:
-    lines = [orjson.loads(raw) for raw in (directory / "items.jsonl").read_bytes().splitlines()]
-    for line in lines:
-        line.pop("duration_s")
-    return lines
 
 
 @pytest.mark.parametrize("llm_calls", ["per_criterion", "per_item"])
@@ -71,7 +58,7 @@ def test_a_healthbench_file_is_graded_as_it_is(tmp_path: Path, llm_calls: str) -
         row = healthbench_row(i, 2 + i % 4)
         texts = [r.text() for r in requests if token(i) in r.text()]
         assert texts and all(row["prompt"][0]["content"] in t for t in texts)
-    for i, record in enumerate(sorted(records(tmp_path / "exp"), key=lambda r: r["index"])):
+    for i, record in enumerate(sorted(untimed_records(tmp_path / "exp"), key=lambda r: r["index"])):
         row = healthbench_row(i, 2 + i % 4)
         assert record["id"] == row["prompt_id"] and record["status"] == "ok"
         assert record["context"] == row["prompt"] and record["tags"] == row["example_tags"]
@@ -105,9 +92,9 @@ def test_merged_shards_equal_a_single_run(tmp_path: Path) -> None:
         shards = [tmp_path / f"s{k}" for k in (1, 2)]
         for k, shard in enumerate(shards, start=1):
             ok("run", rubric, data, *FIELD_FLAGS, "--out", shard, "--shard", f"{k}/2", "--no-cache")
-    assert all(0 < len(records(s)) < N for s in shards)
+    assert all(0 < len(untimed_records(s)) < N for s in shards)
     ok("merge", tmp_path / "merged", *shards)
-    merged, single = records(tmp_path / "merged"), records(tmp_path / "single")
+    merged, single = untimed_records(tmp_path / "merged"), untimed_records(tmp_path / "single")
     assert merged == sorted(single, key=lambda r: r["index"])
     report = json.loads((tmp_path / "merged" / "report.json").read_text())
     assert report["items"]["total"] == N
@@ -205,7 +192,7 @@ def test_a_second_run_is_served_from_the_call_cache(tmp_path: Path) -> None:
         server.reset()
         ok("run", rubric, data, *FIELD_FLAGS, "--out", tmp_path / "b")
         assert server.request_count == 0
-    votes = [v for r in records(tmp_path / "b") for c in r["criteria"] for v in c["votes"]]
+    votes = [v for r in untimed_records(tmp_path / "b") for c in r["criteria"] for v in c["votes"]]
     assert len(votes) == criteria_count(4) and all(v["cached"] for v in votes)
 
 

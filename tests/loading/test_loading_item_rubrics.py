@@ -16,16 +16,10 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import load_rubric
 from tests.support.cli import cli
+from tests.support.experiment.item_rubrics import HEALTHBENCH_FIELDS
 
 NO_SHARED = Rubric.model_validate({"criteria": []})
 SHARED = Rubric.model_validate({"criteria": [{"name": "tone", "requirement": "Is polite"}]})
-HEALTHBENCH_FIELDS = {
-    "id": "prompt_id",
-    "context": "prompt",
-    "rubric": "rubrics",
-    "tags": "example_tags",
-    "submission": "ideal_completions_data.ideal_completion",
-}
 HB_ROW: dict[str, Any] = {
     "prompt_id": "hb-7",
     "prompt": [

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from tests.support import cli_process
-from tests.support.cli import KEY_ENV, KEY_VALUE, UNSET
+from tests.support.cli import KEY_ENV, KEY_VALUE, UNSET, cli
 from tests.support.cli_process import CliProcess
 
 __all__ = ["KEY_ENV", "KEY_VALUE"]  # re-exported: the run tests' rubrics name this key
@@ -123,6 +123,21 @@ def wait_for_lines(items: Path, at_least: int, proc: CliProcess, limit: float) -
             return False
         time.sleep(0.02)
     raise AssertionError(f"no progress in {limit}s")
+
+
+def ok(*args: object) -> str:
+    """`autorubric ARGS` in-process; it must exit 0. Its stdout."""
+    result = cli(*args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def untimed_records(directory: Path) -> list[dict[str, Any]]:
+    """Every record line, in file order, without its `duration_s` (which differs run to run)."""
+    lines = [orjson.loads(raw) for raw in (directory / "items.jsonl").read_bytes().splitlines()]
+    for line in lines:
+        line.pop("duration_s")
+    return lines
 
 
 def manifest(directory: Path) -> dict[str, Any]:
