@@ -6,6 +6,7 @@ from pathlib import Path
 
 from autorubric_cli.cli.console import output_console
 from autorubric_cli.core.rubric import CriterionOption
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.options import RunOptions
 from autorubric_cli.experiment.preflight import MissingKeyVariable, Scope, preflight
@@ -66,7 +67,7 @@ def run_check(
             else ""
         )
         console.print(
-            f"{dataset_path}: {summary.items} items, {own}"
+            f"{dataset_path}: {plural(summary.items, 'item')}, {own}"
             f"{summary.with_ground_truth} with ground truth, "
             f"{summary.with_human_ratings} with human ratings — OK"
         )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from autorubric_cli.cli.finish import finish
 from autorubric_cli.cli.pairwise_body import report_pairwise
+from autorubric_cli.core.words import plural
 from autorubric_cli.experiment.manifest import is_pairwise
 from autorubric_cli.experiment.merge import merge_shards
 
@@ -25,7 +26,8 @@ def run_merge(
     for warning in result.warnings:
         print(f"autorubric: warning: {warning}", file=sys.stderr)
     print(
-        f"autorubric: merged {result.shards} shard(s), {result.items} item(s) into {out} "
+        f"autorubric: merged {plural(result.shards, 'shard')}, {plural(result.items, 'item')} "
+        f"into {out} "
         f"({result.status})",
         file=sys.stderr,
     )

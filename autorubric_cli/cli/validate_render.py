@@ -6,6 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from autorubric_cli.core.words import plural
 from autorubric_cli.report.fit import build_table, print_fitted
 from autorubric_cli.report.formats import SIMULATED_NOTE, number
 from autorubric_cli.report.validate_columns import DOWNSTREAM_COLUMNS, FC_COLUMNS, RS_COLUMNS
@@ -110,7 +111,7 @@ def header(criterion: CriterionValidation) -> str:
     model = criterion.fc_model
     model_text = model.kind if model.kind != "beta" else f"beta={model.beta:g}"
     return (
-        f"[bold]{criterion.name}[/] ({criterion.kind}): {criterion.n_items} items, "
+        f"[bold]{criterion.name}[/] ({criterion.kind}): {plural(criterion.n_items, 'item')}, "
         f"human ratings per item min {per_item.min} mean {per_item.mean:.1f}; "
         f"positive = {', '.join(criterion.positive)}; τ = {criterion.tau:g}; "
         f"forced-choice → response-set model: {model_text}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autorubric_cli.core.config import LLMConfig
+from autorubric_cli.core.words import plural
 from autorubric_cli.experiment.store import open_records, record_head
 from autorubric_cli.judges.policy.spend import SpendCap, check_priced
 
@@ -43,6 +44,6 @@ def spend_cap(config: LLMConfig, items: Path) -> SpendCap | None:
 
 def budget_message(cap: float, items_recorded: int) -> str:
     return (
-        f"budget of ${cap:,.2f} reached after {items_recorded:,} items; "
+        f"budget of ${cap:,.2f} reached after {plural(items_recorded, 'item')}; "
         "resume with a higher --max-cost"
     )

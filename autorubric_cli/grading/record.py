@@ -10,6 +10,7 @@ from autorubric_cli.core.item_rubric import with_definitions
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord, Vote, add_counts
 from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.core.words import plural
 
 MAX_SUMMARY = 200
 
@@ -56,7 +57,8 @@ def error_summary(
         return None
     total = sum(len(votes) for votes in votes_by_criterion)
     name, first = failed[0]
-    text = f"{len(failed)} of {total} votes failed; first: {name}/{first.judge}#{first.sample} "
+    text = f"{len(failed)} of {plural(total, 'vote')} failed; "
+    text += f"first: {name}/{first.judge}#{first.sample} "
     text += first.error or ""
     return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 1] + "…"
 

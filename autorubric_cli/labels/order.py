@@ -20,6 +20,7 @@ from typing import Literal
 
 from autorubric_cli.core.item_rubric import is_item_criterion
 from autorubric_cli.core.records import CriterionRecord, ItemRecord
+from autorubric_cli.core.words import plural
 
 Order = Literal["disagreement", "random", "dataset"]
 ORDERS: tuple[Order, ...] = ("disagreement", "random", "dataset")
@@ -96,7 +97,7 @@ def explain(item: Ranked, order: Order, position: int, per_item_raters: int | No
     if per_item_raters is not None:
         short = item.raters < per_item_raters
         parts.append(
-            f"labelled by {item.raters} of the {per_item_raters} raters wanted"
+            f"labelled by {item.raters} of the {plural(per_item_raters, 'rater')} wanted"
             + (" (fewer first)" if short else "")
         )
     if order == "disagreement":

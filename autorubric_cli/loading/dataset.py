@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from autorubric_cli.core.items import ITEM_FIELDS, HumanRating, Item
 from autorubric_cli.core.records import CriterionVerdict
 from autorubric_cli.core.rubric import Criterion, Rubric
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError, unknown_name_message
 from autorubric_cli.loading.fields import apply_fields
 from autorubric_cli.loading.item_fields import parse_context, parse_item_criteria, parse_tags
@@ -165,8 +166,8 @@ def _parse_ground_truth(value: Any, where: Where, rubric: Rubric) -> dict[str, s
     if isinstance(value, list):
         if len(value) != len(rubric.criteria):
             raise where.error(
-                f"ground_truth list has {len(value)} entries; the rubric has "
-                f"{len(rubric.criteria)} criteria",
+                f"ground_truth list has {plural(len(value), 'entry', 'entries')}; the rubric "
+                f"has {plural(len(rubric.criteria), 'criterion', 'criteria')}",
                 key="ground_truth",
             )
         value = {c.name: v for c, v in zip(rubric.criteria, value, strict=True)}

@@ -12,6 +12,7 @@ from rich.console import Console
 from autorubric_cli.core.evaluate import ScoringRules
 from autorubric_cli.core.json_model import Block
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
@@ -240,7 +241,7 @@ def render_calibration_table(calibration: Calibration, console: Console) -> None
     items = calibration.items
     title = (
         f"Cascade calibration: {calibration.first.experiment} then {calibration.then.experiment}"
-        f" ({items.paired} items paired)"
+        f" ({plural(items.paired, 'item')} paired)"
     )
     console.print(rich_table(title, HEADER, calibration_rows(calibration)))
     if calibration.per_criterion is not None:

@@ -19,6 +19,7 @@ import numpy as np
 from autorubric_cli.core.config import GateCheck
 from autorubric_cli.core.gate import evaluate_check
 from autorubric_cli.core.json_model import to_json_dict
+from autorubric_cli.core.words import plural
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.metrics.figures import Undefined
 from autorubric_cli.metrics.mean_ci import NO_PAIRS, bootstrap_mean_ci
@@ -73,7 +74,7 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
     errored = {"base": sum(base.errored), "new": sum(new.errored)}
     if errored["base"]:
         warnings.append(
-            f"BASE has {errored['base']} errored item(s): left out; they do not make the "
+            f"BASE has {plural(errored['base'], 'errored item')}: left out; they do not make the "
             "exit code 3 (only NEW's errors do)"
         )
     seed = base.experiment.manifest.seed if options.seed is None else options.seed
@@ -144,12 +145,12 @@ def pair_items(base: Side, new: Side) -> tuple[Pairs, PairCounts, list[str]]:
     )
     warnings = []
     if only_base:
-        warnings.append(f"{len(only_base)} item(s) only in BASE: {named(only_base)}")
+        warnings.append(f"{plural(len(only_base), 'item')} only in BASE: {named(only_base)}")
     if only_new:
-        warnings.append(f"{len(only_new)} item(s) only in NEW: {named(only_new)}")
+        warnings.append(f"{plural(len(only_new), 'item')} only in NEW: {named(only_new)}")
     if excluded:
         warnings.append(
-            f"{len(excluded)} paired item(s) excluded (errored or no score on a side; "
+            f"{plural(len(excluded), 'paired item')} excluded (errored or no score on a side; "
             f"{len(errored)} errored): {named(excluded)}"
         )
     if not ids:

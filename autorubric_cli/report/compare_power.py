@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from autorubric_cli.core.clusters import cluster_path
+from autorubric_cli.core.words import plural
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.metrics.clustered import (
     ClusteredMean,
@@ -91,7 +92,7 @@ def power_line(score: ScoreComparison) -> str | None:
     if not score.below_mde80:
         return None
     mde = score.clustered.mde80 if score.clustered is not None else score.mde80
-    where = "" if score.clustered is None else f" on {score.clustered.clusters} clusters"
+    where = "" if score.clustered is None else f" on {plural(score.clustered.clusters, 'cluster')}"
     return (
         f"{TOO_FEW}: the difference {score.diff:+.4f} is below {mde:.4f}, the smallest this "
         f"comparison detects with 80% power{where}"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from autorubric_cli.core.words import plural
+
 UNDEFINED = "n/a"
 PASSED = "PASSED"
 FAILED = "FAILED"
@@ -18,6 +20,7 @@ WITH_OUTCOME = "judges w/ outcome"  # a criterion's `agreement`: judges whose an
 AGREEING_PAIRS = "agreeing pairs"  # `percent_agreement`: pairs of judges answering alike
 SIMULATED_NOTE = "These results come from SIMULATED judges, not real models."
 SIMULATED_TAG = "simulated judges"
+__all__ = ["plural"]  # re-exported: the renderers count things with the one helper
 
 
 def number(value: Any, digits: int = 3, *, signed: bool = False) -> str:
@@ -67,11 +70,6 @@ def gate_word(passed: bool) -> str:
 def arrow(move: str) -> str:
     """A JSON transition key (`MET->UNMET`) as the outputs write it (`MET→UNMET`)."""
     return move.replace("->", ARROW)
-
-
-def plural(count: int, word: str) -> str:
-    """`1 rater`, `2 raters`."""
-    return f"{number(count)} {word}{'' if count == 1 else 's'}"
 
 
 def exact(value: float | None) -> str:

@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 
+from autorubric_cli.core.words import plural
 from autorubric_cli.metrics.bootstrap import (
     Statistic,
     bootstrap_replicates,
@@ -133,7 +134,9 @@ def _check_lengths(
         arrays |= {f"{c.name}.predictions[{k}]": v for k, v in c.predictions.items()}
     for name, array in arrays.items():
         if np.shape(array)[:1] != truth_scores.shape:
-            raise ValueError(f"{name} has {len(array)} items, expected {truth_scores.size}")
+            raise ValueError(
+                f"{name} has {plural(len(array), 'item')}, expected {truth_scores.size}"
+            )
 
 
 def _has_truth(labels: list[CriterionLabels]) -> bool:

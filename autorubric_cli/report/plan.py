@@ -18,6 +18,7 @@ import orjson
 
 from autorubric_cli.core.clusters import cluster_path
 from autorubric_cli.core.json_model import Block
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import open_experiment
@@ -143,21 +144,24 @@ def render_plan_text(result: PlanResult) -> str:
     lines = [
         f"To detect a change of {result.detect:g} in the mean score (two-sided, paired, "
         f"alpha {result.alpha:g}, power {result.power:g}):",
-        f"  {result.n_items:,} paired items, items independent",
+        f"  {plural(result.n_items, 'paired item')}, items independent",
     ]
     if result.cluster is not None:
         c = result.cluster
         icc = "n/a" if c.icc is None else f"{c.icc:.3f}"
         if result.n_items_clustered is not None and result.design_effect is not None:
             lines.append(
-                f"  {result.n_items_clustered:,} paired items with clusters like the pilot's "
-                f"({c.key}: {c.clusters} clusters, ICC {icc}, design effect "
+                f"  {plural(result.n_items_clustered, 'paired item')} with clusters like the "
+                "pilot's "
+                f"({c.key}: {plural(c.clusters, 'cluster')}, ICC {icc}, design effect "
                 f"{result.design_effect:.3f})"
             )
         else:
-            lines.append(f"  clustered: undefined ({c.key}: {c.clusters} clusters, ICC {icc})")
+            lines.append(
+                f"  clustered: undefined ({c.key}: {plural(c.clusters, 'cluster')}, ICC {icc})"
+            )
     lines.append(
         f"sigma_d {result.sigma_d:.4f} (from {result.sigma_from}); pilot: "
-        f"{result.pilot_items:,} scored items"
+        f"{plural(result.pilot_items, 'scored item')}"
     )
     return "\n".join(lines) + "\n"

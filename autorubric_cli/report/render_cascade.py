@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from autorubric_cli.report.formats import dollars, share
+from autorubric_cli.report.formats import dollars, plural, share
 from autorubric_cli.report.models_cascade import CascadeSection
 
 HEADER = ["stage", "judges", "votes", "calls", "cached", "error votes", "cost", "cost saved"]
@@ -58,7 +58,7 @@ def thresholds_text(section: CascadeSection) -> str:
 def cascade_summary(section: CascadeSection) -> str:
     """One sentence: how much escalated, and the cost against an all-`then` run."""
     return (
-        f"Cascade: {section.escalated} of {section.graded} criterion grades escalated "
+        f"Cascade: {section.escalated} of {plural(section.graded, 'criterion grade')} escalated "
         f"({share(section.escalation_rate)}) {thresholds_text(section)}; "
         f"cost {dollars(section.cost)}, all-then estimate "
         f"{dollars(section.all_then_cost_estimate)}, cost ratio {share(section.cost_ratio)}."

@@ -3,7 +3,7 @@ and on how many clusters it rests, what a comparison could detect, and the judge
 
 from __future__ import annotations
 
-from autorubric_cli.report.formats import UNDEFINED, interval, number, p_value
+from autorubric_cli.report.formats import UNDEFINED, interval, number, p_value, plural
 from autorubric_cli.report.models import CriterionSummary, Report, ScoreSummary
 from autorubric_cli.report.models_compare import CompareResult
 from autorubric_cli.report.models_stats import JudgeBias, LengthCorrelation
@@ -31,10 +31,11 @@ def interval_note(score: ScoreSummary) -> str:
     se = f"se {number(score.se, 4)}"
     clip = f"; {CLIP_MEAN_NOTE}" if score.clip == "mean" else ""
     if score.clustered is None:
-        return f"95% CI: bootstrap over {score.n} items ({se}, items independent){clip}"
+        return f"95% CI: bootstrap over {plural(score.n, 'item')} ({se}, items independent){clip}"
     c = score.clustered
     return (
-        f"95% CI: clustered by {c.key}, {c.clusters} clusters (clustered se {number(c.se, 4)}; "
+        f"95% CI: clustered by {c.key}, {plural(c.clusters, 'cluster')} "
+        f"(clustered se {number(c.se, 4)}; "
         f"bootstrap over items, as if independent: {interval(score.ci95)}, {se}){clip}"
     )
 
@@ -42,7 +43,7 @@ def interval_note(score: ScoreSummary) -> str:
 def criterion_ci(c: CriterionSummary) -> str:
     if c.clustered is None:
         return UNDEFINED
-    return f"{interval(c.clustered.ci95)} ({c.clustered.clusters} clusters)"
+    return f"{interval(c.clustered.ci95)} ({plural(c.clustered.clusters, 'cluster')})"
 
 
 def has_clustered_criteria(report: Report) -> bool:
@@ -81,13 +82,13 @@ def bias_row(judge: str, bias: JudgeBias) -> list[str]:
     own_cell = UNDEFINED
     if own is not None:
         difference = number(own.difference, signed=True)
-        own_cell = f"{difference} {interval(own.ci95)} on {own.n_own} {own.model} items"
+        own_cell = f"{difference} {interval(own.ci95)} on {plural(own.n_own, own.model + ' item')}"
     return [
         judge,
         *position_cells(bias),
         UNDEFINED
         if consistency is None
-        else f"{number(consistency.rate)} of {consistency.pairs} pairs",
+        else f"{number(consistency.rate)} of {plural(consistency.pairs, 'pair')}",
         length_cell(bias),
         own_cell,
     ]
@@ -114,6 +115,6 @@ def compare_interval_line(result: CompareResult) -> str:
         se, mde = number(s.se_diff, 4), number(s.mde80, 4)
         return f"items treated as independent: se {se}, mde80 {mde}"
     return (
-        f"clustered by {c.key}, {c.clusters} clusters: 95% CI {interval(c.ci95)}, "
+        f"clustered by {c.key}, {plural(c.clusters, 'cluster')}: 95% CI {interval(c.ci95)}, "
         f"p = {p_value(c.p_value)} (normal), se {number(c.se, 4)}, mde80 {number(c.mde80, 4)}"
     )

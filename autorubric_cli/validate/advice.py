@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from autorubric_cli.core.words import plural
 from autorubric_cli.validate.space import Rating
 
 MIN_RATINGS = 3
@@ -20,9 +21,9 @@ def few_ratings(criterion: str, counts: Sequence[int]) -> str | None:
     if not short:
         return None
     return (
-        f"{criterion}: {short} of {len(counts)} items have fewer than {MIN_RATINGS} human "
-        f"ratings (min {min(counts)}); Guerdan et al. find 3 ratings per item worth more than "
-        "any choice of metric: collect more ratings before trusting a judge ranking"
+        f"{criterion}: {short} of {plural(len(counts), 'item')} have fewer than {MIN_RATINGS} "
+        f"human ratings (min {min(counts)}); Guerdan et al. find 3 ratings per item worth more "
+        "than any choice of metric: collect more ratings before trusting a judge ranking"
     )
 
 

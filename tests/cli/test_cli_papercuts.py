@@ -166,7 +166,7 @@ def test_compare_exit_3_only_for_errors_of_new(tmp_path: Path) -> None:
     assert code == 0, stderr
     result = json.loads(stdout)
     assert result["errored"] == {"base": 2, "new": 0}
-    assert any("BASE has 2 errored item(s)" in w for w in result["warnings"])
+    assert any("BASE has 2 errored items" in w for w in result["warnings"])
     code, stdout, _ = invoke("compare", clean, broken, "--format", "json")
     assert code == 3
     assert json.loads(stdout)["errored"] == {"base": 0, "new": 2}

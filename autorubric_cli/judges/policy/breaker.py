@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 
 from autorubric_cli.core.config import BreakerConfig
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.policy.failures import JudgeFailure
 
@@ -54,7 +55,7 @@ class CircuitBreaker:
             return
         self.streak += 1
         if self.streak >= self.settings.consecutive_failures:
-            self.trip(f"{failure.describe()} ({self.streak} calls in a row)")
+            self.trip(f"{failure.describe()} ({plural(self.streak, 'call')} in a row)")
 
     def vote_started(self) -> None:
         self.active_votes += 1
@@ -74,7 +75,7 @@ class CircuitBreaker:
         self.failed_streak += 1
         if self.failed_streak >= self.settings.failed_votes:
             self.trip(
-                f"{self.failed_streak} votes in a row failed after every attempt; "
+                f"{plural(self.failed_streak, 'vote')} in a row failed after every attempt; "
                 f"last: {failure.describe()}"
             )
             self.check()

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from autorubric_cli import __version__
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.human_labels import LABELS
 from autorubric_cli.experiment.manifest import ITEMS, REPORT_HTML, write_atomic
@@ -98,12 +99,12 @@ def items_note(embedded: EmbeddedItems, completed: int) -> str | None:
     if embedded.shown >= completed:
         return None
     why = (
-        f"the page keeps at most {embedded.shown:,} items so it stays small"
+        f"the page keeps at most {plural(embedded.shown, 'item')} so it stays small"
         if embedded.byte_budget_hit or embedded.count_cap_hit
         else "some records could not be read"
     )
     return (
-        f"Showing a sample of {embedded.shown:,} of {completed:,} items: the worst first "
+        f"Showing a sample of {embedded.shown:,} of {plural(completed, 'item')}: the worst first "
         f"(errored, then unscored, then the lowest scores); {why}. Every item is in items.jsonl."
     )
 

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.core.words import plural
 from autorubric_cli.report.models import (
     AgreementSection,
     CriterionMetrics,
@@ -70,7 +71,7 @@ def score_histogram(scores: np.ndarray, normalized: bool, summary: ScoreSummary)
     counts, edges = np.histogram(scores, bins=20, range=(low, high))
     return {
         "kind": "hist",
-        "title": f"Score distribution ({scores.size:,} scored items)",
+        "title": f"Score distribution ({plural(scores.size, 'scored item')})",
         "left": edges[:-1].tolist(),
         "right": edges[1:].tolist(),
         "count": counts.astype(int).tolist(),
@@ -129,7 +130,7 @@ def position_chart(judge: str, bias: JudgeBias) -> Spec | None:
     pooled = bias.position.pooled
     rows = [(f"position {k + 1}", count, pooled.votes) for k, count in enumerate(pooled.counts)]
     title = (
-        f"{judge}: shown position of the chosen option ({pooled.votes:,} votes; "
+        f"{judge}: shown position of the chosen option ({plural(pooled.votes, 'vote')}; "
         f"uniform expects {pooled.first_expected:.3f} at position 1)"
     )
     return _hbar(title, rows, "share of votes", "#b5744a")
@@ -199,7 +200,7 @@ def score_vs_truth(scores: np.ndarray, truth: np.ndarray, seed: int) -> Spec | N
     x, y = truth[keep], scores[keep]
     if x.size == 0:
         return None
-    title = f"Score vs ground-truth score ({x.size:,} items)"
+    title = f"Score vs ground-truth score ({plural(x.size, 'item')})"
     if x.size > SCATTER_CAP:
         pick = np.sort(np.random.default_rng(seed).choice(x.size, SCATTER_CAP, replace=False))
         x, y = x[pick], y[pick]
