@@ -33,7 +33,7 @@ from autorubric_cli.grading.threshold_fit import (
     fit_per_criterion,
 )
 from autorubric_cli.labels.overlay import LabelOverlay, experiment_overlay
-from autorubric_cli.report.formats import dollars, share
+from autorubric_cli.report.formats import dollars, rate
 from autorubric_cli.report.render_cascade import rich_table
 
 
@@ -183,11 +183,11 @@ def calibration_rows(calibration: Calibration) -> list[list[str]]:
     return [
         [
             f"{e.threshold:.4g}{' *' if chosen is not None and e == chosen else ''}",
-            share(e.escalation_rate),
-            share(e.agreement_with_then),
-            share(e.agreement_with_labels),
+            rate(e.escalation_rate),
+            rate(e.agreement_with_then),
+            rate(e.agreement_with_labels),
             dollars(e.cost),
-            share(e.cost_ratio),
+            rate(e.cost_ratio),
         ]
         for e in calibration.thresholds
     ]
@@ -206,12 +206,12 @@ def recommendation_line(calibration: Calibration) -> str:
     goal = "the labels" if calibration.against == "labels" else "the `then` judges"
     if chosen is None:
         what = "No threshold" if calibration.fit == "one" else "No set of thresholds"
-        return f"{what} reaches {target:.1%} agreement with {goal}."
+        return f"{what} reaches agreement {rate(target)} with {goal}."
     return (
         f"Recommended: escalate_below: {threshold_text(chosen)} (agreement with then "
-        f"{share(chosen.agreement_with_then)}, with labels {share(chosen.agreement_with_labels)}"
-        f", escalating {share(chosen.escalation_rate)}, cost {dollars(chosen.cost)} = "
-        f"{share(chosen.cost_ratio)} of all-then)."
+        f"{rate(chosen.agreement_with_then)}, with labels {rate(chosen.agreement_with_labels)}"
+        f", escalating {rate(chosen.escalation_rate)}, cost {dollars(chosen.cost)} = "
+        f"{rate(chosen.cost_ratio)} of all-then)."
     )
 
 
@@ -226,9 +226,9 @@ def fit_rows(fits: list[CriterionFit]) -> list[list[str]]:
         [
             f.name,
             f"{f.threshold:.4g}",
-            share(f.escalation_rate),
-            share(f.agreement_with_then),
-            share(f.agreement_with_labels),
+            rate(f.escalation_rate),
+            rate(f.agreement_with_then),
+            rate(f.agreement_with_labels),
             dollars(f.cost),
             dollars(f.all_then_cost),
             dollars(f.saved),

@@ -45,9 +45,11 @@ def interval(ci: Any, *, signed: bool = False) -> str:
     return f"[{number(ci[0], signed=signed)}, {number(ci[1], signed=signed)}]"
 
 
-def share(value: float | None) -> str:
-    """A fraction as a percentage to one decimal (`12.5%`); `n/a` when undefined."""
-    return UNDEFINED if value is None else f"{value:.1%}"
+def rate(value: float | None) -> str:
+    """A rate or share (a met rate, an escalation rate, an agreement, a cost ratio): a fraction
+    with three decimals (`0.125`), never a percentage, as the rubric's and the flags'
+    thresholds are written (`escalate_below: 0.7`, `--target-agreement 0.9`)."""
+    return number(value)
 
 
 def dollars(value: float | None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from autorubric_cli.report.formats import dollars, plural, share
+from autorubric_cli.report.formats import dollars, plural, rate
 from autorubric_cli.report.models_cascade import CascadeSection
 
 HEADER = ["stage", "judges", "votes", "calls", "cached", "error votes", "cost", "cost saved"]
@@ -38,7 +38,7 @@ def escalation_rows(section: CascadeSection) -> list[list[str]]:
             f"{c.escalate_below:g}",
             str(c.escalated),
             str(c.graded),
-            share(c.escalation_rate),
+            rate(c.escalation_rate),
             dollars(c.cost),
             dollars(c.all_then_cost_estimate),
             dollars(c.saved),
@@ -59,9 +59,9 @@ def cascade_summary(section: CascadeSection) -> str:
     """One sentence: how much escalated, and the cost against an all-`then` run."""
     return (
         f"Cascade: {section.escalated} of {plural(section.graded, 'criterion grade')} escalated "
-        f"({share(section.escalation_rate)}) {thresholds_text(section)}; "
+        f"({rate(section.escalation_rate)}) {thresholds_text(section)}; "
         f"cost {dollars(section.cost)}, all-then estimate "
-        f"{dollars(section.all_then_cost_estimate)}, cost ratio {share(section.cost_ratio)}."
+        f"{dollars(section.all_then_cost_estimate)}, cost ratio {rate(section.cost_ratio)}."
     )
 
 

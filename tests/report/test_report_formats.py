@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from autorubric_cli.report.formats import dollars, interval, number, p_value, plural, share
+from autorubric_cli.report.formats import dollars, interval, number, p_value, plural, rate
 
 
 def test_undefined_is_na_for_every_kind_of_figure() -> None:
@@ -23,7 +23,7 @@ def test_counts_fractions_money_and_p_values() -> None:
     assert (plural(1, "rater"), plural(2, "rater")) == ("1 rater", "2 raters")
 
 
-def test_share_is_a_percentage_to_one_decimal_or_na() -> None:
-    assert share(0.125) == "12.5%"
-    assert share(0.0) == "0.0%"
-    assert share(None) == "n/a"
+def test_a_rate_is_a_fraction_to_three_decimals_or_na() -> None:
+    assert rate(0.125) == "0.125"
+    assert rate(0.0) == "0.000"
+    assert rate(None) == "n/a"

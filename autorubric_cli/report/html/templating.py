@@ -21,8 +21,16 @@ from autorubric_cli.report.formats import (
     interval,
     number,
     p_value,
+    rate,
 )
 from autorubric_cli.report.html.verdict import compare_sentence, gate_headline, inline_code
+from autorubric_cli.report.render_cascade import (
+    ESCALATION_HEADER,
+    HEADER,
+    cascade_rows,
+    cascade_summary,
+    escalation_rows,
+)
 
 BOKEH_FILES = ("bokeh.min.js", "bokeh-api.min.js")
 
@@ -35,11 +43,14 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=number, ci=interval, cost=dollars, p=p_value, gate=gate_word)
+    env.filters.update(num=number, ci=interval, cost=dollars, p=p_value, gate=gate_word, rate=rate)
     env.filters.update(arrow=arrow, script_json=script_json, code=inline_code)
     env.globals.update(gate_headline=gate_headline, compare_sentence=compare_sentence)
     env.globals.update(WITH_OUTCOME=WITH_OUTCOME, AGREEING_PAIRS=AGREEING_PAIRS)
     env.globals.update(SIMULATED_NOTE=SIMULATED_NOTE)
+    env.globals.update(cascade_summary=cascade_summary, cascade_rows=cascade_rows)
+    env.globals.update(escalation_rows=escalation_rows)
+    env.globals.update(CASCADE_HEADER=HEADER, ESCALATION_HEADER=ESCALATION_HEADER)
     return env
 
 
