@@ -30,6 +30,7 @@ from autorubric_cli.report.compare_options import CompareOptions, check_options
 from autorubric_cli.report.compare_power import compare_cluster, pair_clusters, with_power
 from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
+from autorubric_cli.report.compare_words import deciding_test
 from autorubric_cli.report.models import GateCheckResult
 from autorubric_cli.report.models_compare import (
     CompareCheck,
@@ -299,9 +300,8 @@ def gate_block(score: ScoreComparison, options: CompareOptions) -> CompareGate |
 def regression_check(score: ScoreComparison, alpha: float) -> RegressionCheck:
     """Fails when NEW is worse (diff < 0) and the p-value is below alpha: the clustered one
     when there is a cluster key, else Wilcoxon's."""
-    diff, p, test = score.diff, score.p_value, "wilcoxon"
-    if score.clustered is not None:
-        p, test = score.clustered.p_value, "clustered"
+    diff = score.diff
+    test, p = deciding_test(score)
     metric = "score.regression"
     if diff is None:
         reason = "no paired items"

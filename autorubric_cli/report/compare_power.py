@@ -1,5 +1,6 @@
 """What a comparison could detect (docs/reference/report-json.md): `se_diff`, `mde80`, the
-clustered paired test and whether the observed difference is below what it detects."""
+clustered paired test and whether the observed difference is below what it detects; in words
+in `compare_words`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from autorubric_cli.core.clusters import cluster_path
-from autorubric_cli.core.words import plural
 from autorubric_cli.experiment.opened import open_experiment
 from autorubric_cli.metrics.clustered import (
     ClusteredMean,
@@ -21,8 +21,6 @@ from autorubric_cli.metrics.figures import FloatArray, Undefined, value_or_none
 from autorubric_cli.metrics.power import minimum_detectable
 from autorubric_cli.report.models_compare import ClusteredComparison, ScoreComparison
 from autorubric_cli.report.stats_section import cluster_key
-
-TOO_FEW = "too few items to tell"
 
 
 def compare_cluster(
@@ -72,6 +70,7 @@ def with_power(
             "mde80": value_or_none(mde),
             "clustered": clustered,
             "below_mde80": below,
+            "alpha": alpha,
         }
     )
 
@@ -84,16 +83,4 @@ def clustered_block(result: ClusteredMean, key: str, alpha: float) -> ClusteredC
         ci95=None if isinstance(result.ci95, Undefined) else list(result.ci95),
         p_value=value_or_none(result.p_value),
         mde80=value_or_none(minimum_detectable(result.se, alpha)),
-    )
-
-
-def power_line(score: ScoreComparison) -> str | None:
-    """The sentence every compare output prints when the difference is below mde80."""
-    if not score.below_mde80:
-        return None
-    mde = score.clustered.mde80 if score.clustered is not None else score.mde80
-    where = "" if score.clustered is None else f" on {plural(score.clustered.clusters, 'cluster')}"
-    return (
-        f"{TOO_FEW}: the difference {score.diff:+.4f} is below {mde:.4f}, the smallest this "
-        f"comparison detects with 80% power{where}"
     )

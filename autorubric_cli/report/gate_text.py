@@ -26,7 +26,8 @@ def check_sentence(check: GateCheckResult | RegressionCheck) -> str:
         worse = (check.diff or 0.0) < 0
         seen = "worse" if worse else "not worse"
         rule = f"fails when worse and p < {check.alpha:g}"
-        return f"regression test: NEW is {seen}, Wilcoxon p = {p_value(value)} ({rule})"
+        name = "clustered p" if check.test == "clustered" else "Wilcoxon p"
+        return f"regression test: NEW is {seen}, {name} = {p_value(value)} ({rule})"
     if value is None:
         return f"{metric} is undefined ({check.reason or 'no value'})"
     low, high = check.min, check.max

@@ -61,6 +61,7 @@ class ScoreComparison(Block):
     mde80: float | None = None  # (z_{1-alpha/2} + z_{0.8}) · se_diff
     clustered: ClusteredComparison | None = None
     below_mde80: bool | None = None  # |diff| < the mde80 shown (clustered when there is one)
+    alpha: float = 0.05  # `--alpha`: the level of every "significant" and of mde80
 
 
 class Distributions(Block):
@@ -125,7 +126,8 @@ class MovedItem(Block):
 
 
 class RegressionCheck(Block):
-    """`--fail-on-regression`: NEW worse (diff < 0) with a Wilcoxon p-value below alpha."""
+    """`--fail-on-regression`: NEW worse (diff < 0) with a p-value below alpha (the clustered
+    one with a cluster key, else Wilcoxon's)."""
 
     metric: str
     alpha: float

@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.table import Table
 
-from autorubric_cli.report.compare_power import power_line
+from autorubric_cli.report.compare_words import compare_lines, finding
 from autorubric_cli.report.fit import build_table, print_fitted
 from autorubric_cli.report.formats import ARROW, arrow, gate_word, interval, number, p_value
 from autorubric_cli.report.gate_text import check_name, check_sentence
@@ -24,7 +24,6 @@ from autorubric_cli.report.models_compare import (
     MovedItem,
     UncomparedCriterion,
 )
-from autorubric_cli.report.render_stats import compare_interval_line
 from autorubric_cli.report.render_text import _md_table
 
 MARKDOWN_MOVED = 5
@@ -33,19 +32,6 @@ CLASSNAME = "autorubric.compare"
 
 def signed(value: float | None) -> str:
     return number(value, signed=True)
-
-
-def verdict(result: CompareResult) -> str:
-    """One line: the direction of the change and whether it is significant."""
-    score = result.score
-    diff, p = score.diff, score.p_value
-    if diff is None:
-        return "no paired items: nothing to compare"
-    direction = "better" if diff > 0 else "worse" if diff < 0 else "unchanged"
-    if p is None:
-        return f"NEW is {direction} (diff {signed(diff)}); {score.undefined['p_value']}"
-    significant = "significant" if p < 0.05 else "not significant"
-    return f"NEW is {direction} (diff {signed(diff)}, Wilcoxon p = {p_value(p)}: {significant})"
 
 
 def title(result: CompareResult) -> str:
@@ -156,16 +142,10 @@ def _rich(heading: str, columns: list[str], rows: list[list[str]], named: bool =
     return build_table(heading, columns, rows, names=int(named), free=FREE_TEXT)
 
 
-def power_lines(result: CompareResult) -> list[str]:
-    """Which interval the comparison rests on, and whether it could tell."""
-    line = power_line(result.score)
-    return [compare_interval_line(result), *([] if line is None else [line])]
-
-
 def render_compare_table(result: CompareResult, console: Console) -> None:
     print_fitted(console, _rich(title(result), SCORE_COLUMNS, [score_row(result)], named=False))
-    console.print(verdict(result))
-    for line in power_lines(result):
+    console.print(finding(result.score), highlight=False)
+    for line in compare_lines(result):
         console.print(line, highlight=False)
     print_fitted(console, _rich("Criteria", CRITERIA_COLUMNS, criteria_rows(result)))
     own = item_criteria_line(result)
@@ -184,8 +164,8 @@ def render_compare_table(result: CompareResult, console: Console) -> None:
 
 def render_compare_markdown(result: CompareResult) -> str:
     """Sized for a pull-request comment: summary, criteria, the top movers, warnings, gate."""
-    lines = [f"## {title(result)}", "", f"**{verdict(result)}**", ""]
-    lines += [*(f"> {line}" for line in power_lines(result)), ""]
+    lines = [f"## {title(result)}", "", f"**{finding(result.score)}**", ""]
+    lines += [*(f"> {line}" for line in compare_lines(result)), ""]
     lines += _md_table(SCORE_COLUMNS, [score_row(result)])
     lines += ["", "### Criteria", ""]
     lines += _md_table(CRITERIA_COLUMNS, criteria_rows(result))
@@ -218,7 +198,8 @@ def compare_junit_suite(result: CompareResult) -> ET.Element:
         ET.SubElement(suite, "testcase", classname=CLASSNAME, name="compare")
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))
-    ET.SubElement(suite, "system-out").text = "\n".join(power_lines(result))
+    words = [finding(result.score), *compare_lines(result)]
+    ET.SubElement(suite, "system-out").text = "\n".join(words)
     return suite
 
 

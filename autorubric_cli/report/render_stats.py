@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from autorubric_cli.report.formats import UNDEFINED, interval, number, p_value, plural
 from autorubric_cli.report.models import CriterionSummary, Report, ScoreSummary
-from autorubric_cli.report.models_compare import CompareResult
 from autorubric_cli.report.models_stats import JudgeBias, LengthCorrelation
 
 BIAS_COLUMNS = [
@@ -105,16 +104,3 @@ BIAS_NOTE = (
     "per vote), flagged at pooled p < 0.001; length: Spearman's ρ of the judge's item score "
     "with output words"
 )
-
-
-def compare_interval_line(result: CompareResult) -> str:
-    """Which interval and test the comparison rests on."""
-    s = result.score
-    c = s.clustered
-    if c is None:
-        se, mde = number(s.se_diff, 4), number(s.mde80, 4)
-        return f"items treated as independent: se {se}, mde80 {mde}"
-    return (
-        f"clustered by {c.key}, {plural(c.clusters, 'cluster')}: 95% CI {interval(c.ci95)}, "
-        f"p = {p_value(c.p_value)} (normal), se {number(c.se, 4)}, mde80 {number(c.mde80, 4)}"
-    )

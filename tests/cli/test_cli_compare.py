@@ -135,7 +135,7 @@ def test_table_and_markdown_name_the_movers_and_the_gate(
     table = cli("compare", runs["A"], runs["B"], "--fail-on-regression")
     assert table.exit_code == 1
     assert "it0000" in table.stdout and "MET→UNMET 10" in table.stdout
-    assert "NEW is worse" in table.stdout and "Gate: FAILED" in table.stdout
+    assert "NEW scores lower than BASE" in table.stdout and "Gate: FAILED" in table.stdout
     markdown = cli("compare", runs["A"], runs["C"], "--format", "markdown")
     assert markdown.exit_code == 0
     assert markdown.stdout.startswith("## autorubric compare · A → C")

@@ -4,10 +4,11 @@ self-contained page."""
 from __future__ import annotations
 
 from autorubric_cli import __version__
+from autorubric_cli.report.compare_words import compare_lines
 from autorubric_cli.report.html.page import asset, bokeh_script, environment
 from autorubric_cli.report.html.plots import Spec
 from autorubric_cli.report.models_compare import CompareResult
-from autorubric_cli.report.render_compare import item_criteria_line, power_lines
+from autorubric_cli.report.render_compare import item_criteria_line
 
 # Colours that mean what they say: better is green, worse is red, no change is grey.
 CHANGE_COLORS = {"improved": "#1e7d32", "regressed": "#b3261e", "unchanged": "#8a929e"}
@@ -81,7 +82,7 @@ def render_compare_html(compare: CompareResult) -> str:
             css=asset("report.css"),
             plots_js=asset("plots.js"),
             version=__version__,
-            power_lines=power_lines(compare),
+            power_lines=compare_lines(compare),
             item_criteria_line=item_criteria_line(compare),
         )
     )

@@ -11,6 +11,7 @@ import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from autorubric_cli.report.compare_words import finding
 from autorubric_cli.report.formats import (
     AGREEING_PAIRS,
     SIMULATED_NOTE,
@@ -23,7 +24,7 @@ from autorubric_cli.report.formats import (
     p_value,
     rate,
 )
-from autorubric_cli.report.html.verdict import compare_sentence, gate_headline, inline_code
+from autorubric_cli.report.html.verdict import gate_headline, inline_code
 from autorubric_cli.report.render_cascade import (
     ESCALATION_HEADER,
     HEADER,
@@ -45,7 +46,7 @@ def environment() -> Environment:
     )
     env.filters.update(num=number, ci=interval, cost=dollars, p=p_value, gate=gate_word, rate=rate)
     env.filters.update(arrow=arrow, script_json=script_json, code=inline_code)
-    env.globals.update(gate_headline=gate_headline, compare_sentence=compare_sentence)
+    env.globals.update(gate_headline=gate_headline, compare_finding=finding)
     env.globals.update(WITH_OUTCOME=WITH_OUTCOME, AGREEING_PAIRS=AGREEING_PAIRS)
     env.globals.update(SIMULATED_NOTE=SIMULATED_NOTE)
     env.globals.update(cascade_summary=cascade_summary, cascade_rows=cascade_rows)

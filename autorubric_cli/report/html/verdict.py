@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from markupsafe import Markup, escape
 
-from autorubric_cli.report.formats import gate_word, number, p_value
+from autorubric_cli.report.formats import gate_word
 from autorubric_cli.report.gate_text import check_sentence
 from autorubric_cli.report.models import GateCheckResult, GateResult
-from autorubric_cli.report.models_compare import CompareGate, RegressionCheck, ScoreComparison
+from autorubric_cli.report.models_compare import CompareGate, RegressionCheck
 
 ALPHA = 0.05
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -65,21 +65,3 @@ def gate_headline(gate: GateResult | CompareGate | None, compare: bool = False) 
     rows = [(c.passed, check_sentence(c)) for c in checks]
     note = compare_gate_note(gate) if isinstance(gate, CompareGate) and compare else ""
     return Headline("passed" if gate.passed else "failed", title, rows, note)
-
-
-def compare_sentence(score: ScoreComparison) -> str:
-    """The score difference in words: direction, size, 95% CI and what the p-value says."""
-    diff, p, ci = score.diff, score.p_value, score.ci95
-    if diff is None:
-        return "No paired item: nothing to compare."
-    direction = "higher" if diff > 0 else "lower" if diff < 0 else "the same"
-    text = f"NEW scores {direction} than BASE by {number(diff, signed=True)} on average"
-    if ci:
-        low, high = (number(end, signed=True) for end in ci)
-        text += f" (95% CI {low} to {high})"
-    if p is None:
-        why = score.undefined.get("p_value", "undefined")
-        return f"{text}; no p-value: {why}."
-    if p < ALPHA:
-        return f"{text}; Wilcoxon p = {p_value(p)}: a significant difference at the 5% level."
-    return f"{text}; Wilcoxon p = {p_value(p)}: not significant at the 5% level (could be chance)."
