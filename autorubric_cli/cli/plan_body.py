@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from autorubric_cli.core.json_model import to_json
-from autorubric_cli.report.plan import PlanOptions, plan_comparison, render_plan_text
+from autorubric_cli.report.plan import PlanOptions, plan_comparison
+from autorubric_cli.report.plan_text import render_plan_text
 
 
 def run_plan(

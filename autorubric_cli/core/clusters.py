@@ -11,6 +11,7 @@ from pydantic import field_validator
 from autorubric_cli.core.config import Strict
 
 PREFIX = "metadata."
+KEYS_KEPT = 200  # metadata keys kept for a "did you mean" when items lack the cluster key
 
 
 def cluster_path(key: str) -> tuple[str, ...]:
@@ -32,6 +33,21 @@ def cluster_value(metadata: dict[str, Any], path: tuple[str, ...]) -> str | None
     if value is None:
         return None
     return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def nearby_keys(metadata: dict[str, Any], path: tuple[str, ...]) -> list[str]:
+    """The `metadata.…` keys where `path` was looked for and not found (for a "did you mean"):
+    those of the deepest object the path reaches."""
+    node: Any = metadata
+    walked: list[str] = []
+    for part in path[:-1]:
+        if not isinstance(node, dict) or not isinstance(node.get(part), dict):
+            break
+        node = node[part]
+        walked.append(part)
+    if not isinstance(node, dict):
+        return []
+    return [PREFIX + ".".join([*walked, str(key)]) for key in node]
 
 
 class ReportSection(Strict):

@@ -4,8 +4,10 @@ Items that share context (questions on one document, turns of one conversation) 
 independent; their mean's standard error is the cluster-robust (sandwich) one of a regression
 on a constant, as statsmodels computes it with ``OLS(y, ones).fit(cov_type="cluster")``:
 ``se² = G/(G−1) · Σ_g (Σ_{i∈g} (y_i − ȳ))² / N²`` (statsmodels' default small-sample
-correction; its second factor, ``(N−1)/(N−K)``, is 1 for one regressor). The interval and
-p-value use the normal, as statsmodels does for a cluster-robust fit.
+correction; its second factor, ``(N−1)/(N−K)``, is 1 for one regressor). ``ci95`` and
+``p_value`` use the normal, as statsmodels does for a cluster-robust fit by default; ``ci95_t``
+and ``p_value_t`` use Student's t on G−1 degrees of freedom, as statsmodels does with
+``use_t=True`` (the usual correction when clusters are few, docs/guides/statistics.md).
 """
 
 from __future__ import annotations
@@ -65,13 +67,20 @@ def cluster_se(values: FloatArray, groups: IntArray) -> Figure:
 
 @dataclass(frozen=True)
 class ClusteredMean:
-    """A mean with its cluster-robust standard error, interval and two-sided p-value (vs 0)."""
+    """A mean with its cluster-robust standard error, interval and two-sided p-value (vs 0),
+    by the normal and by Student's t on `df` = G−1 degrees of freedom."""
 
     mean: float
     clusters: int
     se: Figure
     ci95: tuple[float, float] | Undefined
     p_value: Figure
+    ci95_t: tuple[float, float] | Undefined
+    p_value_t: Figure
+
+    @property
+    def df(self) -> int:
+        return self.clusters - 1
 
 
 def clustered_mean(values: FloatArray, groups: IntArray) -> ClusteredMean | Undefined:
@@ -81,11 +90,19 @@ def clustered_mean(values: FloatArray, groups: IntArray) -> ClusteredMean | Unde
         return Undefined("no items")
     mean = float(values.mean())
     se = cluster_se(values, groups)
+    clusters = count_clusters(groups)
     if isinstance(se, Undefined):
-        return ClusteredMean(mean, count_clusters(groups), se, se, se)
-    ci95 = (mean - Z95 * se, mean + Z95 * se)
-    p = normal_p_value(mean, se)
-    return ClusteredMean(mean, count_clusters(groups), se, ci95, p)
+        return ClusteredMean(mean, clusters, se, se, se, se, se)
+    quantile = float(stats.t.ppf(0.975, clusters - 1))
+    return ClusteredMean(
+        mean,
+        clusters,
+        se,
+        (mean - Z95 * se, mean + Z95 * se),
+        normal_p_value(mean, se),
+        (mean - quantile * se, mean + quantile * se),
+        t_p_value(mean, se, clusters - 1),
+    )
 
 
 def normal_p_value(estimate: float, se: float) -> Figure:
@@ -93,3 +110,10 @@ def normal_p_value(estimate: float, se: float) -> Figure:
     if se == 0:
         return Undefined("the standard error is zero")
     return figure(2.0 * stats.norm.sf(abs(estimate) / se))
+
+
+def t_p_value(estimate: float, se: float, df: int) -> Figure:
+    """Two-sided p-value of ``estimate / se`` against Student's t on ``df`` degrees of freedom."""
+    if se == 0:
+        return Undefined("the standard error is zero")
+    return figure(2.0 * stats.t.sf(abs(estimate) / se, df))

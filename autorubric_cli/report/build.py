@@ -48,6 +48,7 @@ from autorubric_cli.report.models_stats import ClusteredInterval
 from autorubric_cli.report.parallel import ExtrasSettings, fold_experiment
 from autorubric_cli.report.stats_section import (
     cluster_key,
+    cluster_warnings,
     clustered_interval,
     criteria_clustered,
 )
@@ -100,6 +101,7 @@ def build_report_and_fold(
     seed = experiment.manifest.seed
     clip = experiment.rules.clip
     labels = fold.labels()
+    score = score_of(fold, seed, key)
     report = Report(
         experiment=experiment.manifest.name,
         status=experiment.manifest.status,
@@ -107,7 +109,7 @@ def build_report_and_fold(
         shard=None if experiment.manifest.shard is None else experiment.manifest.shard.label,
         simulated=fold.simulated,
         items=item_counts(experiment.manifest.items_total, fold),
-        score=score_of(fold, seed, key),
+        score=score,
         criteria=[
             criterion_summary(t, fold.recorded, clustered)
             for t, clustered in zip(
@@ -130,7 +132,10 @@ def build_report_and_fold(
         retries=sum(j.retries for j in fold.judges.values()),
         error_votes=sum(j.errors for j in fold.judges.values()),
         errored_items=[ErroredItem(id=i, error=e) for i, e in fold.errored_items],
-        warnings=issues.warnings(experiment.directory / ITEMS),
+        warnings=[
+            *issues.warnings(experiment.directory / ITEMS),
+            *cluster_warnings(key, fold.extras, score.clustered),
+        ],
         what_if=None
         if what_if is None
         else WhatIf(

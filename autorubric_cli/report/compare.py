@@ -27,7 +27,12 @@ from autorubric_cli.metrics.paired import differences, sign_test_p, wilcoxon_p
 from autorubric_cli.report.compare_criteria import criteria_block, figure
 from autorubric_cli.report.compare_items import item_criteria_comparison
 from autorubric_cli.report.compare_options import CompareOptions, check_options
-from autorubric_cli.report.compare_power import compare_cluster, pair_clusters, with_power
+from autorubric_cli.report.compare_power import (
+    compare_cluster,
+    compare_cluster_warnings,
+    pair_clusters,
+    with_power,
+)
 from autorubric_cli.report.compare_read import Side, read_sides
 from autorubric_cli.report.compare_warnings import named, setting_warnings
 from autorubric_cli.report.compare_words import deciding_test
@@ -98,6 +103,8 @@ def compare_result(base_dir: Path, new_dir: Path, options: CompareOptions) -> Co
     score = with_power(
         score_block(b_scores, n_scores, diffs, seed), diffs, options.alpha, key, clusters
     )
+    seen = base.cluster_keys | new.cluster_keys
+    warnings += compare_cluster_warnings(key, clusters, seen, score.clustered)
     return CompareResult(
         base=CompareSide(experiment=base.name, path=str(base_dir)),
         new=CompareSide(experiment=new.name, path=str(new_dir)),

@@ -17,10 +17,12 @@ from autorubric_cli.metrics.clustered import (
     clustered_mean,
     standard_error,
 )
-from autorubric_cli.metrics.figures import FloatArray, Undefined, value_or_none
+from autorubric_cli.metrics.figures import FloatArray, value_or_none
 from autorubric_cli.metrics.power import minimum_detectable
+from autorubric_cli.report.cluster_notes import coverage_warning, few_clusters_warning, with_t
+from autorubric_cli.report.formats import interval, p_value
 from autorubric_cli.report.models_compare import ClusteredComparison, ScoreComparison
-from autorubric_cli.report.stats_section import cluster_key
+from autorubric_cli.report.stats_section import cluster_key, interval_or_none
 
 
 def compare_cluster(
@@ -80,7 +82,29 @@ def clustered_block(result: ClusteredMean, key: str, alpha: float) -> ClusteredC
         key=key,
         clusters=result.clusters,
         se=value_or_none(result.se),
-        ci95=None if isinstance(result.ci95, Undefined) else list(result.ci95),
+        ci95=interval_or_none(result.ci95),
         p_value=value_or_none(result.p_value),
         mde80=value_or_none(minimum_detectable(result.se, alpha)),
+        ci95_t=interval_or_none(result.ci95_t),
+        p_value_t=value_or_none(result.p_value_t),
     )
+
+
+def compare_cluster_warnings(
+    key: str | None,
+    clusters: Sequence[str | None],
+    seen: set[str],
+    clustered: ClusteredComparison | None,
+) -> list[str]:
+    """Pairs without the cluster key, and too few clusters (with the t figures)."""
+    if key is None:
+        return []
+    found = [coverage_warning(key, clusters, seen)]
+    if clustered is not None:
+        figures = (
+            f"the difference's 95% CI is {interval(clustered.ci95_t, signed=True)} and p = "
+            f"{p_value(clustered.p_value_t)}"
+        )
+        consequence = with_t(clustered.clusters, figures)
+        found.append(few_clusters_warning(key, clustered.clusters, consequence))
+    return [warning for warning in found if warning is not None]

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from autorubric_cli.core.clusters import cluster_value
+from autorubric_cli.core.clusters import KEYS_KEPT, cluster_value, nearby_keys
 from autorubric_cli.core.rubric import Criterion
 from autorubric_cli.experiment.manifest import ITEMS
 from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
@@ -50,6 +50,7 @@ class Side:
     cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
     clusters: list[str | None] = field(default_factory=list)  # per row, with a cluster key
     own: ItemCriteria = field(default_factory=lambda: ItemCriteria())  # items' own criteria
+    cluster_keys: set[str] = field(default_factory=set)  # keys beside a missing cluster key
 
     def __post_init__(self) -> None:
         self.codes = {c.name: array("b") for c in self.criteria}
@@ -99,6 +100,8 @@ class Side:
             metadata = obj.get("metadata")
             found = cluster_value(metadata, self.cluster) if isinstance(metadata, dict) else None
             self.clusters[row] = found
+            if found is None and isinstance(metadata, dict) and len(self.cluster_keys) < KEYS_KEPT:
+                self.cluster_keys.update(nearby_keys(metadata, self.cluster))
 
 
 NOT_BINARY = -3

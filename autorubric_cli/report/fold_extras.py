@@ -1,6 +1,7 @@
 """What the report's fold keeps for standard errors and judge bias, in the same single pass.
 
-Per item (aligned with the fold's item scores, reordered with them): the cluster value, the
+Per item (aligned with the fold's item scores, reordered with them): the cluster value (and,
+where an item lacks it, the metadata keys beside it, for a "did you mean"), the
 `metadata.model` that wrote the submission, the output word count and each shared criterion's
 outcome value (cluster and model names interned: a few distinct values repeat over many items;
 an item's own criteria follow the shared ones in its record and are not counted here). Per
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autorubric_cli.core.clusters import cluster_value
+from autorubric_cli.core.clusters import KEYS_KEPT, cluster_value, nearby_keys
 from autorubric_cli.core.evaluate import outcome_value
 from autorubric_cli.core.records import ItemRecord, Vote, add_counts
 from autorubric_cli.core.rubric import Criterion
@@ -34,6 +35,7 @@ class FoldExtras:
     cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
     shuffled: bool = True  # options were shown in seeded random orders
     clusters: list[str | None] = field(default_factory=list)
+    cluster_keys: set[str] = field(default_factory=set)  # keys beside a missing cluster key
     models: list[str | None] = field(default_factory=list)
     words: array = field(default_factory=lambda: array("d"))
     values: dict[str, array] = field(default_factory=dict)
@@ -56,6 +58,8 @@ class FoldExtras:
         metadata = record.metadata
         cluster = None if self.cluster is None else cluster_value(metadata, self.cluster)
         self.clusters.append(None if cluster is None else sys.intern(cluster))
+        if cluster is None and self.cluster is not None and len(self.cluster_keys) < KEYS_KEPT:
+            self.cluster_keys.update(nearby_keys(metadata, self.cluster))
         model = metadata.get("model")
         self.models.append(sys.intern(model) if isinstance(model, str) else None)
         self.words.append(record.word_counts.get("output", NAN))
@@ -88,6 +92,7 @@ class FoldExtras:
     def merge(self, later: FoldExtras) -> None:
         """Add `later` (records that come after these in the file)."""
         self.clusters.extend(later.clusters)
+        self.cluster_keys |= later.cluster_keys
         self.models.extend(later.models)
         self.words.extend(later.words)
         for name, values in later.values.items():

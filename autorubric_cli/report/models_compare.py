@@ -43,6 +43,8 @@ class ClusteredComparison(Block):
     ci95: list[float] | None
     p_value: float | None
     mde80: float | None
+    ci95_t: list[float] | None = None  # Student's t on clusters − 1 degrees of freedom
+    p_value_t: float | None = None
 
 
 class ScoreComparison(Block):

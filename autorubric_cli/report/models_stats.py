@@ -15,6 +15,7 @@ class ClusteredInterval(Block):
     clusters: int
     se: float | None
     ci95: list[float] | None
+    ci95_t: list[float] | None = None  # Student's t on clusters − 1 degrees of freedom
 
 
 class PositionFigures(Block):

@@ -18,6 +18,7 @@ import orjson
 
 from autorubric_cli.core.clusters import cluster_path
 from autorubric_cli.core.json_model import Block
+from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import ITEMS
@@ -31,10 +32,17 @@ from autorubric_cli.metrics.power import (
     paired_items_needed,
     sigma_from_correlation,
 )
+from autorubric_cli.report.cluster_notes import coverage_warning, few_clusters_warning
 from autorubric_cli.report.parallel import ExtrasSettings, fold_experiment
 from autorubric_cli.report.stats_section import cluster_key
 
 DEFAULT_CORRELATION = 0.5
+SMALL_PILOT = 30
+"""A pilot with fewer scored items gets a caution: its standard deviation (and ICC) are rough."""
+FEW_ITEMS = 20
+"""Below this many paired items the normal approximation behind the count is optimistic."""
+MANY_ITEMS = 100_000
+"""Above this many paired items the difference to detect is likely below what is practical."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,9 @@ class PlanResult(Block):
     pilot_items: int
     sigma_from: str  # "correlation 0.5" or the compare file
     cluster: PlanCluster | None
+    correlation: float | None = None  # the assumed ρ; null when σ_d was observed
+    pilot_std: float | None = None  # the pilot's score standard deviation (ddof 1)
+    warnings: list[str] = []
 
 
 def check_plan_options(options: PlanOptions) -> None:
@@ -80,6 +91,31 @@ def check_plan_options(options: PlanOptions) -> None:
             raise InputError("must be in [-1, 1)", key="--correlation")
 
 
+def score_range(rubric: Rubric) -> float:
+    """How far apart two item scores can be: 1 for normalised scores, else the span of the raw
+    score, Σ |w_i|·(max v_i − min v_i) over the criteria (binary: values 0 and 1)."""
+    if rubric.grader.normalize:
+        return 1.0
+    span = 0.0
+    for criterion in rubric.criteria:
+        values = [0.0, 1.0]
+        if criterion.options is not None:
+            values = [o.value for o in criterion.options if not o.na and o.value is not None]
+        span += abs(criterion.weight) * (max(values) - min(values))
+    return span
+
+
+def check_detect(detect: float, rubric: Rubric) -> None:
+    """A change larger than the score's whole range cannot happen: an input error."""
+    top = score_range(rubric)
+    if detect > top + 1e-12:
+        scale = "normalised score" if rubric.grader.normalize else "raw score (normalize: false)"
+        raise InputError(
+            f"{detect:g} is outside (0, {top:g}], the range of this rubric's {scale}",
+            key="--detect",
+        )
+
+
 def compare_sigma(path: Path) -> float:
     """σ_d observed in a `compare --format json` file: `score.se_diff`·sqrt(`score.n`)."""
     try:
@@ -93,9 +129,19 @@ def compare_sigma(path: Path) -> float:
     return se * math.sqrt(n)
 
 
-def plan_comparison(directory: Path, options: PlanOptions) -> PlanResult:
-    check_plan_options(options)
+@dataclass(frozen=True)
+class Pilot:
+    """The pilot's scored items: their scores and clusters (None without a key)."""
+
+    key: str | None
+    scores: np.ndarray
+    clusters: list[str | None]
+    warnings: list[str]
+
+
+def read_pilot(directory: Path, options: PlanOptions) -> Pilot:
     experiment = open_experiment(directory)
+    check_detect(options.detect, experiment.rubric)
     key = cluster_key(options.cluster, experiment.rubric.report.cluster)
     settings = ExtrasSettings(None if key is None else cluster_path(key), False)
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
@@ -106,62 +152,79 @@ def plan_comparison(directory: Path, options: PlanOptions) -> PlanResult:
     scored = np.flatnonzero(~np.isnan(scores))
     if scored.size < 2:
         raise InputError("the pilot needs at least two scored items", path=str(directory))
+    clusters = [fold.extras.clusters[int(i)] for i in scored]
+    warning = None if key is None else coverage_warning(key, clusters, fold.extras.cluster_keys)
+    return Pilot(key, scores[scored], clusters, [] if warning is None else [warning])
+
+
+def clustered_plan(
+    key: str, scores: np.ndarray, clusters: list[str | None]
+) -> tuple[PlanCluster, float | None, list[str]]:
+    """The clusters' ICC and design effect, and the warnings they call for."""
+    groups = cluster_codes(clusters)
+    count = int(np.unique(groups).size)
+    icc = one_way_icc(scores, groups)
+    icc_value = None if isinstance(icc, Undefined) else icc
+    effect = None
+    if icc_value is not None or count == scores.size:
+        effect = design_effect(int(scores.size), count, icc_value or 0.0)
+    rough = "the ICC and the design effect are rough estimates"
+    warnings = [w for w in [few_clusters_warning(key, count, rough)] if w is not None]
+    return PlanCluster(key=key, clusters=count, icc=icc_value), effect, warnings
+
+
+def plan_comparison(directory: Path, options: PlanOptions) -> PlanResult:
+    check_plan_options(options)
+    pilot = read_pilot(directory, options)
+    scores, warnings = pilot.scores, pilot.warnings
+    std = float(scores.std(ddof=1))
     correlation = DEFAULT_CORRELATION if options.correlation is None else options.correlation
     if options.from_compare is not None:
         sigma, source = compare_sigma(options.from_compare), str(options.from_compare)
     else:
-        sigma = sigma_from_correlation(float(scores[scored].std(ddof=1)), correlation)
-        source = f"correlation {correlation}"
+        sigma, source = sigma_from_correlation(std, correlation), f"correlation {correlation}"
     needed = paired_items_needed(options.detect, sigma, options.alpha, options.power)
     if isinstance(needed, Undefined):
         raise InputError(needed.reason, path=str(directory), key="--detect")
-    cluster = None
-    effect = None
-    if key is not None:
-        groups = cluster_codes([fold.extras.clusters[int(i)] for i in scored])
-        clusters = int(np.unique(groups).size)
-        icc = one_way_icc(scores[scored], groups)
-        icc_value = None if isinstance(icc, Undefined) else icc
-        if icc_value is not None or clusters == scored.size:
-            effect = design_effect(int(scored.size), clusters, icc_value or 0.0)
-        cluster = PlanCluster(key=key, clusters=clusters, icc=icc_value)
+    cluster, effect = None, None
+    if pilot.key is not None:
+        cluster, effect, more = clustered_plan(pilot.key, scores, pilot.clusters)
+        warnings = [*warnings, *more]
+    n_items = math.ceil(needed)
+    clustered = None if effect is None else math.ceil(needed * effect)
     return PlanResult(
         detect=options.detect,
         alpha=options.alpha,
         power=options.power,
         sigma_d=sigma,
-        n_items=math.ceil(needed),
+        n_items=n_items,
         design_effect=effect,
-        n_items_clustered=None if effect is None else math.ceil(needed * effect),
-        pilot_items=int(scored.size),
+        n_items_clustered=clustered,
+        pilot_items=int(scores.size),
         sigma_from=source,
         cluster=cluster,
+        correlation=None if options.from_compare is not None else correlation,
+        pilot_std=std,
+        warnings=[*warnings, *count_warnings(int(scores.size), max(n_items, clustered or 0))],
     )
 
 
-def render_plan_text(result: PlanResult) -> str:
-    """The table format: a few plain lines."""
-    lines = [
-        f"To detect a change of {result.detect:g} in the mean score (two-sided, paired, "
-        f"alpha {result.alpha:g}, power {result.power:g}):",
-        f"  {plural(result.n_items, 'paired item')}, items independent",
-    ]
-    if result.cluster is not None:
-        c = result.cluster
-        icc = "n/a" if c.icc is None else f"{c.icc:.3f}"
-        if result.n_items_clustered is not None and result.design_effect is not None:
-            lines.append(
-                f"  {plural(result.n_items_clustered, 'paired item')} with clusters like the "
-                "pilot's "
-                f"({c.key}: {plural(c.clusters, 'cluster')}, ICC {icc}, design effect "
-                f"{result.design_effect:.3f})"
-            )
-        else:
-            lines.append(
-                f"  clustered: undefined ({c.key}: {plural(c.clusters, 'cluster')}, ICC {icc})"
-            )
-    lines.append(
-        f"sigma_d {result.sigma_d:.4f} (from {result.sigma_from}); pilot: "
-        f"{plural(result.pilot_items, 'scored item')}"
-    )
-    return "\n".join(lines) + "\n"
+def count_warnings(pilot: int, needed: int) -> list[str]:
+    """A tiny pilot, and counts at either end of what the formula is good for."""
+    found = []
+    if pilot < SMALL_PILOT:
+        found.append(
+            f"the pilot has only {plural(pilot, 'scored item')} (fewer than {SMALL_PILOT}): its "
+            "standard deviation is a rough estimate, and so is this count"
+        )
+    if needed < FEW_ITEMS:
+        found.append(
+            f"{plural(needed, 'paired item')}: below {FEW_ITEMS} the normal approximation behind "
+            "this count is optimistic (a t-test needs a few more)"
+        )
+    if needed > MANY_ITEMS:
+        found.append(
+            f"{plural(needed, 'paired item')}: more than {MANY_ITEMS:,}; a change this small is "
+            "likely below what any eval set can show (is --detect on the score's scale?)"
+        )
+    return found

@@ -156,7 +156,7 @@ def render_compare_table(result: CompareResult, console: Console) -> None:
         moved = [moved_row(m) for m in result.moved]
         print_fitted(console, _rich("Items that moved most", MOVED_COLUMNS, moved))
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}", markup=True, highlight=False)
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if result.gate is not None:
         heading = f"Gate: {gate_word(result.gate.passed)}"
         print_fitted(console, _rich(heading, GATE_COLUMNS, gate_rows(result)))

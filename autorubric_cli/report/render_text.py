@@ -112,6 +112,8 @@ def render_markdown(report: Report) -> str:
     if gate is not None:
         lines += ["", f"### Gate: {gate_word(gate.passed)}", ""]
         lines += _md_table(GATE_COLUMNS, [gate_row(c) for c in gate.checks])
+    if report.warnings:
+        lines += ["", "### Warnings", "", *(f"- {w}" for w in report.warnings)]
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,9 @@ from autorubric_cli.core.clusters import cluster_path
 from autorubric_cli.errors import InputError
 from autorubric_cli.metrics.clustered import cluster_codes, clustered_mean
 from autorubric_cli.metrics.figures import FloatArray, Undefined, value_or_none
+from autorubric_cli.report.cluster_notes import coverage_warning, few_clusters_warning, with_t
 from autorubric_cli.report.fold_extras import FoldExtras
+from autorubric_cli.report.formats import interval
 from autorubric_cli.report.models_stats import ClusteredInterval
 
 
@@ -37,10 +39,17 @@ def clustered_interval(
     result = clustered_mean(values[keep], groups)
     if isinstance(result, Undefined):
         return None
-    ci95 = None if isinstance(result.ci95, Undefined) else list(result.ci95)
     return ClusteredInterval(
-        key=key, clusters=result.clusters, se=value_or_none(result.se), ci95=ci95
+        key=key,
+        clusters=result.clusters,
+        se=value_or_none(result.se),
+        ci95=interval_or_none(result.ci95),
+        ci95_t=interval_or_none(result.ci95_t),
     )
+
+
+def interval_or_none(ci: tuple[float, float] | Undefined) -> list[float] | None:
+    return None if isinstance(ci, Undefined) else list(ci)
 
 
 def criteria_clustered(extras: FoldExtras, key: str | None) -> list[ClusteredInterval | None]:
@@ -51,3 +60,18 @@ def criteria_clustered(extras: FoldExtras, key: str | None) -> list[ClusteredInt
         clustered_interval(np.frombuffer(extras.values[c.name]), extras.clusters, key)
         for c in extras.criteria
     ]
+
+
+def cluster_warnings(
+    key: str | None, extras: FoldExtras, clustered: ClusteredInterval | None
+) -> list[str]:
+    """The report's warnings about its cluster key: items without it, too few clusters."""
+    if key is None:
+        return []
+    found = [coverage_warning(key, extras.clusters, extras.cluster_keys)]
+    if clustered is not None:
+        figures = f"the score's 95% CI is {interval(clustered.ci95_t)}"
+        found.append(
+            few_clusters_warning(key, clustered.clusters, with_t(clustered.clusters, figures))
+        )
+    return [warning for warning in found if warning is not None]

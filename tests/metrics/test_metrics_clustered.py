@@ -76,3 +76,21 @@ def test_undefined_cases() -> None:
     assert isinstance(one_cluster, ClusteredMean)
     assert isinstance(one_cluster.ci95, Undefined)
     assert abs(Z95 - stats.norm.ppf(0.975)) < 1e-6
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_t_figures_equal_statsmodels_use_t_on_few_clusters(seed: int) -> None:
+    """Student's t on G−1 degrees of freedom: statsmodels' `use_t=True` for a cluster fit."""
+    rng = np.random.default_rng(100 + seed)
+    clusters = int(rng.integers(2, 15))
+    groups = np.repeat(np.arange(clusters), rng.integers(1, 6, size=clusters))
+    values = rng.random(groups.size) + rng.random(clusters)[groups]
+    fit = sm.OLS(values, np.ones(values.size)).fit(
+        cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
+    )
+    result = clustered_mean(values, groups)
+    assert isinstance(result, ClusteredMean)
+    assert result.df == clusters - 1 == fit.df_resid_inference
+    assert result.ci95_t == pytest.approx(tuple(fit.conf_int(alpha=0.05)[0]), rel=1e-9)
+    assert result.p_value_t == pytest.approx(fit.pvalues[0], rel=1e-8)
+    assert result.ci95_t[1] - result.ci95_t[0] > result.ci95[1] - result.ci95[0]  # type: ignore[index]

@@ -4,10 +4,12 @@ runs, against statsmodels' cluster-robust OLS and scipy computed here from items
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+import statsmodels.api as sm
 from scipy import stats
 from stats_support import cluster_bse, clustered_data, group_ids, invoke, records, rubric
 
@@ -169,3 +171,81 @@ def test_the_python_api_takes_the_cluster_key_as_the_flags_do(runs: dict[str, Pa
     by_flag = json.loads(stdout)["score"]["clustered"]
     compared = experiment.compare(runs["flag"], cluster=KEY).to_dict()["score"]["clustered"]
     assert compared is not None and compared == by_flag
+
+
+def test_a_key_no_item_has_is_warned_about_with_a_did_you_mean(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    """A misspelt key used to give the independent interval in silence."""
+    misspelt = "metadata.docs"
+    wanted = f"no item has {misspelt}: every item is a cluster of its own"
+    flag = Path(shutil.copytree(runs["flag"], tmp_path / "flag"))  # `report` rewrites report.json
+    report = report_json(flag, "--cluster", misspelt)
+    assert any(wanted in w and "did you mean metadata.doc?" in w for w in report["warnings"])
+    for fmt in ("table", "markdown"):
+        _, stdout, _ = invoke("report", flag, "--format", fmt, "--cluster", misspelt)
+        assert wanted in " ".join(stdout.split()), fmt
+    _, stdout, _ = invoke("compare", runs["flag"], runs["new"], "-f", "json", "--cluster", misspelt)
+    assert any(wanted in w for w in json.loads(stdout)["warnings"])
+    _, stdout, _ = invoke(
+        "plan", runs["flag"], "--detect", "0.1", "-f", "json", "--cluster", misspelt
+    )
+    assert any(wanted in w for w in json.loads(stdout)["warnings"])
+    data = clustered_data(tmp_path)
+    code, stdout, _ = invoke(
+        "run",
+        rubric(tmp_path),
+        data,
+        "--out",
+        tmp_path / "run",
+        "--cluster",
+        misspelt,
+        "--limit",
+        "6",
+    )
+    assert code == 0 and wanted in " ".join(stdout.split())
+
+
+def test_a_key_only_some_items_have_is_warned_about(runs: dict[str, Path]) -> None:
+    rows = records(runs["flag"])
+    have = sum(1 for key in doc_keys(rows) if key is not None)
+    assert 0 < have < len(rows)
+    wanted = f"only {have} of {len(rows)} items have {KEY}: the other {len(rows) - have} are"
+    assert any(wanted in w for w in report_json(runs["rubric"])["warnings"])
+    _, stdout, _ = invoke("compare", runs["flag"], runs["new"], "-f", "json", "--cluster", KEY)
+    assert any(wanted in w for w in json.loads(stdout)["warnings"])
+
+
+def test_few_clusters_are_warned_about_with_the_t_interval_of_statsmodels(
+    runs: dict[str, Path],
+) -> None:
+    report = report_json(runs["rubric"])  # report.cluster in the rubric
+    clustered = report["score"]["clustered"]
+    assert 2 <= clustered["clusters"] < 30
+    rows = records(runs["flag"])
+    scores = np.array([r["score"] for r in rows])
+    groups = group_ids(doc_keys(rows))
+    fit = sm.OLS(scores, np.ones(scores.size)).fit(
+        cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
+    )
+    assert clustered["ci95_t"] == pytest.approx(list(fit.conf_int(alpha=0.05)[0]), rel=1e-9)
+    low, high = clustered["ci95_t"]
+    wanted = (
+        f"the clustered figures rest on only {clustered['clusters']} clusters of {KEY} (fewer "
+        f"than 30): the normal interval is too narrow; with Student's t on "
+        f"{clustered['clusters'] - 1} degrees of freedom, the score's 95% CI is "
+        f"[{low:.3f}, {high:.3f}]"
+    )
+    assert wanted in report["warnings"]
+    _, stdout, _ = invoke("compare", runs["flag"], runs["new"], "-f", "json", "--cluster", KEY)
+    compared = json.loads(stdout)
+    base, new = records(runs["flag"]), records(runs["new"])
+    diffs = np.array([n["score"] - b["score"] for b, n in zip(base, new, strict=True)])
+    diffs[np.abs(diffs) <= 1e-9] = 0.0
+    fit = sm.OLS(diffs, np.ones(diffs.size)).fit(
+        cov_type="cluster", cov_kwds={"groups": group_ids(doc_keys(base))}, use_t=True
+    )
+    paired = compared["score"]["clustered"]
+    assert paired["p_value_t"] == pytest.approx(fit.pvalues[0], rel=1e-8)
+    assert paired["ci95_t"] == pytest.approx(list(fit.conf_int(alpha=0.05)[0]), rel=1e-9)
+    assert any("Student's t" in w and "p = " in w for w in compared["warnings"])

@@ -129,3 +129,74 @@ def test_bad_input_is_a_one_line_error(pilot: Path, args: list[str], key: str) -
     code, stdout, err = invoke("plan", pilot, *args)
     assert code == 2 and key in err and stdout == ""
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("detect", ["2", "1.5", "inf"])
+def test_a_change_outside_the_score_range_is_refused(pilot: Path, detect: str) -> None:
+    code, stdout, err = invoke("plan", pilot, "--detect", detect)
+    assert code == 2 and stdout == "" and len(err.strip().splitlines()) == 1
+    assert "--detect" in err
+    if detect != "inf":
+        assert "outside (0, 1], the range of this rubric's normalised score" in err
+
+
+def test_the_raw_score_range_bounds_detect_without_normalisation(tmp_path: Path) -> None:
+    raw = rubric(tmp_path, "raw.yaml")
+    text = raw.read_text().replace("normalize: true", "normalize: false")
+    raw.write_text(
+        text if "normalize" in text else text.replace("grader:", "grader:\n  normalize: false", 1)
+    )
+    out = tmp_path / "raw"
+    code, _, err = invoke("run", raw, clustered_data(tmp_path), "--out", out, "--limit", "4")
+    assert code == 0, err
+    # demo weights 10, 8, 6, -15 (binary) and 8, 10, 4 (option values spanning 1): span 61
+    assert plan(out, "--detect", "61")["detect"] == 61
+    code, _, err = invoke("plan", out, "--detect", "62")
+    assert code == 2 and "outside (0, 61]" in err and "raw score" in err
+
+
+def test_the_plan_says_what_drives_its_answer(pilot: Path) -> None:
+    code, stdout, _ = invoke("plan", pilot, "--detect", "0.05")
+    text = " ".join(stdout.split())
+    assert code == 0 and "sigma_d" not in text
+    assert "The standard deviation of the paired differences is assumed to be" in text
+    assert "0.5 is the assumed correlation of an item's score between the two runs" in text
+    assert "this assumption drives the answer" in text and "--from-compare FILE" in text
+    result = plan(pilot, "--detect", "0.05", "--correlation", "0.8")
+    assert result["correlation"] == 0.8 and result["sigma_from"] == "correlation 0.8"
+
+
+def test_counts_at_the_ends_and_a_tiny_pilot_are_warned_about(pilot: Path, tmp_path: Path) -> None:
+    huge = plan(pilot, "--detect", "0.0001")
+    assert huge["n_items"] > 10_000_000
+    assert any("more than 100,000" in w for w in huge["warnings"])
+    one = plan(pilot, "--detect", "1")
+    assert one["n_items"] == 1 and any(
+        "below 20 the normal approximation" in w for w in one["warnings"]
+    )
+    code, stdout, _ = invoke("plan", pilot, "--detect", "1")
+    assert "  1 paired item, items independent" in stdout and "1 paired items" not in stdout
+    assert plan(pilot, "--detect", "0.1")["warnings"] == []  # 48 items: no caution
+    tiny = tmp_path / "tiny"
+    code, _, err = invoke(
+        "run", rubric(tmp_path), clustered_data(tmp_path), "--out", tiny, "--limit", "4"
+    )
+    assert code == 0, err
+    warned = plan(tiny, "--detect", "0.1")["warnings"]
+    assert any("the pilot has only 4 scored items (fewer than 30)" in w for w in warned)
+
+
+def test_a_negative_icc_is_explained(pilot: Path, tmp_path: Path) -> None:
+    """Scores that alternate inside each document, every document with the same mean: the
+    clusters vary less than chance, the ICC is negative and counts as 0."""
+    pilot = Path(shutil.copytree(pilot, tmp_path / "pilot", ignore=shutil.ignore_patterns(".lock")))
+    rows = records(pilot)
+    for i, row in enumerate(rows):
+        row["score"] = float(i % 2)
+    (pilot / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = plan(pilot, "--detect", "0.1", "--cluster", "metadata.doc")
+    assert result["cluster"]["icc"] < 0 and result["design_effect"] == 1.0
+    code, stdout, _ = invoke("plan", pilot, "--detect", "0.1", "--cluster", "metadata.doc")
+    text = " ".join(stdout.split())
+    assert code == 0 and f"ICC {result['cluster']['icc']:.3f} (below 0:" in text
+    assert "counted as 0, so clustering adds no items" in text
