@@ -91,27 +91,13 @@ def check_plan_options(options: PlanOptions) -> None:
             raise InputError("must be in [-1, 1)", key="--correlation")
 
 
-def score_range(rubric: Rubric) -> float:
-    """How far apart two item scores can be: 1 for normalised scores, else the span of the raw
-    score, Σ |w_i|·(max v_i − min v_i) over the criteria (binary: values 0 and 1)."""
-    if rubric.grader.normalize:
-        return 1.0
-    span = 0.0
-    for criterion in rubric.criteria:
-        values = [0.0, 1.0]
-        if criterion.options is not None:
-            values = [o.value for o in criterion.options if not o.na and o.value is not None]
-        span += abs(criterion.weight) * (max(values) - min(values))
-    return span
-
-
 def check_detect(detect: float, rubric: Rubric) -> None:
-    """A change larger than the score's whole range cannot happen: an input error."""
-    top = score_range(rubric)
-    if detect > top + 1e-12:
-        scale = "normalised score" if rubric.grader.normalize else "raw score (normalize: false)"
+    """A normalised mean score lies in [0, 1], so a change of more than 1 cannot happen: an
+    input error. Raw scores (`normalize: false`) have no such bound here: an item's own
+    criteria (and its length penalty) widen their range item by item."""
+    if rubric.grader.normalize and detect > 1.0:
         raise InputError(
-            f"{detect:g} is outside (0, {top:g}], the range of this rubric's {scale}",
+            f"{detect:g} is outside (0, 1], the range of this rubric's normalised score",
             key="--detect",
         )
 
