@@ -18,6 +18,16 @@ FAILED = "FAILED"
 ARROW = "→"  # a move between outcomes (`MET→UNMET`), a base and a new experiment
 WITH_OUTCOME = "judges w/ outcome"  # a criterion's `agreement`: judges whose answer won
 AGREEING_PAIRS = "agreeing pairs"  # `percent_agreement`: pairs of judges answering alike
+NOT_ASSESSED = "not assessed"  # a criterion's `cannot_assess_rate`
+NOT_ASSESSED_NOTE = (
+    f"{NOT_ASSESSED}: the share of graded items whose outcome is CANNOT_ASSESS (binary) or an "
+    "NA option (multi-choice); grader.cannot_assess decides how the score counts them"
+)
+WITH_OUTCOME_NOTE = (
+    f"{WITH_OUTCOME}: the share of judges (one kept sample each, abstentions set aside) "
+    "whose answer is the criterion's outcome, mean over items"
+)
+CRITERIA_CAPTION = f"{NOT_ASSESSED_NOTE}. {WITH_OUTCOME_NOTE}"  # under every criteria table
 SIMULATED_NOTE = "These results come from SIMULATED judges, not real models."
 SIMULATED_TAG = "simulated judges"
 __all__ = ["plural"]  # re-exported: the renderers count things with the one helper

@@ -6,6 +6,8 @@ from rich.console import Console
 from rich.table import Table
 
 from autorubric_cli.report.formats import (
+    CRITERIA_CAPTION,
+    NOT_ASSESSED,
     SIMULATED_NOTE,
     SIMULATED_TAG,
     WITH_OUTCOME,
@@ -58,11 +60,7 @@ def summary_table(report: Report) -> Table:
 
 
 NAME_WIDTH = 32  # a longer name folds onto a second line rather than losing its end
-WITH_OUTCOME_CAPTION = (
-    f"{WITH_OUTCOME}: the share of judges (one kept sample each, abstentions set aside) "
-    "whose answer is the criterion's outcome, mean over items"
-)
-CRITERIA_COLUMNS = ("weight", "met rate", "mean value", "CA/NA rate", WITH_OUTCOME)
+CRITERIA_COLUMNS = ("weight", "met rate", "mean value", NOT_ASSESSED, WITH_OUTCOME)
 
 
 def name_column(table: Table, header: str, names: list[str]) -> None:
@@ -73,7 +71,7 @@ def name_column(table: Table, header: str, names: list[str]) -> None:
 
 
 def criteria_table(report: Report) -> Table:
-    table = Table(title="Criteria", caption=WITH_OUTCOME_CAPTION)
+    table = Table(title="Criteria", caption=CRITERIA_CAPTION, caption_justify="left")
     name_column(table, "criterion", [c.name for c in report.criteria])
     table.add_column("kind")
     for column in CRITERIA_COLUMNS:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from autorubric_cli.report.formats import interval, number
+from autorubric_cli.report.formats import NOT_ASSESSED, NOT_ASSESSED_NOTE, interval, number
 from autorubric_cli.report.models import (
     BinaryMetrics,
     CriterionAgreement,
@@ -32,7 +32,7 @@ class RowsTable:
     key: str = ""  # an id for the HTML page
 
 
-ITEM_CRITERIA_HEADER = ["(item, criterion) pairs", "items", "met rate", "CA/NA rate"]
+ITEM_CRITERIA_HEADER = ["(item, criterion) pairs", "items", "met rate", NOT_ASSESSED]
 CRITERION_TAG_CAPTION = (
     "per item: Σ weight × value / Σ positive weight over its criteria with the tag (an item "
     "with no positive-weight criterion with the tag is left out); mean over items, 95% "
@@ -52,7 +52,10 @@ def item_criteria_table(report: Report) -> RowsTable | None:
     if s is None:
         return None
     row = [number(s.count), number(s.items), number(s.met_rate), number(s.cannot_assess_rate)]
-    caption = "the items' own criteria, over every (item, criterion) pair; met rate: binary ones"
+    caption = (
+        "the items' own criteria, over every (item, criterion) pair; met rate: binary ones; "
+        f"{NOT_ASSESSED_NOTE}"
+    )
     return RowsTable("Item criteria", ITEM_CRITERIA_HEADER, [row], caption, "item-criteria-summary")
 
 

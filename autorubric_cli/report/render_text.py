@@ -14,6 +14,7 @@ from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.report.fold_items import record_tag_scores
 from autorubric_cli.report.formats import (
+    CRITERIA_CAPTION,
     SIMULATED_NOTE,
     SIMULATED_TAG,
     dollars,
@@ -57,7 +58,6 @@ from autorubric_cli.report.render_stats import (
 )
 from autorubric_cli.report.render_table import (
     CRITERIA_COLUMNS,
-    WITH_OUTCOME_CAPTION,
     cost_line,
     score_cells,
 )
@@ -130,7 +130,7 @@ def _md_criteria(report: Report) -> list[str]:
             for c in report.criteria
         ],
     )
-    return lines + ["", WITH_OUTCOME_CAPTION]
+    return lines + ["", CRITERIA_CAPTION]
 
 
 GATE_COLUMNS = ["metric", "min", "max", "value", "result"]

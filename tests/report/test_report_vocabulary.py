@@ -14,11 +14,16 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from html_support import DEMO_DATA, DEMO_RUBRIC, cli
+from html_support import DEMO_DATA, DEMO_RUBRIC, ROOT, cli
 from junitparser import JUnitXml, TestSuite
 
 WITH_OUTCOME = "judges w/ outcome"
 AGREEING_PAIRS = "agreeing pairs"
+NOT_ASSESSED = "not assessed"
+NOT_ASSESSED_MEANS = (
+    "not assessed: the share of graded items whose outcome is CANNOT_ASSESS (binary) or an NA "
+    "option (multi-choice)"
+)
 SIMULATED_NOTE = "These results come from SIMULATED judges, not real models."
 FAIL_UNDER = ("--fail-under", "0.9")
 
@@ -135,6 +140,17 @@ def test_the_same_words_for_the_same_figures(outputs: dict[str, str]) -> None:
         results = [c for c in cells if re.fullmatch(r"(?i)pass(ed)?|fail(ed)?", c)]
         assert results and set(results) <= {"PASSED", "FAILED"}, fmt
     assert json.loads(outputs["json"])["gate"]["passed"] is False
+
+
+def test_the_not_assessed_rate_is_named_plainly_and_explained(outputs: dict[str, str]) -> None:
+    """`cannot_assess_rate` heads every criteria table in plain words, explained beside it and
+    in the docs (it was "CA/NA rate", a name found nowhere else)."""
+    for fmt, (text, cells) in human(outputs).items():
+        assert NOT_ASSESSED in cells, fmt
+        assert NOT_ASSESSED_MEANS in text, fmt
+        assert "CA/NA" not in text, fmt
+    docs = (ROOT / "docs" / "guides" / "reports.md").read_text()
+    assert f"`{NOT_ASSESSED}`" in docs and "cannot_assess_rate" in docs
 
 
 def test_an_undefined_figure_is_na_everywhere(outputs: dict[str, str]) -> None:

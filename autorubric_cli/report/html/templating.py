@@ -14,6 +14,8 @@ from markupsafe import Markup
 from autorubric_cli.report.compare_words import finding
 from autorubric_cli.report.formats import (
     AGREEING_PAIRS,
+    CRITERIA_CAPTION,
+    NOT_ASSESSED,
     SIMULATED_NOTE,
     WITH_OUTCOME,
     arrow,
@@ -48,7 +50,8 @@ def environment() -> Environment:
     env.filters.update(arrow=arrow, script_json=script_json, code=inline_code)
     env.globals.update(gate_headline=gate_headline, compare_finding=finding)
     env.globals.update(WITH_OUTCOME=WITH_OUTCOME, AGREEING_PAIRS=AGREEING_PAIRS)
-    env.globals.update(SIMULATED_NOTE=SIMULATED_NOTE)
+    env.globals.update(SIMULATED_NOTE=SIMULATED_NOTE, NOT_ASSESSED=NOT_ASSESSED)
+    env.globals.update(CRITERIA_CAPTION=CRITERIA_CAPTION)
     env.globals.update(cascade_summary=cascade_summary, cascade_rows=cascade_rows)
     env.globals.update(escalation_rows=escalation_rows)
     env.globals.update(CASCADE_HEADER=HEADER, ESCALATION_HEADER=ESCALATION_HEADER)
