@@ -59,7 +59,9 @@ MaxDrop = Annotated[
 FailOnRegression = Annotated[
     bool,
     typer.Option(
-        "--fail-on-regression", help="Compare gate: fail if NEW is worse with Wilcoxon p < alpha."
+        "--fail-on-regression",
+        help="Compare gate: fail if NEW is worse with p < --alpha (the clustered p-value with "
+        "a cluster key, else Wilcoxon's).",
     ),
 ]
 Alpha = Annotated[float, typer.Option("--alpha", help="Significance level for the gate.")]

@@ -43,12 +43,14 @@ from autorubric_cli.cli.options import (
 )
 from autorubric_cli.errors import EXIT_OK, InputError
 
+DATASET_HELP = "Dataset file: JSONL, JSON, CSV, Parquet or an Inspect AI log (.eval or .json)."
+
 
 def check(
     rubric: Annotated[Path, typer.Argument(metavar="RUBRIC", help="Rubric YAML file.")],
     dataset: Annotated[
         Path | None,
-        typer.Argument(metavar="DATASET", help="Dataset file (JSONL, JSON, CSV or Parquet)."),
+        typer.Argument(metavar="DATASET", help=DATASET_HELP),
     ] = None,
     judge: JudgeOpt = None,
     fail_under: FailUnder = None,
@@ -104,7 +106,7 @@ def check(
 
 def run(
     rubric: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
-    dataset: Annotated[Path, typer.Argument(help="Dataset file (JSONL, JSON, CSV or Parquet).")],
+    dataset: Annotated[Path, typer.Argument(help=DATASET_HELP)],
     judge: JudgeOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Experiment name under experiments/.")

@@ -96,3 +96,18 @@ def test_resume_concurrency_has_help() -> None:
     text = help_text(("resume",), 100)
     line = next(line for line in text.splitlines() if "--concurrency" in line)
     assert "in-flight" in line, line
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_the_dataset_help_names_every_format_read(command: str) -> None:
+    """Inspect AI logs (`.eval`, `.json`) are datasets too (docs/guides/datasets.md)."""
+    text = " ".join(help_text((command,), 200).split())
+    assert "JSONL, JSON, CSV, Parquet or an Inspect AI log (.eval or .json)" in text
+
+
+@pytest.mark.parametrize("command", ["compare", "run"])
+def test_fail_on_regression_says_which_p_value(command: str) -> None:
+    text = " ".join(help_text((command,), 200).split())
+    flag = text[text.index("--fail-on-regression") :]
+    assert "the clustered p-value with a cluster key" in flag[:300]
+    assert "else Wilcoxon's" in flag[:300]
