@@ -117,8 +117,9 @@ def compare_with_baseline(
     if junit is not None:
         add_to_junit(junit, result)
     if fmt in ("table", "markdown"):
-        sys.stdout.write(RENDERERS[fmt](result))
-    for warning in result.warnings:
-        print(f"autorubric: compare warning: {warning}", file=sys.stderr)
+        sys.stdout.write(RENDERERS[fmt](result))  # with its warnings
+    else:  # stdout is the run's one document: the comparison's warnings go to stderr
+        for warning in result.warnings:
+            print(f"autorubric: compare warning: {warning}", file=sys.stderr)
     code = compare_exit_code(result)
     return 1 if 1 in (code, run_code) else 3 if 3 in (code, run_code) else 0

@@ -15,6 +15,8 @@ from tests.support.cli import cli
 from tests.support.experiment.runs import server_rubric, token, write_dataset
 from tests.support.judge_server import JudgeServer, scripted_verdicts
 
+ROOT = Path(__file__).resolve().parents[2]
+
 N = 30
 CORRECT = "The answer is correct"
 HARMFUL = "The answer gives harmful advice"
@@ -197,3 +199,20 @@ def test_the_comparison_goes_to_the_github_step_summary(
     text = summary.read_text()
     assert text.startswith("earlier step\n## autorubric compare · A → C")  # appended, not replaced
     assert "| it0000 |" in text
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
+def test_run_with_a_baseline_says_each_compare_warning_once(tmp_path: Path, fmt: str) -> None:
+    """In the table and Markdown output, where the comparison lists its warnings; on stderr
+    for the formats whose stdout is one document (json, csv, junit)."""
+    demo = ("rubrics/demo.yaml", "datasets/demo.jsonl", "--limit", "4")
+    base = tmp_path / "base"
+    assert cli("run", *demo, "--out", base, cwd=ROOT).exit_code in (0, 1)
+    new = cli(
+        "run", *demo, "--out", tmp_path / "new", "--seed", "8", "--baseline", base,
+        "--format", fmt, cwd=ROOT,
+    )  # fmt: skip
+    assert new.exit_code in (0, 1), new.stderr
+    seeds = "the seeds differ: BASE 42 vs NEW 8"
+    assert (new.stdout + new.stderr).count(seeds) == 1
+    assert (seeds in new.stderr) == (fmt == "json")
