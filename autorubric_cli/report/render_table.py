@@ -104,9 +104,9 @@ def bias_table(report: Report) -> Table:
 
 def distribution_table(report: Report) -> Table:
     """Each criterion's outcomes over items, in the rubric's option order."""
-    table = Table(title="Outcomes (items per option, in option order)")
+    table = Table(title="Outcomes")  # a title wider than a narrow table would wrap
     name_column(table, "criterion", [c.name for c in report.criteria])
-    table.add_column("items per option", ratio=1)
+    table.add_column("items per option, in option order", ratio=1)
     for c in report.criteria:
         table.add_row(c.name, " · ".join(f"{k} {number(v)}" for k, v in c.distribution.items()))
     return table

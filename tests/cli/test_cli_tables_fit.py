@@ -79,3 +79,25 @@ def test_validate_keeps_every_figure_name_whole(inputs: dict[str, Path], columns
     words = out.split()
     for header in FC_COLUMNS.values():
         assert all(word in words for word in header.split()), header
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_every_table_title_of_a_narrow_report_is_one_line(tmp_path: Path, columns: int) -> None:
+    """Short names and two options make narrow tables; a title wider than its table used to
+    wrap mid-phrase ("Outcomes (items per option, in" / "option order)")."""
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text(
+        "criteria:\n  - {name: c, requirement: r}\ngrader:\n  judges: [{model: simulated/a}]\n"
+    )
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(f'{{"id": "i{i}", "submission": "x"}}\n' for i in range(3)))
+    code, _, stderr = invoke("run", rubric, data, "--out", tmp_path / "out")
+    assert code == 0, stderr
+    out = shown(columns, "report", tmp_path / "out")
+    lines = out.splitlines()
+    top = next(
+        i for i, line in enumerate(lines) if line.startswith("┏") and "per option" in lines[i + 1]
+    )
+    assert lines[top - 1].strip() == "Outcomes"  # the whole title, on the line above the table
+    assert lines[top - 2].startswith("cost ")  # the line before it is not a piece of the title
+    assert "items per option, in option order" in out
