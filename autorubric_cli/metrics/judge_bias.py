@@ -36,6 +36,7 @@ class PositionTest:
     chi2: float
     dof: int
     p_value: Figure
+    expected: list[float]  # an unbiased judge's share of the votes at each shown position
 
 
 def position_test(counts: IntArray) -> PositionTest:
@@ -51,17 +52,22 @@ def position_test(counts: IntArray) -> PositionTest:
         chi2=float(result.statistic),
         dof=counts.size - 1,
         p_value=as_figure(result.pvalue),
+        expected=[1.0 / counts.size] * counts.size,
     )
 
 
 def pooled_position_test(tests: Sequence[PositionTest]) -> PositionTest:
     """Criteria pooled: counts added by position, statistics and degrees of freedom summed,
-    the expected first-position rate the mean of 1/K over every vote."""
+    the expected first-position rate the mean of 1/K over every vote. An unbiased judge's share
+    of position k is the votes of the criteria with more than k options, each divided by its
+    K, over all votes: positions only some criteria have get fewer votes, and not from bias."""
     votes = sum(t.votes for t in tests)
     width = max(len(t.counts) for t in tests)
     counts = np.zeros(width, dtype=np.int64)
+    expected = np.zeros(width)
     for t in tests:
         counts[: len(t.counts)] += t.counts
+        expected[: len(t.counts)] += t.votes / len(t.counts)
     chi2 = sum(t.chi2 for t in tests)
     dof = sum(t.dof for t in tests)
     return PositionTest(
@@ -72,6 +78,7 @@ def pooled_position_test(tests: Sequence[PositionTest]) -> PositionTest:
         chi2=chi2,
         dof=dof,
         p_value=as_figure(stats.chi2.sf(chi2, dof)),
+        expected=(expected / votes).tolist(),
     )
 
 

@@ -63,6 +63,7 @@ def position_figures(test: PositionTest) -> dict[str, object]:
         "chi2": test.chi2,
         "dof": test.dof,
         "p_value": value_or_none(test.p_value),
+        "expected": test.expected,
     }
 
 

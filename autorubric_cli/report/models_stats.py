@@ -30,6 +30,7 @@ class PositionFigures(Block):
     chi2: float
     dof: int
     p_value: float | None
+    expected: list[float] = []  # an unbiased judge's share of the votes at each position
 
 
 class PositionBias(Block):

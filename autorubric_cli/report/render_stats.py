@@ -102,5 +102,6 @@ def bias_rows(report: Report) -> list[list[str]]:
 BIAS_NOTE = (
     "position: chosen options by shown position against the uniform (options are shuffled "
     "per vote), flagged at pooled p < 0.001; length: Spearman's ρ of the judge's item score "
-    "with output words"
+    "with output words; beyond labels: Spearman's ρ of (the judge's item score − the labels' "
+    "score) with output words, a judge rewarding length more than the labels do"
 )

@@ -12,6 +12,8 @@ import yaml
 from scipy import stats
 from stats_support import DEMO_RUBRIC, clustered_data, invoke, judges, records, rubric
 
+from tests.support.browser import headless_chromium
+
 FLAG = 0.001
 
 
@@ -66,6 +68,24 @@ def test_position_counts_and_chi_square_equal_scipy(run: Path) -> None:
             votes += counts.sum()
             expected += counts.sum() / k
         pooled = position["pooled"]
+        # an unbiased judge's share of each shown position, pooled: a position k counts only
+        # for the criteria with more than k options (the demo mixes 3, 4 and 5)
+        width = max(len(b["counts"]) for b in position["criteria"])
+        unbiased = [
+            sum(
+                sum(b["counts"]) / len(b["counts"])
+                for b in position["criteria"]
+                if len(b["counts"]) > k
+            )
+            / votes
+            for k in range(width)
+        ]
+        assert pooled["expected"] == pytest.approx(unbiased)
+        assert pooled["expected"][-1] < pooled["expected"][0]  # position 5 exists in one criterion
+        for block in position["criteria"]:
+            assert block["expected"] == pytest.approx(
+                [1 / len(block["counts"])] * len(block["counts"])
+            )
         assert pooled["p_value"] == pytest.approx(stats.chi2.sf(total_chi2, total_dof))
         assert pooled["dof"] == total_dof and pooled["votes"] == votes
         assert pooled["first_rate"] == pytest.approx(first / votes)
@@ -155,3 +175,38 @@ def test_every_format_has_the_bias_section(run: Path) -> None:
     code, stdout, _ = invoke("report", run, "--format", "html", "-o", run.parent / "r.html")
     page = (run.parent / "r.html").read_text()
     assert 'id="judge-bias"' in page and "position:target-v1" in page
+
+
+def test_the_position_chart_marks_what_an_unbiased_judge_would_choose(run: Path) -> None:
+    """Pooled over criteria of 3 to 5 options, an unbiased judge chooses positions 4 and 5
+    less often; without the expected share on the chart it looks biased against them."""
+    report = json.loads((run / "report.json").read_text())
+    page = run.parent / "bias.html"
+    code, _, err = invoke("report", run, "--format", "html", "-o", page)
+    assert code == 0, err
+    with headless_chromium() as browser:
+        view = browser.new_page(viewport={"width": 1400, "height": 900})
+        view.goto(page.as_uri())
+        view.wait_for_selector("body[data-plots-ready]", timeout=30_000)
+        figure = view.locator('figure[data-plot="position:fair"]')
+        caption = " ".join(figure.locator("figcaption").inner_text().split())
+        marks = view.evaluate(EXPECTED_MARKS)
+        note = " ".join(view.inner_text("#judge-bias .note").split())
+        view.close()
+    assert "the tick on each bar: the share an unbiased judge gives that position" in caption
+    drawn = sorted(marks)
+    wanted = sorted(b["position"]["pooled"]["expected"] for b in report["judge_bias"].values())
+    assert len(drawn) == len(wanted) == 2  # one chart per judge, each with its ticks
+    for ticks, expected in zip(drawn, wanted, strict=True):
+        assert ticks == pytest.approx(expected)
+    assert "beyond labels: Spearman's ρ of (the judge's item score − the labels' score)" in note
+
+
+EXPECTED_MARKS = """() => {
+  const found = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    const data = m.data_source && m.data_source.data;
+    if (data && data.expected && m.glyph && m.glyph.type === "Rect") found.push([...data.expected]);
+  }
+  return found;
+}"""

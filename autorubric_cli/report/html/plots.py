@@ -124,16 +124,19 @@ def option_shares(criterion: Criterion, summary: CriterionSummary) -> Spec | Non
 
 
 def position_chart(judge: str, bias: JudgeBias) -> Spec | None:
-    """A judge's chosen shown positions, pooled over its shuffled criteria (95% Wilson CIs)."""
+    """A judge's chosen shown positions, pooled over its shuffled criteria (95% Wilson CIs),
+    each with a tick at the share an unbiased judge would give it: pooled over criteria of
+    different sizes, the last positions exist for fewer votes."""
     if bias.position is None:
         return None
     pooled = bias.position.pooled
     rows = [(f"position {k + 1}", count, pooled.votes) for k, count in enumerate(pooled.counts)]
     title = (
-        f"{judge}: shown position of the chosen option ({plural(pooled.votes, 'vote')}; "
-        f"uniform expects {pooled.first_expected:.3f} at position 1)"
+        f"{judge}: chosen option by shown position ({plural(pooled.votes, 'vote')}); the tick "
+        "on each bar: the share an unbiased judge gives that position (a position only some "
+        "criteria have gets fewer votes)"
     )
-    return _hbar(title, rows, "share of votes", "#b5744a")
+    return _hbar(title, rows, "share of votes", "#b5744a") | {"expected": pooled.expected}
 
 
 def _heatmap(

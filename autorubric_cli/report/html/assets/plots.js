@@ -39,6 +39,10 @@
     var colors = spec.colors || spec.labels.map(function () { return spec.color; });
     var source = new Bokeh.ColumnDataSource({ data: { label: spec.labels, value: spec.values, lo: spec.lo, hi: spec.hi, n: spec.n, color: colors } });
     plot.hbar({ y: { field: "label" }, right: { field: "value" }, height: 0.6, source: source, fill_color: { field: "color" }, line_color: { field: "color" } });
+    if (spec.expected) {  // a tick per bar: the share expected without bias
+      var marks = new Bokeh.ColumnDataSource({ data: { label: spec.labels, expected: spec.expected } });
+      plot.rect({ x: { field: "expected" }, y: { field: "label" }, width: 0.006, height: 0.85, source: marks, fill_color: "#222222", line_color: "#222222" });
+    }
     if (spec.whiskers !== false) plot.add_layout(new Bokeh.Whisker({ source: source, base: { field: "label" }, lower: { field: "lo" }, upper: { field: "hi" }, dimension: "width" }));
     hover(plot, spec.whiskers === false ? [["", "@label"], [spec.value_name, "@value{0.000}"], ["n", "@n"]] : [["", "@label"], [spec.value_name, "@value{0.000}"], ["95% CI", "@lo{0.000}–@hi{0.000}"], ["n", "@n"]]);
     return plot;
