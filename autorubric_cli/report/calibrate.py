@@ -178,18 +178,31 @@ def calibrate_experiments(
 HEADER = ["threshold", "escalated", "agreement with then", "agreement with labels", "cost", "ratio"]
 
 
+def shown_figures(entry: ThresholdEntry) -> list[str]:
+    return [
+        rate(entry.escalation_rate),
+        rate(entry.agreement_with_then),
+        rate(entry.agreement_with_labels),
+        dollars(entry.cost),
+        rate(entry.cost_ratio),
+    ]
+
+
 def calibration_rows(calibration: Calibration) -> list[list[str]]:
+    """One row per run of consecutive thresholds that give the same cascade (`0–0.6667`): the
+    JSON keeps every threshold, a table of identical rows would hide the ones that differ.
+    `*` marks the row of the recommended threshold (the lowest of its row)."""
+    rows: list[tuple[list[ThresholdEntry], list[str]]] = []
+    for entry in calibration.thresholds:
+        figures = shown_figures(entry)
+        if rows and rows[-1][1] == figures:
+            rows[-1][0].append(entry)
+        else:
+            rows.append(([entry], figures))
     chosen = calibration.recommended
     return [
-        [
-            f"{e.threshold:.4g}{' *' if chosen is not None and e == chosen else ''}",
-            rate(e.escalation_rate),
-            rate(e.agreement_with_then),
-            rate(e.agreement_with_labels),
-            dollars(e.cost),
-            rate(e.cost_ratio),
-        ]
-        for e in calibration.thresholds
+        [threshold_cell(group, chosen is not None and chosen in group), *figures]
+        for group, figures in rows
     ]
 
 
@@ -201,17 +214,23 @@ def threshold_text(entry: ThresholdEntry) -> str:
     return "{" + pairs + "}"
 
 
+def threshold_cell(group: list[ThresholdEntry], chosen: bool) -> str:
+    first, last = group[0].threshold, group[-1].threshold
+    cell = f"{first:.4g}" if first == last else f"{first:.4g}–{last:.4g}"
+    return cell + (" *" if chosen else "")
+
+
 def recommendation_line(calibration: Calibration) -> str:
     chosen, target = calibration.recommended, calibration.target_agreement
     goal = "the labels" if calibration.against == "labels" else "the `then` judges"
     if chosen is None:
         what = "No threshold" if calibration.fit == "one" else "No set of thresholds"
         return f"{what} reaches agreement {rate(target)} with {goal}."
+    ratio = "" if chosen.cost_ratio is None else f" = {rate(chosen.cost_ratio)} of all-then"
     return (
         f"Recommended: escalate_below: {threshold_text(chosen)} (agreement with then "
         f"{rate(chosen.agreement_with_then)}, with labels {rate(chosen.agreement_with_labels)}"
-        f", escalating {rate(chosen.escalation_rate)}, cost {dollars(chosen.cost)} = "
-        f"{rate(chosen.cost_ratio)} of all-then)."
+        f", escalating {rate(chosen.escalation_rate)}, cost {dollars(chosen.cost)}{ratio})."
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -178,7 +179,8 @@ def test_the_calibration_page_draws_its_plot_offline(
     tmp_path: Path, runs: tuple[Path, Path]
 ) -> None:
     out, fitted = tmp_path / "cal.html", tmp_path / "fit.html"
-    assert cli("cascade", "calibrate", *runs, "-f", "html", "-o", out).exit_code == 0
+    unreachable = ("--target-agreement", "0.999")  # unanimous yet wrong samples stay wrong
+    assert cli("cascade", "calibrate", *runs, "-f", "html", "-o", out, *unreachable).exit_code == 0
     per_criterion = ("--per-criterion", "--target-agreement", "0.9", "-f", "html", "-o", fitted)
     assert cli("cascade", "calibrate", *runs, *per_criterion).exit_code == 0
     with headless_chromium() as browser:
@@ -188,7 +190,12 @@ def test_the_calibration_page_draws_its_plot_offline(
         page.on("request", lambda r: errors.append(r.url) if r.url.startswith("http") else None)
         page.goto(out.as_uri())
         page.wait_for_selector("body[data-plots-ready='1']", timeout=30_000)
-        rows = page.locator("#thresholds tbody tr").count()
+        cells = [
+            r.locator("td").all_inner_texts() for r in page.locator("#thresholds tbody tr").all()
+        ]
+        text = page.inner_text("body")
+        code = page.locator("#recommendation code").all_inner_texts()
+        page.screenshot(path=str(tmp_path / "calibration.png"), full_page=True)
         assert page.locator("#per-criterion").count() == 0
         page.goto(fitted.as_uri())
         page.wait_for_selector("body[data-plots-ready='1']", timeout=30_000)
@@ -196,6 +203,60 @@ def test_the_calibration_page_draws_its_plot_offline(
         recommendation = page.locator("#recommendation").inner_text()
         page.screenshot(path=str(tmp_path / "fit.png"), full_page=True)
         assert errors == []
-    assert rows >= 21
+    assert "`" not in text and code == ["then"]  # `then` shown as code, never as backticks
+    data = json.loads(cli("cascade", "calibrate", *runs, "-f", "json").stdout)
+    assert rows_cover_every_threshold(cells, data["thresholds"])
     assert [r.split()[0] for r in fit_rows] == ["correct", "style"]
     assert recommendation.startswith("Recommended: escalate_below: {correct: ")
+
+
+def rows_cover_every_threshold(rows: list[list[str]], thresholds: list[dict]) -> bool:
+    """Thresholds giving identical figures share one row (`0–0.6667`), and two consecutive
+    rows never show the same figures."""
+    covered = []
+    for row in rows:
+        first, _, last = row[0].removesuffix(" *").partition("–")
+        span = [e for e in thresholds if float(first) <= e["threshold"] <= float(last or first)]
+        assert len({tuple(e[k] for k in FIGURES) for e in span}) == 1, row
+        covered += span
+    assert all(a[1:] != b[1:] for a, b in zip(rows, rows[1:], strict=False)), rows
+    return [e["threshold"] for e in covered] == [e["threshold"] for e in thresholds]
+
+
+FIGURES = ("escalation_rate", "agreement_with_then", "agreement_with_labels", "cost")
+
+
+def test_the_table_collapses_thresholds_that_give_the_same_cascade(
+    runs: tuple[Path, Path],
+) -> None:
+    table = cli("cascade", "calibrate", *runs)
+    data = json.loads(cli("cascade", "calibrate", *runs, "-f", "json").stdout)
+    rows = [
+        [cell.strip() for cell in line.strip("│").split("│")]
+        for line in table.stdout.splitlines()
+        if line.startswith("│")
+    ]
+    assert len(rows) < len(data["thresholds"])
+    assert rows_cover_every_threshold(rows, data["thresholds"])
+
+
+def test_the_guides_calibration_example_recommends_a_threshold(tmp_path: Path) -> None:
+    """docs/guides/cascades.md's own example, run as the page runs it, reaches its target."""
+    from tests.docs.doc_blocks import ROOT, page_blocks
+
+    blocks = page_blocks(ROOT / "docs" / "guides" / "cascades.md")
+    for block in blocks:
+        if "file" in block.notes:
+            (tmp_path / block.notes["file"]).write_text(block.text)
+    commands = [
+        shlex.split(line)[1:]
+        for block in blocks
+        if block.lang == "bash"
+        for line in block.text.splitlines()
+        if line.startswith(("autorubric run cheap", "autorubric run strong", "autorubric cascade"))
+    ]
+    for args in commands[:3]:
+        done = cli(*args, cwd=tmp_path)
+        assert done.exit_code == 0, done.stderr
+    assert commands[2][:2] == ["cascade", "calibrate"]
+    assert "Recommended: escalate_below:" in done.stdout
