@@ -53,7 +53,7 @@ def render_bill(bill: dict[str, Any], fmt: str) -> int:
         f"~{bill['completion_tokens_estimate']:,} · cost ~{dollars(bill['cost_estimate'])}"
     )
     if "cascade" in bill:
-        console.print(cascade_bill_line(bill["cascade"]))
+        console.print(cascade_bill_line(bill["cascade"]), soft_wrap=True)
     return 0
 
 
@@ -67,7 +67,12 @@ def cascade_bill_line(block: dict[str, Any]) -> str:
     rate = block["escalation_rate"]
     if rate is None:
         return f"cascade: {bounds}; give --escalation-rate R for one figure"
-    return f"cascade at escalation rate {rate:g}: ~{dollars(block['cost_estimate'])}, {bounds}"
+    then = block["then_all"]
+    return (
+        f"cascade at escalation rate {rate:g}: ~{dollars(block['cost_estimate'])}, {bounds}; "
+        f"the then judges' rows ({', '.join(then['judges'])}) are scaled to escalation rate "
+        f"{rate:g}, from {then['calls']:,} calls for everything"
+    )
 
 
 def _bill_cells(row: dict[str, Any], judge: str, criterion: str) -> list[str]:

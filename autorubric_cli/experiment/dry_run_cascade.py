@@ -2,8 +2,9 @@
 
 The bill of every judge on every criterion is built as for any run; a cascade then pays the
 `first` stage in full and the `then` stage on the escalated share of criteria only. With
-`--escalation-rate R` (the rate of the last calibration) the totals are the first stage plus R
-times the `then` stage; without it, the totals are the upper bound (everything escalated) and
+`--escalation-rate R` (the rate of the last calibration) the `then` judges' lines are scaled to R
+and the totals are the first stage plus R times the `then` stage, so the lines add up to the
+totals; without it, every line and the totals are the upper bound (everything escalated) and
 the `cascade` block gives both bounds. The `then` stage's share is scaled from the bill of
 asking it everything, so with `llm_calls: per_item` (where the escalation lists only the
 escalated criteria, a shorter prompt) it is an upper estimate.
@@ -55,15 +56,51 @@ def cascade_bill(
     out = {**bill, "cascade": block}
     if rate is None:
         return out
-    to_send = [s["calls"] - s["cached"] for s in (first, then)]
-    calls = round(first["calls"] + rate * then["calls"])
-    cached = round(first["cached"] + rate * then["cached"])
-    out["calls"] = {
-        "total": calls,
-        "cached": cached,
-        "to_send": round(to_send[0] + rate * to_send[1]),
-    }
-    for key in ("prompt_tokens", "completion_tokens_estimate"):
-        out[key] = round(first[key] + rate * then[key])
-    out["cost_estimate"] = block["cost_estimate"]
+    return scaled_bill(out, set(cascade.then), rate)
+
+
+LINE_KEYS = (*SUMMED, "cached_prompt_tokens", "cache_write_tokens")
+
+
+def scaled_line(line: dict[str, Any], rate: float) -> dict[str, Any]:
+    """A `then` judge's criterion line at escalation rate `rate` (counts rounded)."""
+    out = dict(line)
+    for key in LINE_KEYS:
+        value = line[key]
+        if value is not None:
+            out[key] = rate * value if key == "cost_estimate" else round(rate * value)
     return out
+
+
+def summed(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """Lines added key by key (cost None when one is unpriced)."""
+    total: dict[str, Any] = {}
+    for key in LINE_KEYS:
+        values = [line[key] for line in lines]
+        total[key] = None if any(v is None for v in values) else sum(values)
+    return total
+
+
+def scaled_bill(bill: dict[str, Any], then: set[str], rate: float) -> dict[str, Any]:
+    """The bill at escalation rate `rate`: the `then` judges' criterion lines scaled, each
+    judge's line the sum of its criterion lines, the totals the sum of the judges' lines, so
+    every column adds up."""
+    criteria = [scaled_line(c, rate) if c["judge"] in then else c for c in bill["criteria"]]
+    judges = [
+        {"id": j["id"], **summed([c for c in criteria if c["judge"] == j["id"]])}
+        for j in bill["judges"]
+    ]
+    total = summed(judges)
+    return {
+        **bill,
+        "calls": {
+            "total": total["calls"],
+            "cached": total["cached"],
+            "to_send": total["calls"] - total["cached"],
+        },
+        "judges": judges,
+        "criteria": criteria,
+        "prompt_tokens": total["prompt_tokens"],
+        "completion_tokens_estimate": total["completion_tokens_estimate"],
+        "cost_estimate": total["cost_estimate"],
+    }

@@ -59,3 +59,40 @@ def test_the_rate_needs_a_cascade_and_a_dry_run(tmp_path: Path) -> None:
     assert not (tmp_path / "e").exists()
     out_of_range = cli("run", rubric, data, "--dry-run", "--escalation-rate", "1.5", env=env)
     assert out_of_range.exit_code == 2
+
+
+SUMMED = ("calls", "cached", "prompt_tokens", "completion_tokens_estimate", "cost_estimate")
+
+
+@pytest.mark.parametrize("flags", [(), ("--escalation-rate", "0.3")])
+def test_the_lines_add_up_to_the_totals(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    """Each judge's line is the sum of its criterion lines, and the totals the sum of the
+    judges' lines: with a rate, the `then` judges' lines are scaled to it (they billed every
+    escalation while the total did not)."""
+    rated = bill(tmp_path, *flags)
+    for judge in rated["judges"]:
+        lines = [c for c in rated["criteria"] if c["judge"] == judge["id"]]
+        for key in SUMMED:
+            assert judge[key] == pytest.approx(sum(c[key] for c in lines)), (judge["id"], key)
+    totals = {
+        "calls": rated["calls"]["total"],
+        "cached": rated["calls"]["cached"],
+        **{key: rated[key] for key in SUMMED[2:]},
+    }
+    for key, total in totals.items():
+        assert total == pytest.approx(sum(j[key] for j in rated["judges"])), key
+    assert rated["calls"]["to_send"] == rated["calls"]["total"] - rated["calls"]["cached"]
+    strong = next(j for j in rated["judges"] if j["id"] == "strong")
+    full = rated["cascade"]["then_all"]
+    assert strong["calls"] == (round(0.3 * 8) * 2 if flags else full["calls"])
+    table = cli("run", tmp_path / "r.yaml", tmp_path / "d.jsonl", "--dry-run", *flags,
+                env={"DRY_KEY": "k"}).stdout  # fmt: skip
+    rows = {
+        tuple(cell.strip() for cell in line.strip("│").split("│")[:2]): line.split("│")[3]
+        for line in table.splitlines()
+        if line.startswith("│")
+    }
+    per_judge = sum(int(rows[(j["id"], "(all)")].replace(",", "")) for j in rated["judges"])
+    assert f"calls {per_judge:,}:" in table
+    if flags:
+        assert "rows (strong) are scaled to escalation rate 0.3" in " ".join(table.split())
