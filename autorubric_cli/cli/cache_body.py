@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from autorubric_cli.cli.console import output_console
+from autorubric_cli.core.words import plural
 from autorubric_cli.experiment.dry_run import dry_run_resume as estimate_resume
 from autorubric_cli.experiment.dry_run import dry_run_start
 from autorubric_cli.experiment.options import RunOptions
@@ -71,7 +72,7 @@ def cascade_bill_line(block: dict[str, Any]) -> str:
     return (
         f"cascade at escalation rate {rate:g}: ~{dollars(block['cost_estimate'])}, {bounds}; "
         f"the then judges' rows ({', '.join(then['judges'])}) are scaled to escalation rate "
-        f"{rate:g}, from {then['calls']:,} calls for everything"
+        f"{rate:g}, from {plural(then['calls'], 'call')} for everything"
     )
 
 

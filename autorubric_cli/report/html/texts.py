@@ -17,6 +17,7 @@ from autorubric_cli.core.conversation import as_given
 from autorubric_cli.core.items import GivenSubmission
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Rubric
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.manifest import Manifest, sha256_file
 from autorubric_cli.loading.dataset import iter_items
@@ -101,7 +102,8 @@ def item_texts(
     if not texts:
         return texts, f"submissions are not shown: {reason}"
     return texts, (
-        f"the submissions of {len(older):,} items recorded by an older version are not shown: "
+        f"the submissions of {plural(len(older), 'item')} recorded by an older version are not "
+        "shown: "
         f"{reason}"
     )
 
