@@ -5,8 +5,8 @@ We read the log files ourselves rather than through `inspect_ai`: they are JSON 
 (in a `.eval` archive, `header.json` and one `samples/<id>_epoch_<n>.json` member per sample),
 and Inspect is a large dependency that takes seconds to import. Current `.eval` archives
 compress their members with zstd, which Python's zipfile does not read: the `zstandard`
-package (the `inspect` extra) decompresses them. Samples are read one at a time, never the
-whole archive at once. The tests read logs written by `inspect eval` itself.
+package (a dependency) decompresses them. Samples are read one at a time, never the whole
+archive at once. The tests read logs written by `inspect eval` itself.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from autorubric_cli.loading.where import Where
 
 try:
     import zstandard
-except ImportError:  # the optional `inspect` extra
+except ImportError:  # a dependency: only a broken install lacks it (the error says so)
     zstandard = None  # type: ignore[assignment]
 
 ZSTD = 93  # the zip compression method number of zstd
@@ -121,8 +121,8 @@ def member_bytes(
 def zstd_member(handle: IO[bytes], member: zipfile.ZipInfo, source: str) -> bytes:
     if zstandard is None:
         raise InputError(
-            "reading a zstd-compressed .eval log needs zstandard: "
-            "pip install 'autorubric-cli[inspect]'",
+            "reading a zstd-compressed .eval log needs the zstandard package, a dependency of "
+            "autorubric-cli that is missing here: pip install zstandard",
             path=source,
         )
     handle.seek(member.header_offset)

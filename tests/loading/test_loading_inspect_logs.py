@@ -7,8 +7,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,9 +24,12 @@ from autorubric_cli.core.conversation import arguments_text, message_text, reaso
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
+from autorubric_cli.loading import inspect_log
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import parse_rubric
 from tests.support.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TASK = Path(__file__).resolve().parents[1] / "support" / "inspect_task.py"
 RUBRIC = """
@@ -203,3 +208,28 @@ def test_a_truncated_eval_log_is_an_input_error(
     outcome = cli("check", tmp_path / "rubric.yaml", broken)
     assert outcome.exit_code == 2
     assert str(broken) in outcome.stderr
+
+
+def test_zstandard_comes_with_the_plain_install() -> None:
+    """`pip install autorubric-cli` (the README's install) reads `.eval` logs: zstandard is a
+    dependency; the `inspect` extra stays, so old install commands still work."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    plain = [re.split(r"[<>=!~ ]", d, maxsplit=1)[0] for d in project["dependencies"]]
+    assert "zstandard" in plain
+    assert "inspect" in project["optional-dependencies"]
+    guides = "".join(
+        (ROOT / "docs" / page).read_text()
+        for page in ("guides/conversations.md", "guides/datasets.md", "reference/dataset-files.md")
+    )
+    assert "needs the `inspect` extra" not in guides and '".[inspect]"' not in guides
+
+
+def test_without_zstandard_the_error_says_to_reinstall(
+    logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(inspect_log, "zstandard", None)  # as if it were not installed
+    with pytest.raises(InputError) as caught:
+        list(iter_items(logs["eval"], parse_rubric(RUBRIC, "rubric.yaml")))
+    message = str(caught.value)
+    assert "zstandard" in message and "pip install zstandard" in message
+    assert "[inspect]" not in message
