@@ -220,7 +220,7 @@ def traced_run(recorder: RunRecorder, rubric: Rubric) -> Iterator[None]:
         try:
             yield
         finally:
-            span.finish(manifest.status)
+            span.finish(manifest.status, manifest.error)
 
 
 async def _run_async(

@@ -15,7 +15,9 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.records import ItemRecord
+from autorubric_cli.errors import AutorubricError
 from autorubric_cli.judges.per_item.request import ItemRequest
+from autorubric_cli.judges.policy.failures import redact
 from autorubric_cli.judges.policy.providers import provider_name, sent_temperature
 from autorubric_cli.judges.request import CallRequest, Completion
 
@@ -133,6 +135,25 @@ def error_type(exc: BaseException) -> str:
     the exception's class name, as the conventions ask: low cardinality, no message."""
     category = getattr(exc, "category", None)
     return str(category) if category is not None else type(exc).__name__
+
+
+def error_text(exc: BaseException) -> str:
+    """The error's text for a span's status and `exception` event: our own errors' message
+    (the error vote's text, keys already redacted, redacted again), else the exception's class
+    name alone: a foreign exception's message could hold a prompt or a reply."""
+    if isinstance(exc, AutorubricError):
+        return redact(str(exc), None)
+    return type(exc).__name__
+
+
+def exception_attributes(exc: BaseException) -> Attributes:
+    """The conventions' `exception` event: the type's fully qualified name and the message
+    (no `exception.stacktrace`: source lines are not the error's text)."""
+    kind = type(exc)
+    return {
+        "exception.type": f"{kind.__module__}.{kind.__qualname__}",
+        "exception.message": error_text(exc),
+    }
 
 
 def item_attributes(record: ItemRecord) -> Attributes:

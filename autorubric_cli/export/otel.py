@@ -37,13 +37,16 @@ from autorubric_cli.export.genai import (
     call_name,
     capture_content,
     completion_attributes,
+    error_text,
     error_type,
+    exception_attributes,
     input_messages,
     item_attributes,
     output_messages,
 )
+from autorubric_cli.judges.policy.failures import redact
 from autorubric_cli.judges.request import CallRequest, Completion
-from autorubric_cli.judges.tracing import installed
+from autorubric_cli.judges.tracing import current_stage, installed
 
 FLUSH_S = 2.0
 OS_ERROR = re.compile(r"\[Errno -?\d+\] ([^'\"()]+)")
@@ -86,10 +89,10 @@ class _RunSpan:
     def __init__(self, span: Span) -> None:
         self.span = span
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: str, error: str | None = None) -> None:
         self.span.set_attribute("autorubric.status", status)
         if status == "failed":
-            self.span.set_status(Status(StatusCode.ERROR, "the run failed"))
+            self.span.set_status(Status(StatusCode.ERROR, redact(error or "the run failed", None)))
 
 
 class _ItemSpan:
@@ -99,7 +102,7 @@ class _ItemSpan:
     def record(self, record: ItemRecord) -> None:
         self.span.set_attributes(item_attributes(record))
         if record.status == "error":
-            self.span.set_status(Status(StatusCode.ERROR))
+            self.span.set_status(Status(StatusCode.ERROR, redact(record.error or "error", None)))
 
 
 class _CallSpan:
@@ -122,7 +125,9 @@ class OtelTracer:
 
     @contextlib.contextmanager
     def _span(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> Iterator[Span]:
-        """A current span; an exception out of the block is its `error.type`, no message."""
+        """A current span; an exception out of the block is its `error.type`, its status
+        description and an `exception` event (the OpenTelemetry conventions), with the error's
+        text (`genai.error_text`: never a prompt, a reply or a key)."""
         with self.tracer.start_as_current_span(
             name,
             kind=kind,
@@ -134,7 +139,8 @@ class OtelTracer:
                 yield span
             except BaseException as exc:
                 span.set_attribute("error.type", error_type(exc))
-                span.set_status(Status(StatusCode.ERROR))
+                span.set_status(Status(StatusCode.ERROR, error_text(exc)))
+                span.add_event("exception", exception_attributes(exc))
                 raise
 
     @contextlib.contextmanager
@@ -153,6 +159,9 @@ class OtelTracer:
         self, spec: JudgeSpec, request: CallRequest, messages: list[dict[str, str]], attempt: int
     ) -> Iterator[_CallSpan]:
         attributes = call_attributes(spec, request, attempt)
+        stage = current_stage()
+        if stage is not None:
+            attributes["autorubric.cascade.stage"] = stage
         if self.content:
             attributes["gen_ai.input.messages"] = input_messages(messages)
         with self._span(call_name(spec), SpanKind.CLIENT, attributes) as span:

@@ -27,6 +27,7 @@ from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.grading.record import error_summary, item_record
 from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.tracing import cascade_stage
 
 
 class CascadeGrader(Protocol):
@@ -93,7 +94,8 @@ async def cascade_votes(
     assert cascade is not None
     first, then = stages(grader, cascade)
     reuse = cascade_reuse(prior, set(cascade.first))
-    asked = await grader.votes_by_criterion(item, criteria, first, reuse)
+    with cascade_stage("first"):
+        asked = await grader.votes_by_criterion(item, criteria, first, reuse)
     first_votes = [staged(votes, "first") for votes in asked]
     escalated = [
         escalation(criterion, votes, rules, cascade.threshold(criterion.name)).escalate
@@ -102,7 +104,8 @@ async def cascade_votes(
     if not any(escalated):
         return first_votes, escalated
     skip = skipped(criteria, escalated, then)
-    asked = await grader.votes_by_criterion(item, criteria, then, {**reuse, **skip})
+    with cascade_stage("then"):
+        asked = await grader.votes_by_criterion(item, criteria, then, {**reuse, **skip})
     return [
         votes + (staged(more, "then") if flag else [])
         for votes, more, flag in zip(first_votes, asked, escalated, strict=True)

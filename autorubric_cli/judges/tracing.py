@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from typing import Protocol
 
 from autorubric_cli.core.config import JudgeSpec
@@ -19,7 +20,7 @@ from autorubric_cli.judges.request import CallRequest, Completion
 
 
 class RunSpan(Protocol):
-    def finish(self, status: str) -> None: ...
+    def finish(self, status: str, error: str | None = None) -> None: ...
 
 
 class ItemSpan(Protocol):
@@ -45,7 +46,7 @@ class Tracer(Protocol):
 class _Nothing:
     """Every span of the no-op tracer."""
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: str, error: str | None = None) -> None:
         pass
 
     def record(self, _: object) -> None:
@@ -97,3 +98,22 @@ def item_span(item_id: str) -> AbstractContextManager[ItemSpan]:
 
 def run_span(name: str, rubric: str) -> AbstractContextManager[RunSpan]:
     return tracer().run(name, rubric)
+
+
+_stage: ContextVar[str | None] = ContextVar("autorubric_cascade_stage", default=None)
+
+
+@contextlib.contextmanager
+def cascade_stage(stage: str) -> Iterator[None]:
+    """Calls made inside the block (their tasks inherit the context) belong to this stage of a
+    cascade (`first` or `then`); their spans say so."""
+    token = _stage.set(stage)
+    try:
+        yield
+    finally:
+        _stage.reset(token)
+
+
+def current_stage() -> str | None:
+    """The cascade stage of the calls made here, None outside a cascade."""
+    return _stage.get()

@@ -215,3 +215,62 @@ def test_resume_traces_only_what_it_grades(tmp_path: Path) -> None:
     ] == errored
     assert chats(receiver)
     assert all(c.attributes["autorubric.item.id"] in errored for c in chats(receiver))
+
+
+def test_an_error_span_says_what_went_wrong_without_content_or_keys(tmp_path: Path) -> None:
+    """The OpenTelemetry conventions: the span's status description holds the error's text and
+    an `exception` event its type and message; a backend (Phoenix, Jaeger) shows both. The text
+    is the error vote's own, never the prompt or a key."""
+    with JudgeServer() as server, OtlpReceiver() as receiver:
+        server.script("server_error")
+        exp = traced_run(tmp_path, server, receiver, "exp", calls="per_criterion")
+    (failed,) = [c for c in chats(receiver) if "error.type" in c.attributes]
+    assert failed.status_code == ERROR
+    assert failed.status_message.startswith("server: HTTP 500")
+    ((name, event),) = failed.events
+    assert name == "exception"
+    assert event["exception.type"] == "autorubric_cli.judges.policy.failures.JudgeFailure"
+    assert event["exception.message"] == failed.status_message
+    text = json.dumps([failed.status_message, failed.events])
+    assert KEY_VALUE not in text and "[[item-" not in text
+    assert "exception.stacktrace" not in event  # source lines are not the error's text
+    answered = [c for c in chats(receiver) if "error.type" not in c.attributes]
+    assert all(c.status_message == "" and c.events == [] for c in answered)
+    assert valid_lines(exp / "items.jsonl")
+
+
+def test_an_errored_item_span_says_why(tmp_path: Path) -> None:
+    with JudgeServer() as server, OtlpReceiver() as receiver:
+        server.script(*["server_error"] * 40)  # every attempt of the first calls fails
+        rubric = server_rubric(tmp_path / "rubric.yaml", server.api_base, max_attempts=1)
+        data = write_dataset(tmp_path / "data.jsonl", 1)
+        variables = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}
+        done = cli("run", rubric, data, "--out", tmp_path / "exp", "--otel", env=variables)
+    assert done.exit_code == 3, done.stderr
+    (item,) = receiver.named("autorubric item")
+    (record,) = valid_lines(tmp_path / "exp" / "items.jsonl")
+    assert item.status_code == ERROR and record["status"] == "error"
+    assert item.status_message == record["error"]
+
+
+def test_cascade_call_spans_carry_their_stage(tmp_path: Path) -> None:
+    """The first call fails once, with no retry: its criterion escalates to the then judge."""
+    cascade = "  cascade: {first: [j0], then: [j1], escalate_below: 1.0}\n"
+    with JudgeServer() as server, OtlpReceiver() as receiver:
+        server.script("server_error")
+        rubric = server_rubric(
+            tmp_path / "rubric.yaml", server.api_base, judges=2, max_attempts=1,
+            grader_extra=cascade,
+        )  # fmt: skip
+        data = write_dataset(tmp_path / "data.jsonl", N)
+        variables = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}
+        done = cli("run", rubric, data, "--out", tmp_path / "exp", "--otel", env=variables)
+    assert done.exit_code == 0, done.stderr
+    stages: dict[str, set[str]] = {}
+    for chat in chats(receiver):
+        judge = chat.attributes["autorubric.judge.id"]
+        stages.setdefault(judge, set()).add(chat.attributes["autorubric.cascade.stage"])
+    assert stages == {"j0": {"first"}, "j1": {"then"}}
+    assert not any(
+        "autorubric.cascade.stage" in s.attributes for s in receiver.named("autorubric ")
+    )

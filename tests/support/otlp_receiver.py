@@ -28,6 +28,8 @@ class ReceivedSpan:
     attributes: dict[str, Any]
     status_code: int
     resource: dict[str, Any]
+    status_message: str = ""
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (name, attributes)
 
 
 def value_of(value: AnyValue) -> Any:
@@ -104,4 +106,6 @@ def _received(span: Any, resource: dict[str, Any]) -> ReceivedSpan:
         attributes=attributes_of(span.attributes),
         status_code=span.status.code,
         resource=resource,
+        status_message=span.status.message,
+        events=[(event.name, attributes_of(event.attributes)) for event in span.events],
     )
