@@ -14,7 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from autorubric_cli.judges.litellm_env import offline_litellm_environment  # noqa: E402
 from tests.support import TEST_KEY_ENV  # noqa: E402
+
+# Whatever a test imports or starts (MLflow imports litellm; `inspect eval`, workers, benches),
+# litellm never fetches its price map: the suite is offline (a test that checks that the product
+# sets these itself starts its process without them).
+offline_litellm_environment()
 from tests.support.judge_server import JudgeServer  # noqa: E402
 
 

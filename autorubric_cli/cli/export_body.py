@@ -7,12 +7,14 @@ from pathlib import Path
 
 from autorubric_cli.errors import EXIT_OK
 from autorubric_cli.export.extras import require_extra
+from autorubric_cli.judges.litellm_env import offline_litellm_environment
 
 
 def run_mlflow_export(
     directory: Path, tracking_uri: str | None = None, experiment_name: str | None = None
 ) -> int:
     """Export, then say which run (on stderr: stdout keeps the report)."""
+    offline_litellm_environment()  # MLflow imports litellm (to price traces): never its fetch
     require_extra("mlflow", "export mlflow")
     from autorubric_cli.export.mlflow_run import export_mlflow  # mlflow: an optional extra
 

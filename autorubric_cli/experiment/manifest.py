@@ -104,7 +104,9 @@ def input_file(path: Path) -> InputFile:
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """`2026-01-02T03:04:05.678Z`: milliseconds, so a short session has a duration (MLflow
+    shows one from these); older manifests' whole seconds read the same way."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def sha256_file(path: Path) -> str:

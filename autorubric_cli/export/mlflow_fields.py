@@ -1,6 +1,9 @@
 """What an experiment is in MLflow's terms: params, metrics and tags (docs/guides/tracing.md).
 
 Pure: the report (as `report --format json` prints it) and the manifest in, plain dicts out.
+Metrics are the report's headline figures only (about 80 for the demo, against 430 when
+every figure was one: the 324 `ground_truth.*` details buried the scores); the whole report is
+the `report.json` artifact.
 Metric names use MLflow's allowed characters (letters, digits, `_ - . / space`); anything else
 in a criterion or judge name becomes `_`.
 """
@@ -33,6 +36,8 @@ def metric_key(*parts: str) -> str:
 
 
 def params(manifest: Manifest, rubric_name: str | None) -> dict[str, str]:
+    """The run's settings, each a readable value: a setting that is an object becomes one
+    param per field (`cannot_assess.strategy`), an absent one `none`, a flag `true`/`false`."""
     config = manifest.config
     judges = [f"{j.get('id') or j['model']}={j['model']}" for j in config.get("judges", [])]
     found: dict[str, Any] = {
@@ -46,7 +51,26 @@ def params(manifest: Manifest, rubric_name: str | None) -> dict[str, str]:
         "autorubric_version": manifest.autorubric_version,
     }
     found.update((key, config.get(key)) for key in AGGREGATION_KEYS)
-    return {key: str(value)[:MAX_PARAM] for key, value in found.items()}
+    flat: dict[str, str] = {}
+    for key, value in found.items():
+        flatten_param(flat, key, value)
+    return flat
+
+
+def flatten_param(flat: dict[str, str], key: str, value: Any) -> None:
+    if isinstance(value, dict):
+        for field, inner in value.items():
+            flatten_param(flat, f"{key}.{field}", inner)
+        return
+    if value is None:
+        text = "none"
+    elif isinstance(value, bool):
+        text = str(value).lower()
+    elif isinstance(value, list):
+        text = ", ".join(str(v) for v in value)
+    else:
+        text = str(value)
+    flat[metric_key(key)] = text[:MAX_PARAM]
 
 
 def tags(manifest: Manifest) -> dict[str, str]:
@@ -59,7 +83,10 @@ def tags(manifest: Manifest) -> dict[str, str]:
 
 
 def metrics(report: dict[str, Any]) -> dict[str, float]:
-    """The report's figures: score, criteria, agreement, ground truth, cost and tokens."""
+    """The report's headline figures, in the order a reader wants them: the score, items,
+    cost and tokens, each criterion's rate, each judge's score, agreement between judges and
+    with ground truth. The rest of the report (intervals, confusion matrices, pairwise kappas,
+    each judge's per-criterion figures) is the `report.json` artifact."""
     found: dict[str, float] = {}
     score = report.get("score") or {}
     for key in ("mean", "median", "std", "min", "max", "n"):
@@ -67,18 +94,46 @@ def metrics(report: dict[str, Any]) -> dict[str, float]:
     _put(found, score.get("se", standard_error(score)), "score", "se")
     for key, value in (report.get("items") or {}).items():
         _put(found, value, "items", key)
-    for criterion in report.get("criteria") or []:
-        for key in ("met_rate", "mean_value", "cannot_assess_rate", "agreement"):
-            _put(found, criterion.get(key), "criterion", criterion["name"], key)
-    _flatten(found, report.get("agreement"), ("agreement",))
-    _flatten(found, report.get("ground_truth"), ("ground_truth",))
     _put(found, report.get("cost"), "cost_usd")
     _put(found, report.get("cost_saved"), "cost_saved_usd")
     for key, value in (report.get("usage") or {}).items():
         _put(found, value, "tokens", key)
     for key in ("retries", "error_votes"):
         _put(found, report.get(key), key)
+    for criterion in report.get("criteria") or []:
+        for key in ("met_rate", "mean_value", "cannot_assess_rate", "agreement"):
+            _put(found, criterion.get(key), "criterion", criterion["name"], key)
+    for judge in report.get("judges") or []:
+        _put(found, judge.get("mean_score"), "judge", judge["id"], "mean_score")
+    agreement = report.get("agreement") or {}
+    _put(found, agreement.get("mean_agreement"), "agreement", "mean_agreement")
+    for criterion in agreement.get("criteria") or []:
+        alpha = criterion.get("krippendorff_alpha")
+        _put(found, alpha, "agreement", criterion["name"], "krippendorff_alpha")
+    ground_truth_metrics(found, report.get("ground_truth"))
     return found
+
+
+TRUTH_SCORE = ("pearson", "spearman", "mae", "rmse")
+TRUTH_CRITERION = ("accuracy", "cohen_kappa")
+
+
+def ground_truth_metrics(found: dict[str, float], section: dict[str, Any] | None) -> None:
+    """The ensemble's overall and score figures and each criterion's accuracy and kappa, and
+    each judge's overall figures."""
+    if not section:
+        return
+    for key, value in (section.get("overall") or {}).items():
+        _put(found, value, "ground_truth", "overall", key)
+    score = section.get("score") or {}
+    for key in TRUTH_SCORE:
+        _put(found, score.get(key), "ground_truth", "score", key)
+    for criterion in section.get("criteria") or []:
+        for key in TRUTH_CRITERION:
+            _put(found, criterion.get(key), "ground_truth", "criteria", criterion["name"], key)
+    for judge, block in (section.get("judges") or {}).items():
+        for key, value in (block.get("overall") or {}).items():
+            _put(found, value, "ground_truth", "judges", judge, "overall", key)
 
 
 def standard_error(score: dict[str, Any]) -> float | None:
@@ -95,16 +150,3 @@ def _put(found: dict[str, float], value: Any, *parts: str) -> None:
         return
     if math.isfinite(value):
         found[metric_key(*parts)] = float(value)
-
-
-def _flatten(found: dict[str, float], node: Any, path: tuple[str, ...]) -> None:
-    """Numbers under a section; a list of named entries (criteria) is keyed by their names."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            _flatten(found, value, (*path, str(key)))
-    elif isinstance(node, list):
-        for entry in node:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                _flatten(found, entry, (*path, entry["name"]))
-    else:
-        _put(found, node, *path)

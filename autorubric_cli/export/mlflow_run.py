@@ -8,8 +8,11 @@ once logged, are logged only when new. Two experiments are two runs.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +44,29 @@ def export_mlflow(
     directory: Path, tracking_uri: str | None = None, experiment_name: str | None = None
 ) -> ExportedRun:
     """Log the experiment in `directory` (finished or interrupted) as one MLflow run."""
+    with quiet_mlflow():
+        return _export(directory, tracking_uri, experiment_name)
+
+
+@contextlib.contextmanager
+def quiet_mlflow() -> Iterator[None]:
+    """MLflow's own INFO lines ("Creating initial MLflow database tables...") are not ours to
+    print: its loggers say warnings only inside the block, unless MLFLOW_LOGGING_LEVEL asks."""
+    if os.environ.get("MLFLOW_LOGGING_LEVEL"):
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in ("mlflow", "alembic")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(max(logger.level, logging.WARNING))
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _export(directory: Path, tracking_uri: str | None, experiment_name: str | None) -> ExportedRun:
     opened = open_experiment(directory)
     manifest = opened.manifest
     built = build_report(opened)
@@ -100,10 +126,18 @@ def _status(client: MlflowClient, run_id: str, manifest: Manifest) -> None:
     if status is None:  # still running
         client.update_run(run_id, status="RUNNING")
     else:
-        client.set_terminated(run_id, status, end_time=_millis(manifest.updated))
+        client.set_terminated(run_id, status, end_time=_millis(ended(manifest)))
+
+
+def ended(manifest: Manifest) -> str:
+    """When the last session ended (what a reader means by the run's end), else the last
+    change of the manifest."""
+    finished = manifest.runs[-1].get("finished") if manifest.runs else None
+    return finished if isinstance(finished, str) else manifest.updated
 
 
 def _millis(stamp: str | None) -> int:
-    """Milliseconds since the epoch of a manifest time (`2026-01-02T03:04:05Z`), or now."""
+    """Milliseconds since the epoch of a manifest time (`2026-01-02T03:04:05.678Z`, or whole
+    seconds in older manifests), or now."""
     moment = datetime.now(UTC) if stamp is None else datetime.fromisoformat(stamp)
-    return int(moment.timestamp() * 1000)
+    return round(moment.timestamp() * 1000)

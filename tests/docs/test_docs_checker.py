@@ -178,3 +178,35 @@ def test_the_docs_speak_to_users() -> None:
             assert not DEVELOPMENT_LOG.search(line), f"{page.relative_to(ROOT)}:{number}: {line}"
     loose = {p.name for p in (ROOT / "docs").glob("*.md")}
     assert loose == {"index.md", "getting-started.md"}
+
+
+MLFLOW_SERVER = re.compile(r"^(?P<env>(?:\w+=\S+\s+)*)mlflow\s+(?:ui|server)\b", re.MULTILINE)
+
+
+def mlflow_servers_without_the_switch(text: str) -> list[str]:
+    """`mlflow ui` / `mlflow server` commands not run with LITELLM_LOCAL_MODEL_COST_MAP=True."""
+    return [
+        m.group(0)
+        for m in MLFLOW_SERVER.finditer(text)
+        if "LITELLM_LOCAL_MODEL_COST_MAP=True" not in m.group("env")
+    ]
+
+
+def test_every_documented_mlflow_server_skips_litellms_price_fetch() -> None:
+    """MLflow imports litellm, whose import fetches a price map: offline, `mlflow ui` hangs on
+    it. Every page that starts MLflow's server says how to start it without the fetch."""
+    found = [
+        f"{block.where}: {command}"
+        for page in doc_pages()
+        for block in page_blocks(page)
+        if block.lang in ("bash", "console", "sh")
+        for command in mlflow_servers_without_the_switch(block.text)
+    ]
+    assert found == []
+    started = [b for p in doc_pages() for b in page_blocks(p) if MLFLOW_SERVER.search(b.text)]
+    assert started  # the tracing guide starts one
+
+
+def test_the_mlflow_server_check_can_fail() -> None:
+    assert mlflow_servers_without_the_switch("mlflow ui --backend-store-uri x\n") == ["mlflow ui"]
+    assert mlflow_servers_without_the_switch("LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui\n") == []

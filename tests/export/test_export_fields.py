@@ -119,7 +119,7 @@ def test_metrics_keep_numbers_only_and_name_criteria() -> None:
         "criteria": [{"name": "tone: polite?", "met_rate": 0.75, "mean_value": float("nan")}],
         "agreement": {
             "mean_agreement": 0.8,
-            "criteria": [{"name": "tone: polite?", "fleiss_kappa": 0.6, "kind": "binary"}],
+            "criteria": [{"name": "tone: polite?", "krippendorff_alpha": 0.6, "fleiss_kappa": 0.7}],
         },
         "ground_truth": None,
         "cost": None,
@@ -134,7 +134,7 @@ def test_metrics_keep_numbers_only_and_name_criteria() -> None:
         "score.se": pytest.approx(0.2 / math.sqrt(4)),
         "criterion.tone_ polite_.met_rate": 0.75,
         "agreement.mean_agreement": 0.8,
-        "agreement.criteria.tone_ polite_.fleiss_kappa": 0.6,
+        "agreement.tone_ polite_.krippendorff_alpha": 0.6,  # the headline figure only
         "tokens.prompt_tokens": 100.0,
     }
     assert metric_key("judge", "a|b") == "judge.a_b"

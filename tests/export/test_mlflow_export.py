@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 import uuid
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -112,3 +116,67 @@ def test_an_experiment_without_an_id_is_found_by_its_created_time_and_inputs(
     copy = tmp_path / "copy"
     shutil.copytree(old, copy)
     assert export(tmp_path, copy, uri) == run_id  # the same experiment, wherever it is
+
+
+def test_the_run_reads_well_in_mlflow(tmp_path: Path) -> None:
+    """A real duration, the headline metrics only (the rest of the report is the report.json
+    artifact), params as values rather than Python reprs, and none of MLflow's INFO lines: the
+    export runs as a user runs it, in its own process, into a new store."""
+    uri = f"sqlite:///{tmp_path / 'fresh.db'}"  # a new store: MLflow creates its tables
+    first = simulated_run(tmp_path, "first")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    done = subprocess.run(
+        [sys.executable, "-c", WATCHED_EXPORT, str(first), "--tracking-uri", uri,
+         "--experiment", "evals"],
+        capture_output=True, text=True, cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=300,  # a hang guard only
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "INFO" not in done.stderr, done.stderr
+    assert done.stderr.startswith("autorubric: mlflow run ")
+    # MLflow imports litellm (to price traces), whose import fetches a price map unless told not
+    # to: the switch is set before MLflow is imported, and before litellm if it is
+    seen = json.loads(done.stdout)
+    assert seen["mlflow"] == "True" and seen.get("litellm", "True") == "True"
+    run_id = done.stderr.split("mlflow run ")[1].split()[0]
+    run = MlflowClient(uri).get_run(run_id)
+    manifest = read(first / "manifest.json")
+    session = manifest["runs"][-1]
+    assert run.info.start_time == millis(manifest["created"])
+    assert run.info.end_time == millis(session["finished"])
+    assert millis(session["finished"]) % 1000 or millis(session["started"]) % 1000  # not seconds
+    metrics = run.data.metrics
+    headline = {"score.mean", "score.se", "items.completed", "cost_usd", "agreement.mean_agreement"}
+    headline |= {"ground_truth.overall.micro_accuracy", "ground_truth.score.spearman"}
+    assert headline <= set(metrics)
+    assert len(metrics) < 100
+    assert not [k for k in metrics if ".ci95" in k or ".confusion" in k or "pairwise" in k]
+    assert "ground_truth.criteria.energy_density.accuracy" in metrics
+    params = run.data.params
+    assert params["cannot_assess.strategy"] == "skip"
+    assert params["length_penalty"] == "none"
+    assert not [v for v in params.values() if v.startswith(("{", "[")) or v == "None"], params
+
+
+def millis(stamp: str) -> int:
+    return round(datetime.fromisoformat(stamp).timestamp() * 1000)
+
+
+# `autorubric export mlflow ARGS` in a fresh interpreter that notes LITELLM_LOCAL_MODEL_COST_MAP
+# at the moment mlflow, and litellm if anything imports it, are first imported
+WATCHED_EXPORT = """
+import importlib.abc, json, os, sys
+seen = {}
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name in ("mlflow", "litellm") and name not in seen:
+            seen[name] = os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP")
+sys.meta_path.insert(0, Watch())
+from autorubric_cli.cli.app import app
+try:
+    app(["export", "mlflow", *sys.argv[1:]])
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps(seen))
+sys.exit(code)
+"""

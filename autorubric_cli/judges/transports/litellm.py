@@ -17,6 +17,7 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.litellm_env import offline_litellm_environment
 from autorubric_cli.judges.policy.providers import facts_for, priced
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
@@ -24,22 +25,11 @@ from autorubric_cli.judges.request import Call, CallRequest, Completion
 from autorubric_cli.judges.transports.body import call_body
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
-# litellm 1.106.2's own switch (read per call): OpenAI-compatible calls skip the openai SDK's
-# request transform; same request bytes, exception classes, status codes and Retry-After
-# headers (tests/judges/policy/test_breaker.py checks our classification under it). Measured
-# 4.15 -> 3.29 ms CPU/call (docs/design/judge-calls.md). Set it to "false" to opt out.
-FAST_HANDLER_ENV = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
-
 
 def load_litellm() -> ModuleType:
     """Import litellm with the environment it needs to stay offline, quiet and lean."""
     if "litellm" not in sys.modules:
-        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-        # the Anthropic beta-headers config is otherwise fetched from a public host at the
-        # first Anthropic call (litellm/anthropic_beta_headers_manager.py)
-        os.environ["LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS"] = "True"
-        os.environ["LITELLM_MODE"] = "PRODUCTION"
-        os.environ.setdefault(FAST_HANDLER_ENV, "true")
+        offline_litellm_environment()
     import litellm
 
     litellm.suppress_debug_info = True
