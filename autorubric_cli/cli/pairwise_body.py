@@ -12,6 +12,7 @@ from autorubric_cli.cli.console import output_console
 from autorubric_cli.cli.finish import append_step_summary
 from autorubric_cli.cli.pipes import tolerate_closed_stdout
 from autorubric_cli.core.json_model import to_json
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.lock import writer_active
 from autorubric_cli.experiment.manifest import REPORT, write_atomic
@@ -60,10 +61,11 @@ def print_check(plan: PairPlan) -> None:
     calls = units * asked * sum(j.samples for j in plan.config.judges)
     console = output_console()
     for system in plan.systems:
-        console.print(f"{system.name}: {len(system.items):,} items ({system.source.path})")
+        console.print(f"{system.name}: {plural(len(system.items), 'item')} ({system.source.path})")
     console.print(
-        f"OK: {len(plan.pairs())} pair(s), {units:,} comparisons, {calls:,} judge calls "
-        f"(swap {plan.setup.swap}); gate: {len(plan.gate())} check(s)",
+        f"OK: {plural(len(plan.pairs()), 'pair')}, {plural(units, 'comparison')}, "
+        f"{plural(calls, 'judge call')} (swap {plan.setup.swap}); gate: "
+        f"{plural(len(plan.gate()), 'check')}",
         highlight=False,
     )
 

@@ -30,6 +30,7 @@ from autorubric_cli.core.pairs import (
 )
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.scoring import submission_word_counts
+from autorubric_cli.core.words import plural
 from autorubric_cli.grading.grader import CriterionGrader, gather_within_budget
 from autorubric_cli.grading.record import bill
 from autorubric_cli.judges.judge import Judge
@@ -234,6 +235,7 @@ def error_summary(questions: Sequence[PairQuestion]) -> str | None:
         return None
     total = sum(len(q.votes) for q in questions)
     name, first = failed[0]
-    text = f"{len(failed)} of {total} votes failed; first: {name}/{first.judge}#{first.sample} "
+    text = f"{len(failed)} of {plural(total, 'vote')} failed; "
+    text += f"first: {name}/{first.judge}#{first.sample} "
     text += f"{first.order} {first.error}"
     return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 1] + "…"

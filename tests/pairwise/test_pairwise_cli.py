@@ -130,7 +130,7 @@ def test_check_and_dry_run_call_nothing(tmp_path: Path, three: list[Path]) -> No
     rubric = simulated_rubric(tmp_path / "r.yaml", ONE_JUDGE, overall=True)
     result = cli("pairwise", rubric, *three, "--check")
     assert result.exit_code == 0, result.stderr
-    assert "3 pair(s), 24 comparisons, 192 judge calls" in result.stdout
+    assert "3 pairs, 24 comparisons, 192 judge calls" in result.stdout
     bill = cli("pairwise", rubric, *three, "--dry-run", "--format", "json", cwd=tmp_path)
     assert bill.exit_code == 0, bill.stderr
     data = json.loads(bill.stdout)
