@@ -110,12 +110,7 @@ def build_report_and_fold(
         simulated=fold.simulated,
         items=item_counts(experiment.manifest.items_total, fold),
         score=score,
-        criteria=[
-            criterion_summary(t, fold.recorded, clustered)
-            for t, clustered in zip(
-                fold.criteria, criteria_clustered(fold.extras, key), strict=True
-            )
-        ],
+        criteria=criteria_of(fold, key),
         item_criteria=item_criteria_summary(fold.items),
         tags=tags_section(fold.items, seed, clip),
         judges=[
@@ -146,6 +141,14 @@ def build_report_and_fold(
         few_shot=few_shot_of(experiment, fold),
     )
     return gated(report, [*experiment.rubric.gate, *(extra_checks or [])]), fold
+
+
+def criteria_of(fold: ReportFold, key: str | None) -> list[CriterionSummary]:
+    """The shared criteria's summaries, each clustered when there is a key."""
+    return [
+        criterion_summary(t, fold.recorded, clustered)
+        for t, clustered in zip(fold.criteria, criteria_clustered(fold.extras, key), strict=True)
+    ]
 
 
 def agreement_of(fold: ReportFold, labels: list[CriterionLabels]) -> AgreementSection:

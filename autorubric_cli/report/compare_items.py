@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autorubric_cli.core.words import plural
 from autorubric_cli.metrics.codes import ClassPairs, Scale, build_scale, compared_pairs
 from autorubric_cli.metrics.figures import Figure
 from autorubric_cli.metrics.paired import wilcoxon_p
@@ -72,7 +73,8 @@ def item_criteria_comparison(
     warnings = []
     if differing:
         warnings.append(
-            f"{len(differing)} item(s) have different rubrics in BASE and NEW: "
+            f"{plural(len(differing), 'item')} {'has' if len(differing) == 1 else 'have'} "
+            "different rubrics in BASE and NEW: "
             f"{named(differing)}; their criteria of the same name and definition are paired, "
             f"the other {left_out} (changed, or on one side only) are left out of item_criteria; "
             "their scores are compared as they are"

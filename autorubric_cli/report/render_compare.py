@@ -13,7 +13,7 @@ from rich.table import Table
 
 from autorubric_cli.report.compare_words import compare_lines, finding
 from autorubric_cli.report.fit import build_table, print_fitted
-from autorubric_cli.report.formats import ARROW, arrow, gate_word, interval, number, p_value
+from autorubric_cli.report.formats import ARROW, arrow, gate_word, interval, number, p_value, plural
 from autorubric_cli.report.gate_text import check_name, check_sentence
 from autorubric_cli.report.models import GateCheckResult
 from autorubric_cli.report.models_compare import (
@@ -96,9 +96,9 @@ def item_criteria_line(result: CompareResult) -> str | None:
         return None
     return (
         f"item criteria: {number(own.paired_criteria)} binary (item, criterion) pairs of the same "
-        f"name and definition over {number(own.items)} items, pooled; p: Wilcoxon over the items' "
-        f"changes of MET rate; {number(own.left_out)} left out (changed, or on one side only) "
-        f"on {number(own.differing_items)} items"
+        f"name and definition over {plural(own.items, 'item')}, pooled; p: Wilcoxon over the "
+        f"items' changes of MET rate; {number(own.left_out)} left out (changed, or on one side "
+        f"only) on {plural(own.differing_items, 'item')}"
     )
 
 

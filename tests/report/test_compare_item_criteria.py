@@ -71,7 +71,7 @@ def test_item_criteria_pair_by_name_and_definition(tmp_path: Path) -> None:
     expected = stats.wilcoxon([1.0, 0.0, 0.0, -1.0]).pvalue
     assert pooled["p_value"] == pytest.approx(expected)
     warning = next(w for w in report["warnings"] if "different rubrics" in w)
-    assert warning.startswith("1 item(s) have different rubrics in BASE and NEW: q3;")
+    assert warning.startswith("1 item has different rubrics in BASE and NEW: q3;")
     assert "the other 3 (changed, or on one side only) are left out" in warning
     table = cli("compare", base, new).stdout
     assert "item criteria" in table and "6 binary (item, criterion) pairs" in table
