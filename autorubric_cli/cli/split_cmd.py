@@ -50,6 +50,7 @@ def split(
     without --force."""
 
     def body() -> int:
+        from autorubric_cli.core.words import plural
         from autorubric_cli.loading.fields import parse_field_flags
         from autorubric_cli.rubric_review.split import split_dataset
 
@@ -66,8 +67,8 @@ def split(
             print(result.to_json())
         else:
             how = f"{result.strata:,} ground-truth patterns" if stratify.value != "none" else "none"
-            print(f"train: {result.train.path} ({result.train.items:,} items)")
-            print(f"test:  {result.test.path} ({result.test.items:,} items)")
+            print(f"train: {result.train.path} ({plural(result.train.items, 'item')})")
+            print(f"test:  {result.test.path} ({plural(result.test.items, 'item')})")
             print(f"test share {test_share:g}, seed {seed}, stratified: {how}")
         return 0
 

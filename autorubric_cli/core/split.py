@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Sequence
 
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 
 
@@ -29,7 +30,7 @@ def test_size(n: int, share: float) -> int:
     size = math.floor(share * n + 0.5)
     if not 0 < size < n:
         raise InputError(
-            f"a test share of {share:g} of {n:,} items leaves the "
+            f"a test share of {share:g} of {plural(n, 'item')} leaves the "
             f"{'test' if size == 0 else 'train'} part empty",
             key="--test-share",
         )

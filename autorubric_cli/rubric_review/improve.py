@@ -24,6 +24,7 @@ from typing import Any
 
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.split import split_indices
+from autorubric_cli.core.words import plural
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.few_shot_labels import checked_labels
 from autorubric_cli.experiment.manifest import ITEMS, sha256_file, write_atomic
@@ -109,7 +110,8 @@ def split_labelled(request: ImproveRequest, rubric: Rubric, folder: Path) -> Spl
     labelled = [i for i, (_, labels) in enumerate(items) if labels]
     if len(labelled) < 4:
         raise InputError(
-            f"only {len(labelled)} item(s) carry labels of the rubric's criteria; improve "
+            f"only {plural(len(labelled), 'item')} {'carries' if len(labelled) == 1 else 'carry'} "
+            "labels of the rubric's criteria; improve "
             "needs labelled items to split (ground_truth, or --labels DIR)",
             path=str(request.data),
         )

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from autorubric_cli.report.formats import ARROW, SIMULATED_NOTE, dollars, number, p_value, share
+from autorubric_cli.report.formats import (
+    ARROW,
+    SIMULATED_NOTE,
+    dollars,
+    number,
+    p_value,
+    plural,
+    rate,
+)
 from autorubric_cli.rubric_review.improve_models import ImproveResult
 from autorubric_cli.rubric_review.render import Table, markdown_page, show_tables
 
@@ -19,8 +27,9 @@ NOTE = (
 def headline(result: ImproveResult) -> str:
     changed = [c for c in result.criteria if c.changed]
     return (
-        f"{len(changed)} of {len(result.criteria)} criteria reworded in {result.rounds} round(s); "
-        f"train {result.train.items} items, test {result.test.items} items"
+        f"{len(changed)} of {plural(len(result.criteria), 'criterion', 'criteria')} reworded in "
+        f"{plural(result.rounds, 'round')}; train {plural(result.train.items, 'item')}, test "
+        f"{plural(result.test.items, 'item')}"
     )
 
 
@@ -30,7 +39,7 @@ def tables(result: ImproveResult) -> list[Table]:
             c.name,
             "yes" if c.changed else "no",
             number(c.n),
-            f"{share(c.original.accuracy)} {ARROW} {share(c.final.accuracy)}",
+            f"{rate(c.original.accuracy)} {ARROW} {rate(c.final.accuracy)}",
             f"{number(c.original.kappa)} {ARROW} {number(c.final.kappa)}",
             p_value(c.p_value),
         ]
@@ -40,8 +49,8 @@ def tables(result: ImproveResult) -> list[Table]:
         [
             str(a.round),
             a.criterion,
-            share(a.before),
-            share(a.candidate),
+            rate(a.before),
+            rate(a.candidate),
             "kept" if a.kept else "not kept",
             a.requirement or "-",
         ]

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from autorubric_cli import __version__
 from autorubric_cli.report.fit import build_table, print_fitted
-from autorubric_cli.report.formats import SIMULATED_NOTE, dollars, gate_word, number, share
+from autorubric_cli.report.formats import SIMULATED_NOTE, dollars, gate_word, number, plural, rate
 from autorubric_cli.report.html.templating import asset, environment
 from autorubric_cli.rubric_review.models import ReviewResult
 
@@ -37,13 +37,14 @@ def notes(result: ReviewResult) -> list[str]:
     lines = [SIMULATED_NOTE] if result.simulated else []
     if result.unknown_affected:
         lines.append(
-            f"{result.unknown_affected} criterion name(s) the judges gave are not in the rubric "
-            "(dropped)"
+            f"{plural(result.unknown_affected, 'criterion name')} the judges gave "
+            f"{'is' if result.unknown_affected == 1 else 'are'} not in the rubric (dropped)"
         )
     if result.sample is not None:
         sample = result.sample
         lines.append(
-            f"sample: {sample.items} items (seed {sample.seed}), judges {listed(sample.judges)}"
+            f"sample: {plural(sample.items, 'item')} (seed {sample.seed}), judges "
+            f"{listed(sample.judges)}"
         )
     lines.append(f"cost {dollars(result.cost)} · results in {result.directory}")
     return lines
@@ -65,7 +66,7 @@ def tables(result: ReviewResult) -> list[Table]:
             c.name,
             c.kind,
             number(c.weight, 1),
-            share(c.met_rate) if c.kind == "binary" else share(c.top_share),
+            rate(c.met_rate) if c.kind == "binary" else rate(c.top_share),
             number(c.alpha),
             listed(c.flags),
             listed(c.named_by),

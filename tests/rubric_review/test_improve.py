@@ -250,7 +250,7 @@ def test_dry_run_and_too_few_labels(setup: dict[str, Any], tmp_path: Path) -> No
         "".join(json.dumps({"id": f"b{i}", "submission": "x"}) + "\n" for i in range(9))
     )
     refused = cli("improve", setup["rubric"], bare, "--out", tmp_path / "o")
-    assert refused.exit_code == 2 and "only 0 item(s) carry labels" in refused.stderr
+    assert refused.exit_code == 2 and "only 0 items carry labels" in refused.stderr
 
 
 def test_the_paired_figures_on_random_data() -> None:
