@@ -165,22 +165,25 @@ def _heatmap(
 
 
 def agreement_heatmap(agreement: AgreementSection, judge_ids: list[str]) -> Spec | None:
-    """Judge × judge Cohen's kappa, averaged over the criteria where it is defined."""
+    """Judge × judge Cohen's kappa, averaged over the criteria where it is defined (the items'
+    own criteria, pooled, count as one)."""
     if len(judge_ids) < 2:
         return None
+    blocks = [*agreement.criteria, *([agreement.pooled] if agreement.pooled else [])]
     matrix: list[list[float | None]] = []
     for a in judge_ids:
         row: list[float | None] = []
         for b in judge_ids:
             values = []
-            for c in agreement.criteria:
+            for c in blocks:
                 pairs = c.pairwise_cohen_kappa
                 value = pairs.get(f"{a}|{b}", pairs.get(f"{b}|{a}"))
                 if value is not None:
                     values.append(value)
             row.append(1.0 if a == b else (float(np.mean(values)) if values else None))
         matrix.append(row)
-    title = "Judge–judge Cohen's κ (mean over criteria)"
+    pooled = "; the items' own pooled as one" if agreement.pooled else ""
+    title = f"Judge–judge Cohen's κ (mean over criteria{pooled})"
     return _heatmap(title, judge_ids, judge_ids, matrix, (-1.0, 1.0), DIVERGING)
 
 
