@@ -134,15 +134,16 @@
   }
 
   // A criterion's name, then what it asks (its requirement) and how it counts: weight, tags,
-  // and the scope when it grades the final turn only.
-  function criterionCell(c, own) {
+  // and, on a conversation, the scope when it grades the final turn only (on a text the whole
+  // text is graded: nothing to say, as on the labelling page).
+  function criterionCell(c, own, conversation) {
     var facts = ["weight " + num(c.weight, 1)];
     if (own) facts.unshift("this item's own");
     if (c.tags && c.tags.length) facts.push(c.tags.join(", "));
     var cell = el("td", { cls: "criterion" }, [el("span", { cls: "name", text: c.name })]);
     cell.appendChild(el("span", { cls: "crit-req", text: c.requirement || "" }));
     cell.appendChild(el("span", { cls: "crit-facts", text: facts.join(" · ") }));
-    if (c.scope === "final_turn") cell.appendChild(el("span", { cls: "crit-scope", text: "scope: final turn (grades the last assistant turn; the turns before it are context)" }));
+    if (conversation && c.scope === "final_turn") cell.appendChild(el("span", { cls: "crit-scope", text: "scope: final turn (grades the last assistant turn; the turns before it are context)" }));
     return cell;
   }
 
@@ -165,7 +166,7 @@
       var def = crit(item, ci);
       var truth = item.gt ? item.gt[def.name] : undefined;
       body.appendChild(el("tr", { cls: "criterion-row" + (ci >= meta.criteria.length ? " own" : ""), "data-criterion": def.name }, [
-        criterionCell(def, ci >= meta.criteria.length), el("td", { text: "final" }),
+        criterionCell(def, ci >= meta.criteria.length, !!item.conv), el("td", { text: "final" }),
         el("td", { cls: isAbstain(def, c[0]) ? "abstain" : "", text: c[0] }),
         el("td", { cls: disagreement(item, ci) === null ? "" : "disagree", text: truth === undefined || truth === null ? "" : truth }),
         el("td", { cls: "contribution", text: contribution(def, c[4]) }), el("td", { text: num(c[1], 2) }),
