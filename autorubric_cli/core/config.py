@@ -29,6 +29,7 @@ CacheTTL = Literal["5m", "1h"]
 ApplyTo = Literal["all", "output", "thinking"]
 Clip = Literal["item", "mean"]
 Transport = Literal["auto", "native", "litellm"]
+StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
 NATIVE_PREFIXES = ("openai/", "hosted_vllm/")
 
 BINARY_AGGREGATIONS: tuple[str, ...] = get_args(BinaryAggregation)
@@ -152,6 +153,10 @@ class JudgeSpec(Strict):
     cache_ttl: CacheTTL = "5m"  # Anthropic cache breakpoints: 5-minute (default) or 1-hour TTL
     # docs/guides/transports.md: the native OpenAI-compatible client or litellm
     transport: Transport = "auto"
+    # docs/guides/transports.md#structured-output: how the body asks for the reply's JSON schema
+    structured_output: StructuredOutput = "auto"
+    # docs/reference/rubric-file.md: added to the temperature at each re-ask of an unusable reply
+    reask_temperature_step: float = Field(0.3, ge=0.0, le=1.0)
 
     @field_validator("weight")
     @classmethod
@@ -175,6 +180,12 @@ class JudgeSpec(Strict):
         for name in v:
             if name in RESERVED_PARAMS:
                 raise ValueError(f"`{name}` is set by autorubric; it cannot be a judge param")
+        extra_body = v.get("extra_body")
+        if isinstance(extra_body, dict) and "response_format" in extra_body:
+            raise ValueError(
+                "`extra_body.response_format` would replace the reply schema autorubric sends; "
+                "set the judge's `structured_output` instead"
+            )
         return v
 
     @field_validator("api_key_env")

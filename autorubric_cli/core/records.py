@@ -59,6 +59,9 @@ class Vote(Record):
     ignored_fields: list[str] | None = absent()
     # the criteria the answer names (`grader.affected_criteria`: review's meta-rubric)
     affected: list[str] | None = absent()
+    # the raised temperature a re-ask got the kept answer at; absent: the judge's own
+    # (docs/reference/experiment-directory.md)
+    temperature: float | None = absent()
 
 
 class OptionRecord(Record):

@@ -54,10 +54,16 @@ from autorubric_cli.grading.reuse import VoteKey, reusable_votes
 from autorubric_cli.judges.cache import CallCache, cache_path
 from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.policy.preflight import print_warnings
+from autorubric_cli.judges.policy.providers import dialects
 from autorubric_cli.judges.pricing import known_unpriced
-from autorubric_cli.judges.prompt_caching import caching_kind, min_prefix_tokens, provider_of
+from autorubric_cli.judges.prompt_caching import (
+    caching_kind,
+    min_prefix_tokens,
+    provider_of,
+    shares_schema,
+)
 from autorubric_cli.judges.replies import REPLY_FIELDS, response_format, with_affected
-from autorubric_cli.judges.request import CallRequest, VoteRequest
+from autorubric_cli.judges.request import Call, CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.simulated import is_simulated
@@ -72,16 +78,25 @@ Prefixed = TypeVar("Prefixed", VoteRequest, PairRequest)  # a call with a shared
 """A call's judge id, the criterion line it is billed on, and its bill."""
 
 
-def reply_schema(request: CallRequest) -> dict[str, Any]:
+def first_call(spec: JudgeSpec, request: CallRequest) -> Call:
+    """The call the run sends first for `request`: its schema for this judge, the judge's
+    first structured-output dialect (a run that switches after a refusal sends others)."""
+    schema = request.response_format(shares_schema(spec))
+    return Call(request.messages, schema, request, dialects(spec)[0])
+
+
+def reply_schema(spec: JudgeSpec, request: CallRequest) -> dict[str, Any]:
     """The largest reply a call can get: a per-criterion call fills its own fields (those of
-    its kind's schema) and sets the other shared-schema fields to null."""
+    its kind's schema) and, under the shared schema, sets the other fields to null."""
     if not isinstance(request, VoteRequest):
-        schema: dict[str, Any] = request.response_format()["json_schema"]["schema"]
+        schema: dict[str, Any] = request.response_format(False)["json_schema"]["schema"]
         return schema
     own_format = response_format(request.option_count, request.elicitation)
     if request.names_criteria:
         own_format = with_affected(own_format)
     own = own_format["json_schema"]["schema"]
+    if not shares_schema(spec):
+        return dict(own)
     nulls = {f: {"const": None} for f in REPLY_FIELDS if f not in own["properties"]}
     return {**own, "properties": {**own["properties"], **nulls}}
 
@@ -91,13 +106,16 @@ def example_value(schema: dict[str, Any]) -> Any:
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
-        return max(schema["enum"], key=len)
+        return max(schema["enum"], key=lambda value: len(json.dumps(value)))
     kind = schema.get("type")
     if kind == "object":
         return {name: example_value(sub) for name, sub in schema.get("properties", {}).items()}
     if kind == "array":
-        size = schema.get("maxItems", 1)
-        return [example_value(schema.get("items", {})) for _ in range(size)]
+        size, items = schema.get("maxItems", 1), schema.get("items", {})
+        alternatives = items.get("anyOf") or []
+        if len(alternatives) == size:  # a per-item reply: one entry per criterion asked
+            return [example_value(entry) for entry in alternatives]
+        return [example_value(items) for _ in range(size)]
     if kind == "integer":
         return schema.get("maximum", 1)
     return " ".join(["word"] * EXPLANATION_WORDS)
@@ -164,8 +182,7 @@ class Pricing:
         """The call cache would answer this call (simulated judges are never cached)."""
         if self.cache is None or is_simulated(spec.model):
             return False
-        key = request_key(spec, request.messages, request.response_format(), request.sample)
-        return bool(self.cache.get(key))
+        return bool(self.cache.get(request_key(spec, first_call(spec, request))))
 
     def call(
         self, spec: JudgeSpec, request: CallRequest, hit: bool, prefix: PrefixBill = PrefixBill()
@@ -174,7 +191,7 @@ class Pricing:
         if hit:
             return CallBill(hit=True, prefix=prefix)
         prompt = self.estimator.prompt_tokens(spec, request.messages)
-        completion = self.estimator.completion_tokens(spec, reply_schema(request))
+        completion = self.estimator.completion_tokens(spec, reply_schema(spec, request))
         cost = self.estimator.cost(spec, prompt, completion, prefix)
         return CallBill(False, prompt, completion, cost, prefix)
 

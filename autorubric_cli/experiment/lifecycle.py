@@ -107,9 +107,12 @@ class RunRecorder:
         return RecordWriter(self.directory / ITEMS)
 
     def finish(self, outcome: RunOutcome) -> None:
-        """The session's entry in `runs`, and its status: `failed` (with the error; a spend-cap
-        stop also with its reason), `interrupted`, or `completed`."""
+        """The session's entry in `runs`, each judge's structured-output dialect at its end, and
+        its status: `failed` (with the error; a spend-cap stop also with its reason),
+        `interrupted`, or `completed`."""
         manifest = self.manifest
+        for judge_id, dialect in outcome.dialects.items():  # a switch after a refusal
+            manifest.sent.setdefault(judge_id, {})["structured_output"] = dialect
         manifest.runs.append(
             {
                 "started": self._started,

@@ -203,6 +203,7 @@ def grade_units(
             raise
         finally:
             preloading.join()  # never leave an import running into interpreter shutdown
+            outcome.dialects = {j.id: j.dialect.current for j in grader.judges}
             if isinstance(outcome.fatal, BudgetReached):
                 recorded_items = already + outcome.graded
                 outcome.fatal = BudgetStop(

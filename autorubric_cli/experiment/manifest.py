@@ -65,6 +65,9 @@ class Manifest(BaseModel):
     # docs/reference/experiment-directory.md: why a `failed` run stopped and how to continue it
     reason: str | None = None
     runs: list[dict[str, Any]] = Field(default_factory=list)
+    # per judge, what was sent that may differ from the configuration (judges/policy/providers.py
+    # `sent_params`): the temperature, the structured-output dialect in use
+    sent: dict[str, dict[str, Any]] = Field(default_factory=dict)
     experiment_id: str | None = (
         None  # a UUID, from creation (docs/reference/experiment-directory.md)
     )

@@ -67,6 +67,7 @@ class RunOutcome:
     errored: int = 0
     interrupted: bool = False
     fatal: BaseException | None = None
+    dialects: dict[str, str] = field(default_factory=dict)  # judge id -> dialect at the end
 
 
 @dataclass

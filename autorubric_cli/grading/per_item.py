@@ -33,7 +33,7 @@ from autorubric_cli.judges.asked import Asked
 from autorubric_cli.judges.judge import Judge, answer_fields
 from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.prompts import item_system_prompt, item_user_message
-from autorubric_cli.judges.per_item.replies import ItemReply, parse_item_reply
+from autorubric_cli.judges.per_item.replies import MISSING_ENTRY, ItemReply, parse_item_reply
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.replies import Answer
 
@@ -92,6 +92,7 @@ class Ledger:
     first_carrier: str | None = None
     answer: Answer | None = None
     problem: str | None = None
+    temperature: float | None = None  # the raised temperature of a re-ask that answered it
 
     @property
     def cached(self) -> bool:
@@ -118,9 +119,17 @@ def record_round(ledgers: dict[str, Ledger], request: ItemRequest, asked: Asked[
         if asked.failure is not None:
             ledger.problem = asked.failure.describe()
         elif reply is not None and name in reply.answers:
-            ledger.answer = reply.answers[name]
+            ledger.answer, ledger.temperature = reply.answers[name], asked.temperature
         elif reply is not None:
-            ledger.problem = f"parse: {reply.problems[name]}"
+            ledger.problem = unanswered(asked, reply.problems[name])
+
+
+def unanswered(asked: Asked[ItemReply], problem: str) -> str:
+    """Why a reply that answered others has no answer for a criterion: a missing entry of a
+    reply cut off at its token limit is the cut's (`truncated: ...`), else a `parse` problem."""
+    if asked.cut_off is not None and problem == MISSING_ENTRY:
+        return f"{asked.cut_off.describe()} before this criterion's entry"
+    return f"parse: {problem}"
 
 
 async def judge_item_votes(
@@ -194,6 +203,7 @@ def ledger_vote(
         thinking=ledger.carried.reasoning,
         **answer_fields(asked.shuffle_order, answer),
         **common,
+        temperature=ledger.temperature,
     )
 
 

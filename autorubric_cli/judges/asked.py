@@ -45,11 +45,18 @@ class Asked(Generic[T]):
 
     It is `cached` when no attempt was paid; its `bill` is then the original usage and cost.
     Otherwise the bill is what was paid only, so a total over requests never counts a call
-    twice. `messages` are the ones the next attempt sends (a re-ask adds the bad reply).
+    twice. `messages` are the ones the next attempt sends (a re-ask adds the bad reply);
+    `reasks` counts the unusable replies so far (each raises the next attempt's temperature).
+    `temperature`: the raised temperature the kept reply came at (None: the judge's own).
+    `cut_off`: the kept reply was cut off at its token limit (a per-item reply keeps the
+    complete entries it has; this names why the others are missing).
     """
 
     messages: list[dict[str, str]]
     attempts: int = 0
+    reasks: int = 0
+    temperature: float | None = None
+    cut_off: JudgeFailure | None = None
     paid: Bill = field(default_factory=Bill)
     saved: Bill = field(default_factory=Bill)
     value: T | None = None

@@ -12,6 +12,13 @@ hooks (breaker.py). Callers supply only a request and a parser: `vote` (one crit
 One attempt is one `Judge._send(call, attempt)`: the cache lookup, the slot, the transport call
 and its accounting. Instrumentation of attempts (spans, timings) wraps that method only.
 
+What an attempt sends beyond the request (`Judge._call`): the reply schema (the call's own, or
+the shared one where the provider's prompt cache covers it: `prompt_caching.shares_schema`), the
+judge's structured-output dialect (`transports/dialect.py`: a server's refusal of it switches the
+judge to the next one and the call is sent again; with none left the run stops), and how many
+unusable replies came before (a re-ask raises the temperature a step). A reply cut off at its
+token limit is a `truncated` failure naming `max_tokens`, re-asked as such.
+
 With response-set elicitation the vote also carries `option_set`: the ORIGINAL option indices
 of the judge's set (mapped back through the shuffle shown), sorted and unique; for a binary
 criterion, indices in the report's binary encoding, 0 = UNMET and 1 = MET. A `response_set`
@@ -37,15 +44,19 @@ from autorubric_cli.judges.batch.transport import BatchCoordinator
 from autorubric_cli.judges.cache import CallCache
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from autorubric_cli.judges.policy.breaker import CircuitBreaker
-from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
+from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure, cut_off
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.limits import UNLIMITED, RequestRateLimiter, call_slot
+from autorubric_cli.judges.policy.providers import attempt_temperature
 from autorubric_cli.judges.policy.retry import RetryPolicy, retrying
 from autorubric_cli.judges.policy.spend import SpendCap
+from autorubric_cli.judges.prompt_caching import shares_schema
 from autorubric_cli.judges.prompts import reask_messages
 from autorubric_cli.judges.replies import BINARY_SET_ORDER, Answer, parse_answer
 from autorubric_cli.judges.request import Call, CallRequest, Completion, Transport, VoteRequest
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.transports.cached import CachedTransport, SingleFlight
+from autorubric_cli.judges.transports.dialect import DialectChoice
 from autorubric_cli.judges.transports.direct import direct_transport
 from autorubric_cli.judges.transports.litellm import api_key_for
 from autorubric_cli.judges.transports.simulated import SimulatedTransport, is_simulated
@@ -55,6 +66,10 @@ logger = logging.getLogger("autorubric_cli.judges")
 T = TypeVar("T")
 Parser = Callable[[str | None], T]
 """Reads a reply's text; raises a `parse` JudgeFailure when it is not a usable answer."""
+
+
+class DialectChanged(Exception):
+    """The judge's dialect changed while a call waited for its slot: it is built again."""
 
 
 class Judge:
@@ -85,6 +100,8 @@ class Judge:
         self.limiter = RequestRateLimiter(spec.rpm) if spec.rpm else None
         self.breaker = breaker or CircuitBreaker(spec.judge_id)
         self.budget = budget
+        self.dialect = DialectChoice.for_judge(spec)
+        self.shared_schema = shares_schema(spec)
         self._show_concurrency()
 
     @property
@@ -149,19 +166,44 @@ class Judge:
     async def _attempt(self, request: CallRequest, parse: Parser[T], asked: Asked[T]) -> None:
         self.breaker.check()
         asked.attempts += 1
-        call = Call(asked.messages, request.response_format(), request)
-        with tracing.call_span(self.spec, request, call.messages, asked.attempts) as span:
-            completion = await self._send(call, asked.attempts)
+        with tracing.call_span(self.spec, request, asked.messages, asked.attempts) as span:
+            call, completion = await self._sent(request, asked)
             span.record(completion)
         asked.add(completion)
+        truncated = cut_off(self.spec.max_tokens) if completion.truncated else None
         try:
             asked.value = parse(completion.content)
         except JudgeFailure as failure:
-            asked.messages = reask_messages(request.messages, completion.content, failure.detail)
-            raise
-        asked.completion = completion
+            unusable = truncated or failure  # a cut-off reply is unusable because it was cut
+            asked.reasks += 1
+            asked.messages = reask_messages(request.messages, completion.content, unusable)
+            raise unusable from None
+        asked.completion, asked.cut_off = completion, truncated
+        if call.reasks:
+            asked.temperature = attempt_temperature(self.spec, call.reasks)
         if completion.confirm is not None:
             completion.confirm()
+
+    def _call(self, request: CallRequest, asked: Asked[T]) -> Call:
+        """The attempt's call: its messages, schema, the judge's dialect now, its re-asks."""
+        schema = request.response_format(self.shared_schema)
+        return Call(asked.messages, schema, request, self.dialect.current, asked.reasks)
+
+    async def _sent(self, request: CallRequest, asked: Asked[T]) -> tuple[Call, Completion]:
+        """The attempt's call and its completion. A refused reply format moves the judge to its
+        next dialect and the call is sent again in it; with none left the run stops."""
+        while True:
+            call = self._call(request, asked)
+            try:
+                return call, await self._send(call, asked.attempts)
+            except DialectChanged:
+                continue  # built again in the new dialect, the call cache read first
+            except JudgeFailure as failure:
+                if failure.category is not FailureKind.FORMAT:
+                    raise
+                if not self.dialect.refused(call.dialect, failure):
+                    self.breaker.trip(self.dialect.refusal_message(failure))
+                    self.breaker.check()
 
     async def _send(self, call: Call, attempt: int) -> Completion:
         """One attempt (`attempt`: 1-based): the call cache, else a slot and the transport."""
@@ -171,6 +213,8 @@ class Judge:
             return hit
         async with call_slot(self.slots, self.global_slots, self.limiter):
             self.breaker.check()  # tripped while this call waited for its slot
+            if call.dialect != self.dialect.current:  # switched while this call waited
+                raise DialectChanged
             epoch = self.slots.epoch
             reserved = 0.0
             if self.budget is not None:
@@ -251,6 +295,7 @@ class Judge:
             **answer_fields(request.shuffle_order, answer),
             **asked.billing(),
             ignored_fields=list(answer.ignored) or None,
+            temperature=asked.temperature,
         )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.price_table import model_entry
 
 CachingKind = Literal["explicit", "implicit"]
 
@@ -34,6 +35,14 @@ PROVIDER_CACHING: dict[str, CachingKind] = {
     "deepseek": "implicit",
 }
 """How each provider caches prompts; a provider absent here is assumed not to."""
+
+SCHEMA_IN_PREFIX = frozenset({"anthropic", "openai", "azure", "gemini", "vertex_ai"})
+"""Providers whose prompt cache covers the reply schema: OpenAI (and Azure OpenAI) count the
+structured-output schema in the cached prefix; a changed schema or tool invalidates Anthropic's
+cache; Gemini's implicit caching is treated alike (its documents do not say otherwise)."""
+SPOKEN_BY_OTHERS = frozenset({"openai"})
+"""Providers whose wire format other servers speak (vLLM, llama.cpp, Ollama's `/v1`, gateways):
+a judge is the provider's own service only for a model litellm prices as that provider's."""
 
 CHARS_PER_TOKEN = 4
 """The estimate of a prefix's length in tokens: characters / 4, litellm's own rule of thumb
@@ -57,6 +66,17 @@ def caching_kind(spec: JudgeSpec) -> CachingKind | None:
     if spec.prompt_caching == "off":
         return None
     return PROVIDER_CACHING.get(provider_of(spec.model))
+
+
+def shares_schema(spec: JudgeSpec) -> bool:
+    """Whether every per-criterion call to this judge sends the one shared reply schema
+    (`replies.shared_schema`), so that the schema never breaks the prefix the provider caches;
+    otherwise each call sends its own schema, which a grammar-constrained decoder enforces."""
+    provider = provider_of(spec.model)
+    if caching_kind(spec) is None or provider not in SCHEMA_IN_PREFIX:
+        return False
+    name = spec.model.split("/", 1)[-1]
+    return provider not in SPOKEN_BY_OTHERS or model_entry(f"{provider}/{name}") is not None
 
 
 def min_prefix_tokens(model: str) -> int:

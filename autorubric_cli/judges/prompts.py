@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 from autorubric_cli.core.items import Submission
 from autorubric_cli.core.rubric import CriterionOption, Elicitation
+from autorubric_cli.judges.policy.failures import JudgeFailure
+from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.replies import AFFECTED, ASKED_FIELDS
 from autorubric_cli.judges.tags import block, neutralise
 from autorubric_cli.judges.transcript import transcript_block
@@ -62,6 +64,9 @@ an item's per-criterion calls share (a provider caches it with the submission)."
 REASK_PROMPT = """\
 Your previous reply could not be used ({problem}). Reply again with only the JSON object \
 described above."""
+REASK_CUT_OFF_PROMPT = """\
+Your previous reply was incomplete ({problem}). Reply again with only the JSON object described \
+above, keeping each explanation to one short sentence."""
 
 
 @dataclass(frozen=True)
@@ -206,16 +211,19 @@ def system_prompt(multi_choice: bool, override: str | None = None) -> str:
 
 
 def reask_messages(
-    messages: Sequence[dict[str, str]], bad_reply: str | None, problem: str
+    messages: Sequence[dict[str, str]], bad_reply: str | None, failure: JudgeFailure
 ) -> list[dict[str, str]]:
     """The original conversation plus the unusable reply and a request to answer again.
 
-    An empty reply is not echoed: providers refuse an empty assistant turn (Gemini: 400
-    "required oneof field 'data' must have one initialized field"; Anthropic: "text content
-    blocks must be non-empty"). The request to answer again then joins the last user message,
-    so roles still alternate for the providers that require it."""
-    again = REASK_PROMPT.format(problem=problem)
-    if bad_reply is not None and bad_reply.strip():
+    A reply cut off at its token limit (`truncated`) is not echoed: the request says it was cut
+    off and asks for a shorter answer. An empty reply is not echoed either: providers refuse an
+    empty assistant turn (Gemini: 400 "required oneof field 'data' must have one initialized
+    field"; Anthropic: "text content blocks must be non-empty"). The request to answer again
+    then joins the last user message, so roles still alternate for the providers that require
+    it."""
+    cut = failure.category is FailureKind.TRUNCATED
+    again = (REASK_CUT_OFF_PROMPT if cut else REASK_PROMPT).format(problem=failure.detail)
+    if not cut and bad_reply is not None and bad_reply.strip():
         return [
             *messages,
             {"role": "assistant", "content": bad_reply},

@@ -4,6 +4,15 @@ Binary criteria answer `{explanation, criterion_status}`; multi-choice criteria 
 `{explanation, selected_option}` with a 1-based position in the order shown. The explanation
 comes first in the schema so that a model writes its reasoning before its verdict.
 
+Every schema is one a grammar-constrained decoder (llama.cpp's servers, vLLM's guided decoding,
+Ollama's `format`) can enforce as it stands: no type unions (`["string", "null"]`, which
+llama.cpp's schema-to-grammar ignores; `anyOf` instead), and a call's own schema
+(`response_format`) has only the fields it asks for, each required and non-null, positions as an
+integer `enum` of the shown positions (llama.cpp ignores integer bounds), sets bounded by
+`minItems`/`maxItems`. The one schema shared by every per-criterion call (`shared_schema`, its
+unasked fields null) is sent only to providers whose prompt cache covers the schema
+(`prompt_caching.shares_schema`); the prompt's last line names the fields to fill either way.
+
 Response-set elicitation (`Criterion.elicitation`) changes the schema, never the scoring:
 
 - `forced_choice` (default): the schemas above, unchanged.
@@ -133,23 +142,29 @@ SCHEMA_NAMES: dict[tuple[bool, Elicitation], str] = {
 }
 
 
+def positions(count: int) -> dict[str, Any]:
+    """A 1-based position among `count` shown, as an enum a grammar enforces."""
+    return {"type": "integer", "enum": list(range(1, count + 1))}
+
+
 def response_format(
     option_count: int | None, elicitation: Elicitation = "forced_choice"
 ) -> dict[str, Any]:
-    """The `response_format` argument: binary when `option_count` is None. Its properties, in
-    order: the explanation, the forced choice (unless `response_set`), the set (unless
-    `forced_choice`)."""
+    """The `response_format` argument of a call asking for one criterion's fields only: binary
+    when `option_count` is None. Its properties, in order: the explanation, the forced choice
+    (unless `response_set`), the set (unless `forced_choice`); every one required, none null."""
     properties: dict[str, Any] = dict(EXPLANATION)
     if elicitation != "response_set" and option_count is None:
         statuses = [v.value for v in CriterionVerdict]
         properties["criterion_status"] = {"type": "string", "enum": statuses}
     elif elicitation != "response_set":
-        properties["selected_option"] = {"type": "integer", "minimum": 1, "maximum": option_count}
+        assert option_count is not None
+        properties["selected_option"] = positions(option_count)
     if elicitation != "forced_choice":
         size = set_size(option_count)
         properties["selected_options"] = {
             "type": "array",
-            "items": {"type": "integer", "minimum": 1, "maximum": size},
+            "items": positions(size),
             "minItems": 1,
             "maxItems": size,
         }
@@ -184,27 +199,40 @@ SHARED_SCHEMA_NAME = "criterion_verdict"
 REPLY_FIELDS = ("criterion_status", "selected_option", "selected_options")
 
 
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` or null, as `anyOf` (a grammar enforces it; a type union it may ignore)."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
 def shared_schema() -> dict[str, Any]:
     """One schema admitting every criterion kind and elicitation; unused fields are null.
 
-    Every per-criterion call of a run sends this same schema, so it never breaks the prefix a
-    provider caches (OpenAI counts the schema in the prefix; a changed schema invalidates an
-    Anthropic cache). Bounds that differ per criterion (option count) are checked here, in
-    `parse_answer`, together with which fields must be filled and which must be null."""
+    Every per-criterion call to a judge whose provider caches the schema with the prompt
+    sends this same schema, so it never breaks the prefix that provider caches (OpenAI counts
+    the schema in the prefix; a changed schema invalidates an Anthropic cache). Bounds that
+    differ per criterion (option count) are checked in `parse_answer`, together with which
+    fields must be filled and which must be null."""
     statuses: list[Any] = [v.value for v in CriterionVerdict]
     return strict_object(
         {
             **EXPLANATION,
-            "criterion_status": {"type": ["string", "null"], "enum": [*statuses, None]},
-            "selected_option": {"type": ["integer", "null"]},
-            "selected_options": {"type": ["array", "null"], "items": {"type": "integer"}},
+            "criterion_status": nullable({"type": "string", "enum": statuses}),
+            "selected_option": nullable({"type": "integer"}),
+            "selected_options": nullable({"type": "array", "items": {"type": "integer"}}),
         }
     )
 
 
 def shared_response_format() -> dict[str, Any]:
-    """The `response_format` of every per-criterion call (`shared_schema`)."""
+    """The `response_format` of every per-criterion call that shares one schema."""
     return json_schema_format(SHARED_SCHEMA_NAME, shared_schema())
+
+
+def criterion_response_format(
+    option_count: int | None, elicitation: Elicitation, shared: bool
+) -> dict[str, Any]:
+    """A per-criterion call's `response_format`: the shared one, or the call's own."""
+    return shared_response_format() if shared else response_format(option_count, elicitation)
 
 
 def unasked_filled(text: str, asked: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,7 +9,8 @@ from typing import Any, Protocol
 from autorubric_cli.core.rubric import Criterion, Elicitation
 from autorubric_cli.judges.pairs import PairRequest
 from autorubric_cli.judges.per_item.request import ItemRequest
-from autorubric_cli.judges.replies import ASKED_FIELDS, shared_response_format, with_affected
+from autorubric_cli.judges.policy.providers import Dialect
+from autorubric_cli.judges.replies import ASKED_FIELDS, criterion_response_format, with_affected
 from autorubric_cli.judges.revision import ReviseRequest
 
 
@@ -19,9 +20,10 @@ class VoteRequest:
 
     `shuffle_order[p]` is the original index of the option shown at 0-based position p (None
     for binary criteria). `truth` is the item's ground-truth label for the criterion: only the
-    simulated judge reads it. Every per-criterion call sends the same reply schema
-    (`replies.shared_response_format`); the criterion's kind and `elicitation` pick the fields
-    it fills (`asked_fields`). `prefix_chars`: how many leading characters of the user message
+    simulated judge reads it. The reply schema is the criterion's own, or the one every
+    per-criterion call shares for a provider whose prompt cache covers the schema
+    (`response_format(shared)`); the criterion's kind and `elicitation` pick the fields it fills
+    (`asked_fields`). `prefix_chars`: how many leading characters of the user message
     are the item's shared prefix (`prompts.shared_prefix`), the same for all its criteria; the
     transport marks them for providers with explicit prompt caching. `names_criteria`: the
     reply also lists `affected_criteria` (`grader.affected_criteria`).
@@ -48,9 +50,9 @@ class VoteRequest:
     def asked_fields(self) -> tuple[str, ...]:
         return ASKED_FIELDS[(self.option_count is not None, self.elicitation)]
 
-    def response_format(self) -> dict[str, Any]:
-        shared = shared_response_format()
-        return with_affected(shared) if self.names_criteria else shared
+    def response_format(self, shared: bool) -> dict[str, Any]:
+        own = criterion_response_format(self.option_count, self.elicitation, shared)
+        return with_affected(own) if self.names_criteria else own
 
 
 @dataclass
@@ -59,7 +61,9 @@ class Completion:
 
     `cached`: served by the call cache (docs/guides/cache-and-cost.md); `usage`/`cost` are then the
     original call's, paid once before. `confirm`, when set, stores the answer in the cache: the
-    Judge calls it once the reply parsed, so only usable answers are ever stored.
+    Judge calls it once the reply parsed, so only usable answers are ever stored. `truncated`:
+    the provider cut the reply off at its token limit (`finish_reason: length`, as litellm maps
+    every provider's own word for it).
     """
 
     content: str | None
@@ -69,6 +73,7 @@ class Completion:
     cached: bool = False
     prompt_cache_saved: float | None = None  # cost with no cached tokens minus cost billed
     model: str | None = None  # the model the provider says answered (unknown for a cache hit)
+    truncated: bool = False
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
@@ -81,11 +86,16 @@ one question about two responses (pairwise), or new wording for a criterion (the
 @dataclass(frozen=True)
 class Call:
     """One attempt's call: the messages sent (a re-ask adds the bad reply to the request's),
-    the reply schema, and the request it is about."""
+    the reply schema (OpenAI's `json_schema` form), the request it is about, the dialect the
+    body asks for the schema in (`transports/body.py` renders it) and `reasks`, the unusable
+    replies the request has had before this attempt (each raises the temperature a step:
+    `providers.attempt_temperature`)."""
 
     messages: list[dict[str, str]]
     response_format: dict[str, Any]
     request: CallRequest
+    dialect: Dialect = "json_schema"
+    reasks: int = 0
 
 
 class Transport(Protocol):

@@ -1,9 +1,10 @@
 """The identity of a judge call (docs/guides/cache-and-cost.md): what the call cache and the batch
 ledger key on.
 
-It covers everything sent that can change the answer (model, api base, messages, response
-format, temperature, token and thinking limits, pass-through params) and the sample index;
-never the API key, timeouts, retries or concurrency. Canonical JSON (sorted keys) so that the
+It covers everything sent that can change the answer (model, api base, messages, the response
+format as the call's dialect sends it, the attempt's temperature (a re-ask's is raised), token
+and thinking limits, pass-through params) and the sample index; never the API key, timeouts,
+retries or concurrency. Canonical JSON (sorted keys) so that the
 same call always hashes the same, in any process.
 """
 
@@ -15,22 +16,22 @@ from typing import Any
 import orjson
 
 from autorubric_cli.core.config import JudgeSpec
-from autorubric_cli.judges.transports.body import thinking_kwargs
+from autorubric_cli.judges.policy.providers import attempt_temperature
+from autorubric_cli.judges.request import Call
+from autorubric_cli.judges.transports.body import reply_format, thinking_kwargs
 
 
-def request_key(
-    spec: JudgeSpec, messages: list[dict[str, str]], response_format: dict[str, Any], sample: int
-) -> str:
+def request_key(spec: JudgeSpec, call: Call) -> str:
     """A SHA-256 hex digest of the call's canonical form."""
-    payload = {
+    payload: dict[str, Any] = {
         "model": spec.model,
         "api_base": spec.api_base,
-        "messages": messages,
-        "response_format": response_format,
-        "temperature": spec.temperature,
+        "messages": call.messages,
+        "response_format": reply_format(call.dialect, call.response_format),
+        "temperature": attempt_temperature(spec, call.reasks),
         "max_tokens": spec.max_tokens,
         "thinking": thinking_kwargs(spec.thinking),
         "params": spec.params,
-        "sample": sample,
+        "sample": call.request.sample,
     }
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()

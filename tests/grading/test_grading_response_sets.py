@@ -132,7 +132,12 @@ async def test_both_over_http_scores_like_forced_choice_for_the_same_answers(
     both, _ = await grade_all(judges, elicited([BINARY, MULTI_CHOICE], "both"), 6)
     assert server.request_count == 2 * 6 * 2 * 2
     names = {r.body["response_format"]["json_schema"]["name"] for r in server.requests}
-    assert names == {"criterion_verdict"}
+    assert names == {  # a local server: each call its own schema, one per kind and elicitation
+        "binary_verdict",
+        "multi_choice_verdict",
+        "binary_verdict_and_set",
+        "multi_choice_verdict_and_set",
+    }
     texts = [r.text() for r in server.requests]
     for fill, count in [
         ("Fill criterion_status;", 12),

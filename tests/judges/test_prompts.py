@@ -10,6 +10,7 @@ from autorubric_cli.core.items import Item, Submission
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.core.shuffle import shuffle_order
 from autorubric_cli.grading.requests import RequestBuilder
+from autorubric_cli.judges.policy.failures import JudgeFailure, cut_off
 from autorubric_cli.judges.prompts import (
     PREFIX_SEPARATOR,
     SYSTEM_PROMPT,
@@ -97,10 +98,27 @@ def test_few_shot_messages_are_pinned() -> None:
     assert user["content"] + "\n" == golden("few_shot_user.txt")
 
 
+def unusable(detail: str) -> JudgeFailure:
+    return JudgeFailure("parse", detail)
+
+
 def test_reask_prompt_is_pinned() -> None:
-    asked = reask_messages([{"role": "user", "content": "q"}], "nope", "the reply was empty")
+    asked = reask_messages(
+        [{"role": "user", "content": "q"}], "nope", unusable("the reply was empty")
+    )
     assert asked[1] == {"role": "assistant", "content": "nope"}
     assert asked[2]["content"] + "\n" == golden("reask_user.txt")
+
+
+def test_a_cut_off_reply_is_not_echoed_and_its_reask_says_it_was_cut_off() -> None:
+    """A reply cut off at max_tokens goes back as a request for a shorter answer that names
+    the limit, joined to the last user message (the cut-off text is not echoed)."""
+    system, user = {"role": "system", "content": "s"}, {"role": "user", "content": "q"}
+    asked = reask_messages([system, user], '{"explanation": "The submission st', cut_off(64))
+    assert [m["role"] for m in asked] == ["system", "user"]
+    assert asked[1]["content"] + "\n" == "q\n\n" + golden("reask_cut_off_user.txt")
+    unset = reask_messages([user], "{", cut_off(None))[0]["content"]
+    assert "the server's token limit (max_tokens is not set)" in unset
 
 
 def test_submission_cannot_close_its_own_block() -> None:

@@ -76,6 +76,7 @@ CASES: dict[str, Case] = {
     "thinking": Case(thinking=True),
     "prose_reasked": Case(faults=(Fault("prose"),), attempts=2),
     "empty_reasked": Case(faults=(Fault("empty"),), attempts=2),
+    "truncated_reasked": Case(faults=(Fault("truncated"),), attempts=2),
     "rate_limit_hint": Case(faults=(Fault("rate_limit", retry_after=HINT_S),), attempts=2),
     "overload": Case(
         faults=(Fault("overloaded"),) * (2 * ITEMS),
@@ -88,6 +89,9 @@ CASES: dict[str, Case] = {
     "bad_request": Case(faults=(Fault("bad_request"),), exit_code=3, error="request: HTTP 400"),
     "unauthorized": Case(faults=(Fault("unauthorized"),), exit_code=2),
 }
+
+
+REASKED = ("prose", "empty", "truncated")  # unusable replies: re-asked a temperature step up
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +217,8 @@ def test_provider_conformance(
     for criterion, vote in votes:
         if vote["error"] is None:
             check_vote(provider, case, criterion, vote)
+        reasked = bool(case.faults) and case.faults[0].kind in REASKED and vote["attempts"] > 1
+        assert vote.get("temperature") == (0.3 if reasked else None), vote
     check_samples(case, votes)
     if case.error is None:
         check_verdicts(case, fake, [v for _, v in votes])
@@ -271,6 +277,11 @@ def check_faults(provider: Provider, case: Case, fake: FakeProvider) -> None:
         assert retry.at - first.at >= HINT_S, "the provider's retry hint was not honoured"
     if case.faults[0].kind in ("prose", "empty"):
         assert any("could not be used" in json.dumps(r.body) for r in later)
+    if case.faults[0].kind in REASKED:
+        # the re-ask says why, and comes at a raised temperature
+        said = "was cut off at" if case.faults[0].kind == "truncated" else "could not be used"
+        reask = next(json.dumps(r.body) for r in later if said in json.dumps(r.body))
+        assert '"temperature": 0.3' in reask, reask
 
 
 def check_sent_temperature(

@@ -89,7 +89,7 @@ def test_response_formats_are_strict_json_schemas() -> None:
     assert schema["properties"]["criterion_status"]["enum"] == ["MET", "UNMET", "CANNOT_ASSESS"]
     assert schema["additionalProperties"] is False
     multi = response_format(5)["json_schema"]["schema"]
-    assert multi["properties"]["selected_option"] == {"type": "integer", "minimum": 1, "maximum": 5}
+    assert multi["properties"]["selected_option"] == {"type": "integer", "enum": [1, 2, 3, 4, 5]}
     assert set(multi["required"]) == {"explanation", "selected_option"}
 
 
@@ -107,7 +107,7 @@ def test_forced_choice_schemas_are_unchanged_by_elicitation() -> None:
                 "type": "object",
                 "properties": {
                     "explanation": {"type": "string"},
-                    "selected_option": {"type": "integer", "minimum": 1, "maximum": 4},
+                    "selected_option": {"type": "integer", "enum": [1, 2, 3, 4]},
                 },
                 "required": ["explanation", "selected_option"],
                 "additionalProperties": False,
@@ -148,7 +148,7 @@ def test_response_set_schemas(
     assert schema["additionalProperties"] is False
     assert schema["properties"]["selected_options"] == {
         "type": "array",
-        "items": {"type": "integer", "minimum": 1, "maximum": size},
+        "items": {"type": "integer", "enum": list(range(1, size + 1))},
         "minItems": 1,
         "maxItems": size,
     }

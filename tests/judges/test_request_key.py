@@ -3,15 +3,27 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.policy.providers import Dialect
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.request_key import request_key
 
 MESSAGES = [{"role": "user", "content": "Grade this."}]
 FORMAT = {"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}
 
 
-def key(spec: JudgeSpec, messages=MESSAGES, fmt=FORMAT, sample: int = 0) -> str:
-    return request_key(spec, messages, fmt, sample)
+def key(
+    spec: JudgeSpec,
+    messages=MESSAGES,
+    fmt=FORMAT,
+    sample: int = 0,
+    dialect: Dialect = "json_schema",
+    reasks: int = 0,
+) -> str:
+    request = SimpleNamespace(sample=sample)
+    return request_key(spec, Call(messages, fmt, request, dialect, reasks))  # type: ignore[arg-type]
 
 
 def test_key_ignores_key_env_timeout_concurrency_and_id() -> None:
@@ -34,9 +46,22 @@ def test_key_changes_with_everything_that_can_change_the_answer() -> None:
         key(base, messages=[{"role": "user", "content": "Grade that."}]),
         key(base, fmt={"type": "json_object"}),
         key(base, sample=1),
+        key(base, dialect="json_object"),
+        key(base, dialect="prompt"),
+        key(base, reasks=1),  # a re-ask's raised temperature
+        key(base, reasks=2),
     ]
     assert key(base) not in changed
     assert len(set(changed)) == len(changed)
+
+
+def test_a_reask_at_the_same_temperature_keeps_the_key() -> None:
+    """Where nothing raises the temperature (a step of 0, a provider that takes only its
+    default), the temperature part of a re-ask's key is the first attempt's."""
+    still = JudgeSpec(model="openai/m", reask_temperature_step=0)
+    assert key(still, reasks=3) == key(still)
+    fixed = JudgeSpec(model="anthropic/claude-sonnet-4-5", thinking=2048)
+    assert key(fixed, reasks=1) == key(fixed)
 
 
 def test_key_is_independent_of_dict_order() -> None:

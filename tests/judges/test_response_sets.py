@@ -83,8 +83,8 @@ async def test_bad_sets_are_reasked_until_a_good_one(
     assert "selected_options lists 2 more than once" in problems[1]
     assert "selected_options has 9, outside 1..4" in problems[2]
     for request in server.requests:
-        fmt = request.body["response_format"]["json_schema"]
-        assert fmt["name"] == "criterion_verdict"
+        fmt = request.body["response_format"]["json_schema"]  # a local server: its own schema
+        assert fmt["name"] == "multi_choice_response_set"
         assert "Fill selected_options; set the other" in request.messages[1]["content"]
 
 
@@ -143,7 +143,7 @@ async def test_both_keeps_the_forced_choice_and_the_set(
         assert vote.option_index == shown[1]
         assert vote.option_set == sorted({shown[3], shown[1]})
     assert server.requests[0].body["response_format"]["json_schema"]["name"] == (
-        "criterion_verdict"
+        "multi_choice_verdict_and_set"
     )
     assert "Fill selected_option and selected_options;" in server.requests[0].text()
 

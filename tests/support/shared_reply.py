@@ -1,11 +1,12 @@
-"""How the fakes read a per-criterion call that uses the shared reply schema.
+"""How the fakes read a per-criterion call that uses the shared reply schema, or none at all.
 
-Every per-criterion call sends one schema admitting every criterion kind
-(`replies.shared_response_format`); the prompt's last line names the fields to fill ("Fill
+A per-criterion call to a provider whose prompt cache covers the schema sends one schema
+admitting every criterion kind (`replies.shared_response_format`); a call in the `prompt`
+dialect sends no schema. Either way the prompt's last line names the fields to fill ("Fill
 criterion_status and selected_options; ..."), and a multi-choice prompt numbers its options. A
-fake answers like a model that reads them: `asked_properties` turns the shared schema into the
-properties this call asks for, bounded by the options shown, the shape the fakes' answerers
-already understand.
+fake answers like a model that reads them: `asked_properties` turns the shared schema (or no
+schema) into the properties this call asks for, bounded by the options shown, the shape the
+fakes' answerers already understand.
 """
 
 from __future__ import annotations
@@ -19,13 +20,18 @@ SHARED_FIELDS = ("criterion_status", "selected_option", "selected_options")
 
 
 def admits_null(schema: dict[str, Any]) -> bool:
-    """`type` lists null, or `enum` holds it (litellm drops `type` for Anthropic's schemas)."""
-    return "null" in (schema.get("type") or ()) or None in (schema.get("enum") or ())
+    """An `anyOf` alternative, a `type` list or an `enum` admits null."""
+    alternatives = schema.get("anyOf") or ()
+    return (
+        any(a.get("type") == "null" for a in alternatives)
+        or "null" in (schema.get("type") or ())
+        or None in (schema.get("enum") or ())
+    )
 
 
 def is_shared(properties: dict[str, Any]) -> bool:
-    """The shared schema: every reply field present, each admitting null."""
-    return all(admits_null(properties.get(f) or {}) for f in SHARED_FIELDS)
+    """The shared schema (every reply field present, each admitting null), or no schema."""
+    return not properties or all(admits_null(properties.get(f) or {}) for f in SHARED_FIELDS)
 
 
 def prompt_text(body: dict[str, Any]) -> str:

@@ -156,19 +156,15 @@ class LiteLLMBatches(ProviderBatches):
                 )
         return results
 
-    async def answered(
-        self, result: Result, messages: list[dict[str, str]], response_format: dict[str, Any]
-    ) -> Completion:
+    async def answered(self, result: Result, call: Call) -> Completion:
         """The Completion of a batch answer (parsed already, from the output file)."""
         assert isinstance(result, Completion)
         return result
 
     async def ask(self, enqueue: Enqueue, key: str, call: Call) -> Completion:
         """Queue one call for a new batch and return its answer."""
-        body, _ = wire_body(self.spec, self.model, call.messages, call.response_format)
-        return await self.answered(
-            await enqueue(key, batch_line(key, body)), call.messages, call.response_format
-        )
+        body, _ = wire_body(self.spec, self.model, call)
+        return await self.answered(await enqueue(key, batch_line(key, body)), call)
 
     async def aclose(self) -> None:
         """Nothing to close: litellm's clients are closed with the run's (`close_clients`)."""

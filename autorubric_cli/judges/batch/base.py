@@ -10,7 +10,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from autorubric_cli.judges.batch.ledger import RecordedBatch
 from autorubric_cli.judges.batch.lines import Result
@@ -59,9 +58,7 @@ class ProviderBatches(ABC):
         """The provider's batches for `pending` batches recorded without an id, by local id."""
 
     @abstractmethod
-    async def answered(
-        self, result: Result, messages: list[dict[str, str]], response_format: dict[str, Any]
-    ) -> Completion:
+    async def answered(self, result: Result, call: Call) -> Completion:
         """The Completion of a batch's answer to one call."""
 
     @abstractmethod

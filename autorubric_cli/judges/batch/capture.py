@@ -26,7 +26,7 @@ import orjson
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.pricing import known_unpriced
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import call_litellm, load_litellm
 
 
@@ -98,8 +98,7 @@ class BatchedLiteLLM:
 
     async def complete(
         self,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any],
+        call: Call,
         answer: Answer,
         price: Callable[[ModuleType, Any, str], float | None],
     ) -> Completion:
@@ -111,15 +110,15 @@ class BatchedLiteLLM:
             seen.append(reply)
             return reply
 
-        call = _Call(answering)
-        token = _CURRENT.set(call)
+        captured = _Call(answering)
+        token = _CURRENT.set(captured)
         try:
             completion = await call_litellm(
-                self.spec, self.timeout, messages, response_format, client=self.client, price=price
+                self.spec, self.timeout, call, client=self.client, price=price
             )
         except Exception:
-            if call.failure is not None:
-                raise call.failure from None
+            if captured.failure is not None:
+                raise captured.failure from None
             raise
         finally:
             _CURRENT.reset(token)

@@ -89,6 +89,7 @@ def line_result(
 def completion_of(body: dict[str, Any], price: BatchPrice | None) -> Completion:
     choices = body.get("choices") or [{}]
     message = choices[0].get("message") or {}
+    truncated = choices[0].get("finish_reason") == "length"
     reasoning = message.get("reasoning_content")
     raw_usage = body.get("usage") or {}
     usage = {
@@ -100,4 +101,5 @@ def completion_of(body: dict[str, Any], price: BatchPrice | None) -> Completion:
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         usage=usage,
         cost=None if price is None else price.cost(usage),
+        truncated=truncated,
     )

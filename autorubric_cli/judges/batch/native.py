@@ -142,16 +142,14 @@ class NativeBatches(ProviderBatches):
     @abstractmethod
     async def create(self, requests: bytes, local: str) -> BatchInfo: ...
 
-    async def answered(
-        self, result: Result, messages: list[dict[str, str]], response_format: dict[str, Any]
-    ) -> Completion:
+    async def answered(self, result: Result, call: Call) -> Completion:
         """The batch's reply, parsed by litellm exactly as the direct reply would be."""
         assert isinstance(result, RawReply)
 
         async def replay(request: CapturedRequest) -> RawReply:
             return result
 
-        return await self.litellm.complete(messages, response_format, replay, self.price_of)
+        return await self.litellm.complete(call, replay, self.price_of)
 
     async def ask(self, enqueue: Enqueue, key: str, call: Call) -> Completion:
         """Let litellm build the direct request, queue it, and parse the batch's reply."""
@@ -161,9 +159,7 @@ class NativeBatches(ProviderBatches):
             assert isinstance(result, RawReply)
             return result
 
-        return await self.litellm.complete(
-            call.messages, call.response_format, batched, self.price_of
-        )
+        return await self.litellm.complete(call, batched, self.price_of)
 
 
 def httpx_error(exc: httpx.TransportError) -> ProviderError:

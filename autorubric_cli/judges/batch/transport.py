@@ -314,8 +314,7 @@ class BatchTransport:
         self.timer: asyncio.TimerHandle | None = None
 
     async def complete(self, call: Call) -> Completion:
-        messages, response_format, request = call.messages, call.response_format, call.request
-        key = request_key(self.spec, messages, response_format, request.sample)
+        key = request_key(self.spec, call)
         coordinator = self.coordinator
         await coordinator.check_orphans(self.spec.judge_id, self.api)
         while (recorded := coordinator.take(self.spec.judge_id, key)) is not None:
@@ -327,7 +326,7 @@ class BatchTransport:
                 continue  # a recorded failure is not replayed: the call is asked again
             if isinstance(result, RawReply) and result.status != 200:
                 continue  # the same, for an error reply litellm has not read yet
-            return await self.api.answered(result, messages, response_format)
+            return await self.api.answered(result, call)
         if not self.submit:
             return await self.direct.complete(call)
         return await self.api.ask(self.enqueue, key, call)

@@ -19,5 +19,6 @@ class ItemRequest:
     asked: list[AskedCriterion]
     messages: list[dict[str, str]]
 
-    def response_format(self) -> dict[str, Any]:
+    def response_format(self, shared: bool = False) -> dict[str, Any]:
+        """The call's own schema (an item's calls differ anyway: nothing to share)."""
         return item_response_format(self.asked)

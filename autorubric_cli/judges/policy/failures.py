@@ -22,7 +22,12 @@ from typing import Any
 
 from autorubric_cli.errors import JudgeError
 from autorubric_cli.judges.policy.kinds import FailureKind
-from autorubric_cli.judges.policy.providers import OVERLOAD_STATUS, OVERLOAD_TEXT, RETRY_DELAY
+from autorubric_cli.judges.policy.providers import (
+    FORMAT_REFUSAL,
+    OVERLOAD_STATUS,
+    OVERLOAD_TEXT,
+    RETRY_DELAY,
+)
 
 STATUS_KINDS = {
     401: FailureKind.AUTH,
@@ -150,7 +155,9 @@ def classify(
     if kind is FailureKind.OVERLOADED:
         message = f"the provider is overloaded; {message}"
     detail = message if error.status is None else f"HTTP {error.status}: {message}"
-    hopeless = error.status in HOPELESS_STATUS and not error.per_request
+    # a refused reply format is the dialect's, not the judge's: the judge switches (judge.py)
+    about_judge = not error.per_request and kind is not FailureKind.FORMAT
+    hopeless = error.status in HOPELESS_STATUS and about_judge
     return JudgeFailure(
         kind, detail, retry_after=error.retry_after, hopeless=hopeless or kind.hopeless
     )
@@ -162,6 +169,25 @@ def overloaded(status: int | None, text: str) -> bool:
     if status in OVERLOAD_STATUS:
         return True
     return (status is None or status >= 500) and bool(OVERLOAD_TEXT.search(text))
+
+
+def refused_format(status: int | None, text: str) -> bool:
+    """The server refused the request's reply format: a 4xx/5xx (other than the statuses with
+    a kind of their own: auth, rate limit, timeout) whose text names it (`FORMAT_REFUSAL`)."""
+    if status is None or status < 400 or status in STATUS_KINDS:
+        return False
+    return bool(FORMAT_REFUSAL.search(text))
+
+
+def cut_off(max_tokens: int | None) -> JudgeFailure:
+    """A reply the provider cut off at its token limit (`finish_reason: length`, Anthropic's
+    `stop_reason: max_tokens`, Gemini's `finishReason: MAX_TOKENS`, as litellm maps them)."""
+    limit = (
+        f"max_tokens ({max_tokens})"
+        if max_tokens is not None
+        else "the server's token limit (max_tokens is not set)"
+    )
+    return JudgeFailure(FailureKind.TRUNCATED, f"the reply was cut off at {limit}")
 
 
 def retry_hint(headers: list[Mapping[str, Any]], text: str) -> float | None:
@@ -188,6 +214,8 @@ def http_error(
     result line): its status, the provider's message, its retry hint, an overload it names."""
     text = f"{message}\n{body}"
     kind = FailureKind.OVERLOADED if overloaded(status, text) else None
+    if kind is None and refused_format(status, text):
+        kind = FailureKind.FORMAT
     return ProviderError(
         status, message, kind=kind, retry_after=retry_hint([headers], text), **known
     )

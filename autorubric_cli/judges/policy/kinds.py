@@ -5,7 +5,9 @@ A kind's value is the text that prefixes an error vote (`rate_limit: HTTP 429: .
 never change; code reads the decisions (`retryable`, `slows_down`, ...) from `RULES`, never from the
 text. A failure may differ from its kind's default where the situation says more than the
 kind: a batch cancelled at the provider is not retried and does not blame the judge; a refused
-connection or an HTTP 400/404 is `hopeless` (`failures.classify`).
+connection or an HTTP 400/404 is `hopeless` (`failures.classify`). A `format` refusal is
+neither retried nor counted: the judge sends the call again in its next structured-output
+dialect, or stops the run when none is left (a configuration error, `judge.py`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class FailureKind(StrEnum):
     BATCH = "batch"  # a provider batch ended without an answer for the request
     WORKER = "worker"  # the judge worker process exited during the call
     AUTH = "auth"  # credentials refused: `JudgeAuthError`, which stops the run
+    TRUNCATED = "truncated"  # the reply was cut off at its token limit: asked again at once
+    FORMAT = "format"  # the server refused the request's reply format (`structured_output`)
 
     @property
     def rule(self) -> Rule:
@@ -80,4 +84,7 @@ RULES: dict[FailureKind, Rule] = {
     FailureKind.BATCH: Rule(retryable=True),
     FailureKind.WORKER: Rule(retryable=True, blames_judge=False),
     FailureKind.AUTH: Rule(retryable=False),
+    FailureKind.TRUNCATED: Rule(retryable=True, backs_off=False),
+    # never retried as it is: the judge switches dialect (`auto`) or the run stops (judge.py)
+    FailureKind.FORMAT: Rule(retryable=False),
 }

@@ -2,9 +2,10 @@
 
 litellm hides each provider's wire format; what it does not hide, and what we decide here:
 which temperature a model accepts (with thinking on, or at all), where a provider puts its
-retry hint, what its overload looks like, and whether it takes a JSON schema. Facts come from
-the providers' public API references and litellm 1.106.2's transformation code
-(`litellm/llms/<provider>/`); docs/guides/providers.md shows them as a table.
+retry hint, what its overload looks like, and how it takes a reply schema (its structured-output
+dialects, in the order `structured_output: auto` tries them). Facts come from the providers'
+public API references and litellm 1.106.2's transformation code (`litellm/llms/<provider>/`);
+docs/guides/providers.md shows them as a table.
 
 `preflight` turns the facts into problems with a judge's configuration, before any call:
 errors for what the provider will certainly refuse, warnings for what will work worse than
@@ -21,7 +22,14 @@ from typing import Any, Literal
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.price_table import price_table
 
-StructuredOutput = Literal["json_schema", "prompt"]
+Dialect = Literal["json_schema", "json_object", "prompt"]
+"""How a request asks for the reply's JSON schema (transports/body.py renders it):
+`json_schema`, OpenAI's `response_format: {type: json_schema, json_schema: {...}}` (litellm maps it
+to each provider's own form: Anthropic `output_format` or a forced tool, Gemini
+`response_json_schema`, Ollama `format: <schema>`); `json_object`, `{type: json_object, schema:
+...}` as llama.cpp's servers take it (Ollama: `format: "json"`); `prompt`, no schema at all: the
+prompt states the reply's shape."""
+ALL_DIALECTS: tuple[Dialect, ...] = ("json_schema", "json_object", "prompt")
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,7 @@ class ProviderFacts:
     `thinking_fixes_temperature`: with thinking on, the API accepts temperature 1 only (Anthropic
     400 "`temperature` may only be set to 1 when thinking is enabled"); we then send none.
     `temperature_one_models`: substrings of model names that accept temperature 1 only (litellm
-    raises UnsupportedParamsError before sending); we then send none. `structured_output`:
+    raises UnsupportedParamsError before sending); we then send none.
     `thinking_budget`: False where litellm refuses a token budget (`thinking` param) and takes an
     effort (`reasoning_effort`) only; None where we do not know.
     `summarized_thinking_models`: adaptive-thinking models (Opus 4.7+) whose thinking blocks come
@@ -39,10 +47,10 @@ class ProviderFacts:
     `probes_model_info`: litellm asks the server for model info (Ollama `/api/show`) when the
     model is not in its cost map, at its default address (localhost:11434), not the judge's
     `api_base`; the model is registered unpriced before the first call instead (cost null).
-    `structured_output`: "json_schema" when litellm sends our schema natively (or as a forced
-    tool), "prompt" when the
-    reply shape is asked for in the prompt only. `retry_hint`/`overload`: where the provider says
-    how long to wait, and what it sends when overloaded (for the docs and `failures`).
+    `dialects`: the structured-output dialects the provider takes, in the order `auto` tries
+    them (the next one after a refusal); `("prompt",)` where litellm sends no schema at all.
+    `retry_hint`/`overload`: where the provider says how long to wait, and what it sends when
+    overloaded (for the docs and `failures`).
     """
 
     name: str
@@ -52,7 +60,7 @@ class ProviderFacts:
     thinking_fixes_temperature: bool = False
     temperature_one_models: tuple[str, ...] = ()
     reasoning_temperature_models: tuple[str, ...] = ()
-    structured_output: StructuredOutput = "json_schema"
+    dialects: tuple[Dialect, ...] = ALL_DIALECTS
     probes_model_info: bool = False
     retry_hint: str = "`Retry-After` / `retry-after-ms` header"
     overload: str = "HTTP 503"
@@ -71,8 +79,11 @@ OPENAI = ProviderFacts(
     temperature_one_models=OPENAI_REASONING,
     reasoning_temperature_models=GPT5,
 )
+# litellm maps only `json_schema` to these providers' own schema forms
+SCHEMA_ONLY: tuple[Dialect, ...] = ("json_schema", "prompt")
 GEMINI = ProviderFacts(
     "gemini",
+    dialects=SCHEMA_ONLY,
     thinking_budget=True,
     thinking="`thinkingConfig` (budget or level)",
     retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
@@ -86,7 +97,7 @@ OLLAMA = ProviderFacts(
     probes_model_info=True,
 )
 # litellm 1.106.2 lists no `response_format` for these (get_supported_openai_params)
-PROMPTED = ProviderFacts("cohere", structured_output="prompt")
+PROMPTED = ProviderFacts("cohere", dialects=("prompt",))
 
 PROVIDERS: dict[str, ProviderFacts] = {
     f.name: f
@@ -100,6 +111,7 @@ PROVIDERS: dict[str, ProviderFacts] = {
             thinking_fixes_temperature=True,
             temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
             summarized_thinking_models=ANTHROPIC_SAMPLING_REMOVED,
+            dialects=SCHEMA_ONLY,
             retry_hint="`retry-after` header",
             overload="HTTP 529 `overloaded_error`",
         ),
@@ -108,6 +120,7 @@ PROVIDERS: dict[str, ProviderFacts] = {
             thinking_budget=True,
             thinking="Claude models: `thinking` in additionalModelRequestFields",
             thinking_fixes_temperature=True,
+            dialects=SCHEMA_ONLY,
             temperature_one_models=ANTHROPIC_SAMPLING_REMOVED,
             retry_hint="none (429 ThrottlingException; our backoff)",
             overload="HTTP 503 ServiceUnavailableException",
@@ -139,6 +152,14 @@ OVERLOAD_TEXT = re.compile(
 )
 # Gemini / Vertex put their wait in the error body: {"@type": "...RetryInfo", "retryDelay": "3s"}
 RETRY_DELAY = re.compile(r"[\"']retryDelay[\"']\s*:\s*[\"'](\d+(?:\.\d+)?)s[\"']")
+# A refusal of the request's reply format (a 4xx/5xx naming it): llama-cpp-python's 500 "Input
+# should be 'text' or 'json_object'" at `response_format.type`, llama.cpp's "response_format type
+# must be one of ...", litellm's UnsupportedParamsError naming `response_format`, Ollama's
+# "invalid JSON schema in format" / "invalid format: ...".
+FORMAT_REFUSAL = re.compile(
+    r"response_format|json_schema|JSON schema in format|invalid format\b|ChatRequest\.format",
+    re.IGNORECASE,
+)
 # litellm bugs that make a good reply fail on our side: retrying cannot help.
 LITELLM_READ_BUGS = (re.compile(r"has no attribute 'service_tier'"),)
 
@@ -209,13 +230,36 @@ def thinking_display(spec: JudgeSpec) -> dict[str, str]:
     return {}
 
 
+REASK_CEILING = 1.0
+"""A re-ask's raised temperature never goes above this (nor below the judge's own)."""
+
+
+def attempt_temperature(spec: JudgeSpec, reasks: int = 0) -> float | None:
+    """The temperature an attempt sends after `reasks` unusable replies to its request: the
+    judge's (`sent_temperature`) raised by `reask_temperature_step` per unusable reply, up to
+    `REASK_CEILING`; never raised where none is sent or where only 1 is accepted."""
+    base = sent_temperature(spec)
+    if base is None or reasks == 0 or temperature_fixed(spec):
+        return base
+    raised = min(base + reasks * spec.reask_temperature_step, REASK_CEILING)
+    return round(max(base, raised), 6)
+
+
+def dialects(spec: JudgeSpec) -> tuple[Dialect, ...]:
+    """The dialects a judge may use, in order: its provider's under `auto`, else the one set."""
+    if spec.structured_output == "auto":
+        return facts_for(spec.model).dialects
+    return (spec.structured_output,)
+
+
 def sent_params(judges: list[JudgeSpec]) -> dict[str, dict[str, Any]]:
-    """Per judge, what is sent that may differ from the configuration (the manifest keeps it)."""
-    return {j.judge_id: {"temperature": sent_temperature(j)} for j in judges}
-
-
-def structured_output(model: str) -> StructuredOutput:
-    return facts_for(model).structured_output
+    """Per judge, what is sent that may differ from the configuration (the manifest keeps it):
+    the temperature, and the structured-output dialect (at the start of a session; the one
+    in use at its end once it finishes)."""
+    return {
+        j.judge_id: {"temperature": sent_temperature(j), "structured_output": dialects(j)[0]}
+        for j in judges
+    }
 
 
 def thinking_budget(spec: JudgeSpec) -> int | None:
@@ -279,7 +323,12 @@ def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool)
     if facts.name != "simulated" and not priced(spec.model):
         why = f"litellm has no price for {spec.model}"
         found.append(("warning", "model", f"{why}: its cost will be recorded as null"))
-    if facts.structured_output == "prompt":
+    set_dialect = spec.structured_output
+    if set_dialect != "auto" and set_dialect not in facts.dialects:
+        takes = ", ".join(facts.dialects)
+        why = f"{facts.name} takes structured_output {takes}, not {set_dialect}"
+        found.append(("error", "structured_output", f"{why}; set one of them or auto"))
+    elif dialects(spec) == ("prompt",) and set_dialect == "auto":
         why = f"{facts.name} takes no JSON schema: the reply shape is asked for in the prompt only"
         found.append(("warning", "model", f"{why}, and unusable replies are re-asked"))
     return [Problem(severity, (*key, field), message) for severity, field, message in found]

@@ -3,7 +3,8 @@
 `call_body` is what `litellm.acompletion` is given (transports/litellm.py adds the key, timeout
 and retry switches); `wire_body` is that body as an OpenAI-compatible endpoint receives it, the
 one the native transport POSTs (transports/native.py) and an OpenAI batch line carries
-(batch/lines.py).
+(batch/lines.py). The call's structured-output dialect decides how the body asks for the reply
+schema (`reply_format`), its re-asks the temperature (`providers.attempt_temperature`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from typing import Any
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.policy.providers import (
-    sent_temperature,
-    structured_output,
+    Dialect,
+    attempt_temperature,
     thinking_display,
 )
+from autorubric_cli.judges.request import Call
 
 # the order litellm 1.106.2 writes OpenAI chat parameters in (DEFAULT_CHAT_COMPLETION_PARAM_VALUES)
 OPENAI_ORDER = (
@@ -37,17 +39,35 @@ def thinking_kwargs(thinking: str | int | None) -> dict[str, Any]:
     return {"reasoning_effort": thinking}
 
 
+def reply_format(dialect: Dialect, response_format: dict[str, Any]) -> dict[str, Any] | None:
+    """The `response_format` a body carries for the reply schema (OpenAI's json_schema form):
+
+    - `json_schema`: as it is (litellm maps it to each provider's own form);
+    - `json_object`: `{"type": "json_object", "schema": <the schema>}`, as llama.cpp's servers
+      take a schema (litellm sends Ollama `format: "json"` for it);
+    - `prompt`: none; the prompt states the reply's shape.
+    """
+    if dialect == "json_schema":
+        return response_format
+    if dialect == "json_object":
+        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+    return None
+
+
 def call_body(
-    spec: JudgeSpec, model: str, messages: list[dict[str, Any]], response_format: dict[str, Any]
+    spec: JudgeSpec, model: str, call: Call, messages: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """`model` as the receiver names it, the messages, the reply schema (none for a provider
-    that takes no JSON schema: the prompt states the reply shape), the temperature the provider
-    accepts (`providers.sent_temperature`), max tokens, thinking, then the judge's `params` as
-    they are (pass-through: top_p, seed, extra_headers, extra_body, ...; keys checked)."""
-    body: dict[str, Any] = {"model": model, "messages": messages}
-    if structured_output(spec.model) == "json_schema":
-        body["response_format"] = response_format
-    temperature = sent_temperature(spec)
+    """`model` as the receiver names it, the messages (`call.messages` unless given: the
+    transport's cache-marked copy), the reply schema in the call's dialect, the temperature of
+    the attempt (`providers.attempt_temperature`), max tokens, thinking, then the judge's
+    `params` as they are (pass-through: top_p, seed, extra_headers, extra_body, ...; keys
+    checked)."""
+    sent = call.messages if messages is None else messages
+    body: dict[str, Any] = {"model": model, "messages": sent}
+    schema = reply_format(call.dialect, call.response_format)
+    if schema is not None:
+        body["response_format"] = schema
+    temperature = attempt_temperature(spec, call.reasks)
     if temperature is not None:
         body["temperature"] = temperature
     if spec.max_tokens is not None:
@@ -59,13 +79,11 @@ def call_body(
     return body
 
 
-def wire_body(
-    spec: JudgeSpec, model: str, messages: list[dict[str, Any]], response_format: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
+def wire_body(spec: JudgeSpec, model: str, call: Call) -> tuple[dict[str, Any], dict[str, str]]:
     """(JSON body, extra headers) of `call_body` as litellm sends it to an OpenAI-compatible
     endpoint, keys in litellm's order: model, messages, the parameters in `OPENAI_ORDER`, any
     other as given, then `extra_body` merged in; `extra_headers` become headers."""
-    given = call_body(spec, model, messages, response_format)
+    given = call_body(spec, model, call)
     headers = {str(k): str(v) for k, v in (given.pop("extra_headers", None) or {}).items()}
     extra_body = given.pop("extra_body", None) or {}
     body = {"model": given.pop("model"), "messages": given.pop("messages")}

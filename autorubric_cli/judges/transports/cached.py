@@ -51,7 +51,7 @@ class CachedTransport:
     flights: SingleFlight
 
     def key(self, call: Call) -> str:
-        return request_key(self.spec, call.messages, call.response_format, call.request.sample)
+        return request_key(self.spec, call)
 
     def lookup(self, call: Call) -> Completion | None:
         """The stored answer to `call`, read at once (no slot, no rate turn); else None."""

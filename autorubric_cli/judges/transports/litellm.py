@@ -63,11 +63,11 @@ def api_key_for(spec: JudgeSpec) -> str | None:
 
 
 def request_kwargs(
-    spec: JudgeSpec, timeout: float, messages: list[dict[str, Any]], response_format: dict
+    spec: JudgeSpec, timeout: float, call: Call, messages: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """Arguments for `litellm.acompletion`: the call's body (`body.call_body`) without the key.
-    litellm never retries itself."""
-    kwargs = call_body(spec, spec.model, messages, response_format)
+    """Arguments for `litellm.acompletion`: the call's body (`body.call_body`, with `messages`
+    when given) without the key. litellm never retries itself."""
+    kwargs = call_body(spec, spec.model, call, messages)
     kwargs.update(timeout=spec.timeout or timeout, max_retries=0, num_retries=0)
     if spec.api_base is not None:
         kwargs["api_base"] = spec.api_base
@@ -159,6 +159,7 @@ def completion_of(
 ) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
+    finish = getattr(choices[0], "finish_reason", None) if choices else None
     reasoning = getattr(message, "reasoning_content", None)
     raw_usage = getattr(response, "usage", None)
     usage = {} if raw_usage is None else usage_counts(raw_usage)
@@ -170,28 +171,30 @@ def completion_of(
         cost=cost,
         prompt_cache_saved=prompt_cache_saved(litellm, model, usage, cost),
         model=getattr(response, "model", None),
+        truncated=finish == "length",  # litellm's word for every provider's (map_finish_reason)
     )
 
 
 async def call_litellm(
     spec: JudgeSpec,
     timeout: float,
-    messages: list[dict[str, Any]],
-    response_format: dict,
+    call: Call,
     *,
+    messages: list[dict[str, Any]] | None = None,
     client: Any = None,
     price: Callable[[ModuleType, Any, str], float | None] = priced_cost,
 ) -> Completion:
     """One `litellm.acompletion` call, its failure classified; the one call path, whether it
     runs in this process (`LiteLLMTransport`), in a judge worker process (workers.py) or over a
     provider batch (`client`: litellm's HTTP client whose network is the batch, batch/capture.py;
-    `price`: the batch price)."""
+    `price`: the batch price). `messages`: what is sent instead of `call.messages` (with cache
+    marks)."""
     litellm = load_litellm()
     facts = facts_for(spec.model)
     if facts.probes_model_info and not priced(spec.model):
         register_unpriced_offline(litellm, spec.model, facts.name)
     key = api_key_for(spec)
-    kwargs = request_kwargs(spec, timeout, messages, response_format)
+    kwargs = request_kwargs(spec, timeout, call, messages)
     if key is not None:
         kwargs["api_key"] = key
     if client is not None:
@@ -220,9 +223,8 @@ class LiteLLMTransport:
         self.timeout = timeout
 
     async def complete(self, call: Call) -> Completion:
-        messages, response_format, request = call.messages, call.response_format, call.request
-        sent = cache_marked(self.spec, messages, prefix_of(request))
-        return await call_litellm(self.spec, self.timeout, sent, response_format)
+        sent = cache_marked(self.spec, call.messages, prefix_of(call.request))
+        return await call_litellm(self.spec, self.timeout, call, messages=sent)
 
     async def aclose(self) -> None:
         """Nothing of its own: litellm's clients are the process's (`close_clients`)."""

@@ -26,6 +26,7 @@ from autorubric_cli.judges.policy.failures import (
     ProviderError,
     classify,
     overloaded,
+    refused_format,
     retry_hint,
 )
 from autorubric_cli.judges.policy.kinds import FailureKind
@@ -87,6 +88,8 @@ def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | 
     lost connection without a status."""
     if overloaded(status, text):
         return FailureKind.OVERLOADED
+    if refused_format(status, text):
+        return FailureKind.FORMAT
     if any(bug.search(text) for bug in LITELLM_READ_BUGS):
         return FailureKind.CLIENT
     if status is not None:

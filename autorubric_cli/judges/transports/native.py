@@ -58,7 +58,8 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
     """The completion in a 200 reply; `Failed` (status 200) when the body is not one."""
     try:
         reply = orjson.loads(raw)
-        message = reply["choices"][0]["message"]
+        choice = reply["choices"][0]
+        message = choice["message"]
         content = message.get("content")
         usage = reply.get("usage") or {}
         counts = usage_counts(usage)
@@ -76,6 +77,7 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
         cost=cost,
         prompt_cache_saved=prompt_cache_saved(spec.model, usage, tier, cost),
         model=reply.get("model") if isinstance(reply.get("model"), str) else None,
+        truncated=choice.get("finish_reason") == "length",
     )
 
 
@@ -156,7 +158,7 @@ class NativeTransport:
     async def complete(self, call: Call) -> Completion:
         key = bearer_key(self.spec)
         _, name = split_model(self.spec.model)
-        body, headers = wire_body(self.spec, name, call.messages, call.response_format)
+        body, headers = wire_body(self.spec, name, call)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
         try:

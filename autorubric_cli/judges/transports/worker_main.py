@@ -43,21 +43,18 @@ class Worker:
             specs = map(JudgeSpec.model_validate, message[2])
             self.transports = {s.judge_id: direct_transport(s, self.timeout) for s in specs}
         elif kind == "call":
-            call_id, judge_id, messages, response_format = message[1:5]
-            task = asyncio.create_task(self.answer(call_id, judge_id, messages, response_format))
+            call_id, judge_id, messages, response_format, dialect, reasks = message[1:7]
+            call = Call(messages, response_format, None, dialect, reasks)  # type: ignore[arg-type]
+            task = asyncio.create_task(self.answer(call_id, judge_id, call))
             self.calls[call_id] = task
             task.add_done_callback(lambda _: self.calls.pop(call_id, None))
         elif kind == "cancel" and message[1] in self.calls:
             self.calls[message[1]].cancel()
 
-    async def answer(
-        self, call_id: int, judge_id: str, messages: list[dict[str, str]], response_format: dict
-    ) -> None:
+    async def answer(self, call_id: int, judge_id: str, call: Call) -> None:
         outcome: Completion | BaseException
         try:
-            transport = self.transports[judge_id]
-            call = Call(messages, response_format, None)  # type: ignore[arg-type]
-            outcome = await transport.complete(call)
+            outcome = await self.transports[judge_id].complete(call)
         except Exception as exc:
             outcome = exc
         self.writer.write(encode(reply_to(call_id, outcome)))

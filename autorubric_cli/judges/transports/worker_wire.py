@@ -3,10 +3,11 @@
 One JSON array per line (orjson escapes every newline inside a string, so a line is a message):
 
 - grader -> worker: `["judges", timeout, [spec, ...]]` once, then `["call", id, judge_id,
-  messages, response_format]` and `["cancel", id]`;
-- worker -> grader: `["ok", id, content, reasoning, usage, cost]`, `["fail", id, fields]` (a
-  `JudgeFailure`), `["auth", id, text]` (a `JudgeAuthError`), `["bug", id, text]` (anything
-  else: a bug, raised in the grader as it would have been in-process), and `["cpu", seconds]`
+  messages, response_format, dialect, reasks]` and `["cancel", id]`;
+- worker -> grader: `["ok", id, content, reasoning, usage, cost, model, truncated]`,
+  `["fail", id, fields]` (a `JudgeFailure`), `["auth", id, text]` (a `JudgeAuthError`),
+  `["bug", id, text]` (anything else: a bug, raised in the grader as it would have been
+  in-process), and `["cpu", seconds]`
   (the worker's CPU time so far: once its litellm import is done, then once a second, for the
   pool to know it is ready and whether to grow).
 
@@ -38,6 +39,7 @@ def reply_to(call_id: int, outcome: Completion | BaseException) -> list[Any]:
     """The worker's reply for one call: its completion, or what it raised."""
     if isinstance(outcome, Completion):
         done = [outcome.content, outcome.reasoning, outcome.usage, outcome.cost, outcome.model]
+        done.append(outcome.truncated)
         return ["ok", call_id, *done]
     if isinstance(outcome, JudgeFailure):
         return ["fail", call_id, {name: getattr(outcome, name) for name in FAILURE_FIELDS}]
@@ -50,8 +52,8 @@ def outcome_of(reply: list[Any]) -> Completion | Exception:
     """The grader's side of `reply_to`: the completion, or the exception to raise."""
     kind = reply[0]
     if kind == "ok":
-        content, reasoning, usage, cost, model = reply[2:7]
-        return Completion(content, reasoning, usage, cost, model=model)
+        content, reasoning, usage, cost, model, truncated = reply[2:8]
+        return Completion(content, reasoning, usage, cost, model=model, truncated=truncated)
     if kind == "fail":
         fields = reply[2]
         return JudgeFailure(

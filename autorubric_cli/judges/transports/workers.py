@@ -156,15 +156,15 @@ class WorkerPool:
     def live(self) -> list[WorkerProcess]:
         return [w for w in self.workers if w.alive]
 
-    async def call(
-        self, spec: JudgeSpec, messages: list[dict[str, Any]], response_format: dict[str, Any]
-    ) -> Completion:
+    async def call(self, spec: JudgeSpec, call: Call, messages: list[dict[str, Any]]) -> Completion:
+        """`call` answered in a worker, `messages` (with cache marks) sent for its own."""
         worker = await self._pick()
         call_id = next(self._ids)
         reply: asyncio.Future[Completion | Exception] = asyncio.get_running_loop().create_future()
         worker.pending[call_id] = reply
         assert worker.writer is not None
-        worker.writer.write(encode(["call", call_id, spec.judge_id, messages, response_format]))
+        shape = [call.response_format, call.dialect, call.reasks]
+        worker.writer.write(encode(["call", call_id, spec.judge_id, messages, *shape]))
         try:
             outcome = await reply
         except asyncio.CancelledError:
@@ -275,10 +275,9 @@ class WorkerTransport:
         self.inner = inner or LiteLLMTransport(spec, pool.timeout)
 
     async def complete(self, call: Call) -> Completion:
-        messages, response_format, request = call.messages, call.response_format, call.request
         if self.pool.takes_calls:
-            sent = cache_marked(self.spec, messages, prefix_of(request))
-            return await self.pool.call(self.spec, sent, response_format)
+            sent = cache_marked(self.spec, call.messages, prefix_of(call.request))
+            return await self.pool.call(self.spec, call, sent)
         completion = await self.inner.complete(call)
         self.pool.watch()
         return completion

@@ -14,7 +14,7 @@ from autorubric_cli.judges.batch.lines import (
     parse_results,
 )
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.body import wire_body
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
@@ -29,7 +29,7 @@ def test_request_body_is_the_chat_body_with_params_merged() -> None:
         thinking="low",
         params={"top_p": 0.9, "extra_body": {"service_tier": "flex"}},
     )
-    body, _ = wire_body(spec, "gpt-4.1-mini", MESSAGES, FORMAT)
+    body, _ = wire_body(spec, "gpt-4.1-mini", Call(MESSAGES, FORMAT, None))  # type: ignore[arg-type]
     assert body == {
         "model": "gpt-4.1-mini",
         "messages": MESSAGES,
@@ -50,14 +50,17 @@ def test_request_body_is_the_chat_body_with_params_merged() -> None:
     assert batch_line("a", body).endswith(b"\n") and batch_line("a", body).count(b"\n") == 1
 
 
-def ok_line(custom_id: str, content: str, prompt: int = 10, completion: int = 3) -> dict:
+def ok_line(
+    custom_id: str, content: str, prompt: int = 10, completion: int = 3, finish: str = "stop"
+) -> dict:
+    message = {"content": content, "reasoning_content": "think"}
     return {
         "id": "r",
         "custom_id": custom_id,
         "response": {
             "status_code": 200,
             "body": {
-                "choices": [{"message": {"content": content, "reasoning_content": "think"}}],
+                "choices": [{"message": message, "finish_reason": finish}],
                 "usage": {"prompt_tokens": prompt, "completion_tokens": completion},
             },
         },
@@ -78,18 +81,23 @@ def test_parse_results_answers_failures_and_garbage() -> None:
         error_line("d", 500, "boom"),
         {"custom_id": "e", "response": None, "error": {"code": "batch_expired", "message": "m"}},
         error_line("f", 401, "Incorrect API key provided: sk-secret-0123456789abcdef"),
+        ok_line("g", '{"x": ', finish="length"),
+        error_line("h", 400, "response_format json_schema is not supported by this server"),
     ]
     content = b"\n".join(orjson.dumps(line) for line in lines) + b"\nnot json\n{}\n"
     price = BatchPrice(prompt=2e-7, completion=8e-7)
     results = parse_results(content, price, "j0", "sk-secret-0123456789abcdef")
-    assert set(results) == set("abcdef")
+    assert set(results) == set("abcdefgh")
     answer = results["a"]
     assert isinstance(answer, Completion)
     assert answer.content == '{"x": 1}' and answer.reasoning == "think"
     assert answer.usage == {"prompt_tokens": 1000, "completion_tokens": 200}
     assert answer.cost == pytest.approx(1000 * 2e-7 + 200 * 8e-7)
+    assert answer.truncated is False
+    cut = results["g"]
+    assert isinstance(cut, Completion) and cut.truncated is True
     kinds = {}
-    for key in "bcde":
+    for key in "bcdeh":
         failure = results[key]
         assert isinstance(failure, JudgeFailure)
         kinds[key] = (failure.category, failure.retryable)
@@ -98,6 +106,7 @@ def test_parse_results_answers_failures_and_garbage() -> None:
         "c": ("request", False),
         "d": ("server", True),
         "e": ("batch", True),
+        "h": ("format", False),  # a refused reply format: the judge switches dialect
     }
     assert "batch_expired" in str(results["e"])
     assert isinstance(results["f"], JudgeAuthError)

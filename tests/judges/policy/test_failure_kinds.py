@@ -34,6 +34,8 @@ EXPECTED = {
     "batch": (True, False, True, False, True),
     "worker": (True, False, True, False, False),
     "auth": (False, False, True, False, True),
+    "truncated": (True, False, False, False, True),
+    "format": (False, False, True, False, True),
 }
 
 

@@ -61,7 +61,7 @@ async def test_an_anthropic_batch_results_overload_is_529() -> None:
     }
     reply = anthropic_batch.result_of("b1", line)
     with pytest.raises(JudgeFailure) as caught:
-        await api.answered(reply, MESSAGES, shared_response_format())
+        await api.answered(reply, Call(MESSAGES, shared_response_format(), None))  # type: ignore[arg-type]
     assert_overloaded(caught.value, 529)
 
 
@@ -71,5 +71,5 @@ async def test_a_gemini_batch_results_unavailable_is_503() -> None:
     unavailable = {"code": 14, "message": "The model is overloaded. Please try again later."}
     reply = gemini_batch.result_of({"error": unavailable})
     with pytest.raises(JudgeFailure) as caught:
-        await api.answered(reply, MESSAGES, shared_response_format())
+        await api.answered(reply, Call(MESSAGES, shared_response_format(), None))  # type: ignore[arg-type]
     assert_overloaded(caught.value, 503)

@@ -198,11 +198,13 @@ def test_litellm_groq_service_tier_bug_is_not_retried() -> None:
 
 def test_reask_after_an_empty_reply_sends_no_empty_assistant_turn() -> None:
     asked = reask_messages(
-        [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}], "  ", "empty"
+        [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}],
+        "  ",
+        JudgeFailure("parse", "empty"),
     )
     assert [m["role"] for m in asked] == ["system", "user"]
     assert asked[1]["content"].startswith("q\n\nYour previous reply could not be used (empty)")
-    kept = reask_messages([{"role": "user", "content": "q"}], "prose", "not JSON")
+    kept = reask_messages([{"role": "user", "content": "q"}], "prose", JudgeFailure("parse", "x"))
     assert [m["role"] for m in kept] == ["user", "assistant", "user"]
 
 

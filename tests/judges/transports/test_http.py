@@ -57,7 +57,7 @@ async def test_a_clean_call_gives_a_vote_with_usage(
     assert engine.stats.prompt_tokens == vote.usage["prompt_tokens"]
     body = judge_server.requests[0].body
     assert body["model"] == "loopback"
-    assert body["response_format"]["json_schema"]["name"] == "criterion_verdict"
+    assert body["response_format"]["json_schema"]["name"] == "binary_verdict"
     assert "Fill criterion_status;" in body["messages"][1]["content"]
     assert body["temperature"] == 0.0
 

@@ -11,6 +11,7 @@ import pytest
 from aiohttp import web
 
 from autorubric_cli.core.config import JudgeSpec
+from autorubric_cli.judges.policy.providers import Dialect
 from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport, close_clients
@@ -50,10 +51,11 @@ REPLY = {
 class Capture:
     def __init__(self) -> None:
         self.seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+        self.reply: dict[str, Any] = REPLY
 
     async def handle(self, request: web.Request) -> web.Response:
         self.seen.append((dict(request.headers), json.loads(await request.read())))
-        return web.json_response(REPLY)
+        return web.json_response(self.reply)
 
 
 @pytest.fixture
@@ -70,12 +72,14 @@ async def capture() -> AsyncIterator[tuple[Capture, str]]:
     await runner.cleanup()
 
 
-async def both(spec: JudgeSpec, recorder: Capture) -> list[tuple[Completion, dict, dict]]:
+async def both(
+    spec: JudgeSpec, recorder: Capture, dialect: Dialect = "json_schema", reasks: int = 0
+) -> list[tuple[Completion, dict, dict]]:
     """The completion, headers and body of one call through litellm, then one natively."""
-    fmt = response_format(None, "forced_choice")
+    call = Call(MESSAGES, response_format(None, "forced_choice"), None, dialect, reasks)  # type: ignore[arg-type]
     out = []
     for transport in (LiteLLMTransport(spec, 5.0), NativeTransport(spec, 5.0)):
-        completion = await transport.complete(Call(MESSAGES, fmt, None))  # type: ignore[arg-type]
+        completion = await transport.complete(call)
         headers, body = recorder.seen[-1]
         out.append((completion, headers, body))
         await transport.aclose()
@@ -145,3 +149,39 @@ async def test_without_a_key_variable_both_send_litellms_default_key(
     spec = JudgeSpec(model="hosted_vllm/m", api_base=api_base)
     (_, litellm_headers, _), (_, headers, _) = await both(spec, recorder)
     assert headers["Authorization"] == litellm_headers["Authorization"]
+
+
+@pytest.mark.parametrize("prefix", ["openai/", "hosted_vllm/"])
+@pytest.mark.parametrize(
+    ("dialect", "reasks"), [("json_object", 0), ("prompt", 0), ("json_schema", 2)]
+)
+async def test_each_dialect_and_a_reask_send_what_litellm_sends(
+    capture: tuple[Capture, str], judge_api_key: str, prefix: str, dialect: Dialect, reasks: int
+) -> None:
+    """json_object carries the schema as llama.cpp's servers take it, prompt none at all; a
+    re-ask raises the temperature: both transports put exactly that on the wire."""
+    recorder, api_base = capture
+    spec = JudgeSpec(model=f"{prefix}m", api_base=api_base, api_key_env=TEST_KEY_ENV)
+    (_, _, litellm_body), (native, _, body) = await both(spec, recorder, dialect, reasks)
+    assert body == litellm_body and list(body) == list(litellm_body)
+    schema = response_format(None, "forced_choice")["json_schema"]["schema"]
+    expected = {
+        "json_schema": response_format(None, "forced_choice"),
+        "json_object": {"type": "json_object", "schema": schema},
+    }.get(dialect)
+    assert body.get("response_format") == expected
+    assert body["temperature"] == (0.6 if reasks == 2 else 0.0)
+    assert native.truncated is False
+
+
+async def test_both_read_a_reply_cut_off_at_max_tokens(
+    capture: tuple[Capture, str], judge_api_key: str
+) -> None:
+    recorder, api_base = capture
+    choice = {**REPLY["choices"][0], "finish_reason": "length"}
+    choice["message"] = {"role": "assistant", "content": '{"explanation": "the sub'}
+    recorder.reply = {**REPLY, "choices": [choice]}
+    spec = JudgeSpec(model="openai/m", api_base=api_base, api_key_env=TEST_KEY_ENV, max_tokens=8)
+    (via_litellm, _, _), (native, _, _) = await both(spec, recorder)
+    assert via_litellm.truncated is native.truncated is True
+    assert native.content == via_litellm.content == '{"explanation": "the sub'

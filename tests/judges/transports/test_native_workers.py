@@ -43,7 +43,9 @@ async def test_a_native_worker_answers_like_the_in_process_native_call(
     pool = WorkerPool([judge], 10.0, 1)
     pool.start()
     try:
-        remote = await asyncio.gather(*(pool.call(judge, asking(i), FORMAT) for i in range(6)))
+        remote = await asyncio.gather(
+            *(pool.call(judge, Call(asking(i), FORMAT, None), asking(i)) for i in range(6))
+        )
         (worker,) = pool.workers
         assert "litellm" not in worker.process.args  # type: ignore[operator]
     finally:

@@ -10,15 +10,20 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.body import thinking_kwargs
 from autorubric_cli.judges.transports.litellm import api_key_for, request_kwargs
 
 MESSAGES = [{"role": "user", "content": "q"}]
 
 
+def call(response_format: dict) -> Call:
+    return Call(MESSAGES, response_format, None)  # type: ignore[arg-type]
+
+
 def test_every_call_disables_litellm_retries_and_sets_a_timeout() -> None:
     spec = JudgeSpec(model="openai/x", temperature=0.2, max_tokens=300, api_base="http://h/v1")
-    kwargs = request_kwargs(spec, 45.0, MESSAGES, {"type": "json_schema"})
+    kwargs = request_kwargs(spec, 45.0, call({"type": "json_schema"}))
     assert kwargs == {
         "model": "openai/x",
         "messages": MESSAGES,
@@ -35,7 +40,7 @@ def test_every_call_disables_litellm_retries_and_sets_a_timeout() -> None:
 
 def test_judge_timeout_overrides_the_global_one_and_null_temperature_is_omitted() -> None:
     spec = JudgeSpec(model="openai/x", timeout=5, temperature=None)
-    kwargs = request_kwargs(spec, 60.0, MESSAGES, {})
+    kwargs = request_kwargs(spec, 60.0, call({}))
     assert kwargs["timeout"] == 5
     assert "temperature" not in kwargs and "max_tokens" not in kwargs
 
@@ -53,7 +58,7 @@ def test_judge_timeout_overrides_the_global_one_and_null_temperature_is_omitted(
 def test_thinking_setting(thinking: str | int | None, expected: dict) -> None:
     assert thinking_kwargs(thinking) == expected
     spec = JudgeSpec(model="anthropic/claude", thinking=thinking)
-    kwargs = request_kwargs(spec, 60.0, MESSAGES, {})
+    kwargs = request_kwargs(spec, 60.0, call({}))
     for key, value in expected.items():
         assert kwargs[key] == value
 

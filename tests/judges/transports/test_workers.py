@@ -31,6 +31,12 @@ from tests.support import TEST_KEY_ENV, closed_port
 from tests.support.judge_server import Fault, JudgeServer
 
 FORMAT = {"type": "json_object"}
+
+
+def call(messages: list[dict[str, str]]) -> Call:
+    return Call(messages, FORMAT, None)  # type: ignore[arg-type]
+
+
 HANG_GUARD_S = 120.0  # only stops a hung test; never a claim about speed
 
 
@@ -95,11 +101,11 @@ async def test_worker_answers_equal_in_process_answers(
 ) -> None:
     async with started_pool(judge_server.api_base, workers=2) as (spec, pool):
         through_workers = await asyncio.gather(
-            *(pool.call(spec, asking(i), FORMAT) for i in range(12))
+            *(pool.call(spec, call(asking(i)), asking(i)) for i in range(12))
         )
     worker_bodies = bodies(judge_server)
     judge_server.reset()
-    here = await asyncio.gather(*(call_litellm(spec, 10.0, asking(i), FORMAT) for i in range(12)))
+    here = await asyncio.gather(*(call_litellm(spec, 10.0, call(asking(i))) for i in range(12)))
     assert bodies(judge_server) == worker_bodies  # the same requests on the wire
     assert through_workers == here
     assert all(c.content and c.usage["prompt_tokens"] > 0 for c in through_workers)
@@ -121,10 +127,10 @@ async def test_failures_cross_with_the_same_class_and_text(
         remote = []
         for fault in FAULTS:  # one pool for all: each start imports litellm
             judge_server.script(fault)
-            remote.append(await outcome(pool.call(spec, asking(1), FORMAT)))
+            remote.append(await outcome(pool.call(spec, call(asking(1)), asking(1))))
     for fault, failure in zip(FAULTS, remote, strict=True):
         judge_server.script(fault)
-        local = await outcome(call_litellm(spec, 10.0, asking(1), FORMAT))
+        local = await outcome(call_litellm(spec, 10.0, call(asking(1))))
         assert isinstance(failure, BaseException), (fault, failure)
         assert isinstance(local, BaseException)
         same_failure(failure, local)
@@ -135,7 +141,7 @@ async def test_failures_cross_with_the_same_class_and_text(
 
 async def test_a_closed_port_is_connection_refused_through_a_worker(judge_api_key: str) -> None:
     async with started_pool(f"http://127.0.0.1:{closed_port()}/v1", timeout=5.0) as (spec, pool):
-        failure = await outcome(pool.call(spec, asking(1), FORMAT))
+        failure = await outcome(pool.call(spec, call(asking(1)), asking(1)))
     assert isinstance(failure, JudgeFailure)
     assert failure.hopeless and failure.category == "connection"
     assert f"connection refused to {spec.api_base}" in failure.describe()
@@ -154,7 +160,7 @@ async def test_the_key_never_crosses_to_a_worker(
     workers_module_encode = workers_module.encode
     monkeypatch.setattr(workers_module, "encode", recording)
     async with started_pool(judge_server.api_base) as (spec, pool):
-        await pool.call(spec, asking(1), FORMAT)
+        await pool.call(spec, call(asking(1)), asking(1))
     assert len(sent) == 2  # the judges, then the call
     assert all(judge_api_key.encode() not in data for data in sent)
     assert TEST_KEY_ENV.encode() in sent[0]  # the variable's NAME: the worker reads its own env
@@ -173,12 +179,13 @@ async def test_a_dead_worker_fails_its_calls_retryably_and_a_new_one_takes_over(
     server = judge_server_factory(latency=5.0)
     async with started_pool(server.api_base, timeout=30.0) as (spec, pool):
         calls = [
-            asyncio.ensure_future(outcome(pool.call(spec, asking(i), FORMAT))) for i in range(3)
+            asyncio.ensure_future(outcome(pool.call(spec, call(asking(i)), asking(i))))
+            for i in range(3)
         ]
         await kill_after_calls_arrive(pool, server, 3)
         failures = await asyncio.gather(*calls)
         server.latency = 0.0
-        after = await pool.call(spec, asking(9), FORMAT)
+        after = await pool.call(spec, call(asking(9)), asking(9))
     for failure in failures:
         assert isinstance(failure, JudgeFailure)
         assert failure.category == "worker" and failure.retryable
@@ -193,11 +200,12 @@ async def test_workers_that_keep_dying_stop_the_run(
     server = judge_server_factory(latency=5.0)
     async with started_pool(server.api_base, timeout=30.0) as (spec, pool):
         for exit_number in range(1, MAX_EXITS + 1):
-            call = asyncio.ensure_future(outcome(pool.call(spec, asking(exit_number), FORMAT)))
+            asked = asking(exit_number)
+            pending = asyncio.ensure_future(outcome(pool.call(spec, call(asked), asked)))
             await kill_after_calls_arrive(pool, server, exit_number)
-            assert isinstance(await call, JudgeFailure)
+            assert isinstance(await pending, JudgeFailure)
         with pytest.raises(WorkerPoolFailed, match=f"exited {MAX_EXITS} times"):
-            await pool.call(spec, asking(0), FORMAT)
+            await pool.call(spec, call(asking(0)), asking(0))
 
 
 async def test_closing_the_pool_ends_every_worker(
@@ -212,7 +220,7 @@ async def test_closing_the_pool_ends_every_worker(
     # both up: a worker still importing litellm has no call to finish and is stopped at once,
     # by design (aclose), which on a loaded machine would otherwise be this test's second one
     await until(lambda: all(w.ready for w in pool.workers))
-    await asyncio.gather(*(pool.call(spec, asking(i), FORMAT) for i in range(4)))
+    await asyncio.gather(*(pool.call(spec, call(asking(i)), asking(i)) for i in range(4)))
     await pool.aclose()
     assert [w.process.returncode for w in pool.workers] == [0, 0]  # exited on end of file
 
@@ -237,7 +245,7 @@ async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
     pool = WorkerPool([spec], 10.0, 1, spill=True)
     transport = WorkerTransport(spec, pool)
     try:
-        first = await transport.complete(Call(asking(0), FORMAT, None))  # type: ignore[arg-type]
+        first = await transport.complete(call(asking(0)))  # type: ignore[arg-type]
         assert first.content and not pool.takes_calls  # the first call runs here
         if spills:
             await until(lambda: pool.takes_calls)  # once its worker has imported litellm
@@ -249,7 +257,7 @@ async def test_auto_moves_calls_to_a_worker_only_once_this_process_is_busy(
         assert len(pool.workers) == (1 if spills else 0)
         if spills:  # from now on the calls leave this process
             monkeypatch.setattr(litellm_transport, "call_litellm", None)
-            second = await transport.complete(Call(asking(1), FORMAT, None))  # type: ignore[arg-type]
+            second = await transport.complete(call(asking(1)))  # type: ignore[arg-type]
             assert second.content
     finally:
         await pool.aclose()
@@ -264,13 +272,13 @@ async def test_auto_takes_calls_back_when_its_worker_dies_and_starts_another(
     pool = WorkerPool([spec], 10.0, 1, spill=True)
     transport = WorkerTransport(spec, pool)
     try:
-        await transport.complete(Call(asking(0), FORMAT, None))  # type: ignore[arg-type]
+        await transport.complete(call(asking(0)))  # type: ignore[arg-type]
         await until(lambda: pool.takes_calls)
         first = pool.workers[0]
         os.kill(first.process.pid, signal.SIGKILL)
         await until(lambda: not first.alive)
         assert not pool.takes_calls  # back in this process at once
-        back = await transport.complete(Call(asking(1), FORMAT, None))  # type: ignore[arg-type]
+        back = await transport.complete(call(asking(1)))  # type: ignore[arg-type]
         assert back.content
         await until(lambda: pool.takes_calls)  # a new worker, started because still busy
         assert pool.exits == 1 and len(pool.workers) == 2 and pool.workers[1].ready

@@ -24,30 +24,48 @@ def content_hash(*parts: Any) -> int:
     return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
 
 
+def reply_schema(body: dict[str, Any]) -> dict[str, Any]:
+    """The schema a request asks for: `response_format.json_schema.schema` (the json_schema
+    dialect), `response_format.schema` (json_object, as llama.cpp's servers take it); empty
+    when it sends none (the prompt dialect)."""
+    asked = body.get("response_format") or {}
+    return (asked.get("json_schema") or {}).get("schema") or asked.get("schema") or {}
+
+
 def schema_properties(body: dict[str, Any]) -> dict[str, Any]:
-    """The reply properties asked for; a shared-schema call's as its prompt names them."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    return asked_properties(body, schema.get("properties") or {})
+    """The reply properties asked for; a shared-schema (or schema-less) call's as its prompt
+    names them."""
+    return asked_properties(body, reply_schema(body).get("properties") or {})
+
+
+def largest(schema: dict[str, Any]) -> int | None:
+    """The largest integer a schema admits: its `maximum`, else the largest of its `enum`."""
+    if isinstance(schema.get("maximum"), int):
+        return int(schema["maximum"])
+    numbers = [v for v in schema.get("enum") or () if isinstance(v, int)]
+    return max(numbers) if numbers else None
 
 
 def option_count(body: dict[str, Any]) -> int | None:
-    """Options of a multi-choice request: the schema's maximum, else the numbered lines."""
+    """Options of a multi-choice request: the schema's largest position, else the numbered
+    lines."""
     selected = schema_properties(body).get("selected_option")
     if selected is None:
         return None
-    if isinstance(selected.get("maximum"), int):
-        return int(selected["maximum"])
+    count = largest(selected)
+    if count is not None:
+        return count
     last = str(body["messages"][-1].get("content", ""))
     return len(OPTION_LINE.findall(last)) or 2
 
 
 def set_size(body: dict[str, Any]) -> int | None:
-    """Options a response set chooses from (`selected_options`): the items' maximum, else
+    """Options a response set chooses from (`selected_options`): the items' largest, else
     `maxItems`, else 2; None when the schema asks for no set."""
     wanted = schema_properties(body).get("selected_options")
     if wanted is None:
         return None
-    for size in ((wanted.get("items") or {}).get("maximum"), wanted.get("maxItems")):
+    for size in (largest(wanted.get("items") or {}), wanted.get("maxItems")):
         if isinstance(size, int) and size > 0:
             return size
     return 2

@@ -22,7 +22,12 @@ from aiohttp import web
 
 from tests.support.judge_server.answers import Answerer
 from tests.support.judge_server.chat import RecordedRequest, ServerStats, record_of
-from tests.support.judge_server.faults import BATCH_STATUSES, error_response, garbled
+from tests.support.judge_server.faults import (
+    BATCH_STATUSES,
+    error_response,
+    finish_reason,
+    garbled,
+)
 
 
 @dataclass
@@ -250,4 +255,5 @@ class BatchEndpoints:
         if fault is not None and fault.kind in BATCH_STATUSES:
             status = fault.status or BATCH_STATUSES[fault.kind]
             return status, {"error": {"message": f"{fault.kind}", "type": "server_error"}}
-        return 200, self._completion(body, garbled(fault, body, self.answer(body)))
+        content = garbled(fault, body, self.answer(body))
+        return 200, self._completion(body, content, finish_reason(fault))

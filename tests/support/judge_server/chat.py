@@ -15,6 +15,8 @@ from tests.support.judge_server.faults import (
     Fault,
     error_response,
     fault_response,
+    finish_reason,
+    format_refusal,
     garbled,
     seconds_header,
 )
@@ -50,7 +52,9 @@ def word_tokens(text: str) -> int:
     return max(1, len(text.split()))
 
 
-def completion_body(model: str, content: str, prompt_tokens: int, reasoning: str | None) -> dict:
+def completion_body(
+    model: str, content: str, prompt_tokens: int, reasoning: str | None, finish: str = "stop"
+) -> dict:
     completion_tokens = word_tokens(content)
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if reasoning is not None:
@@ -60,7 +64,7 @@ def completion_body(model: str, content: str, prompt_tokens: int, reasoning: str
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -74,15 +78,16 @@ def asks_reasoning(body: dict[str, Any]) -> bool:
 
 
 def record_of(
-    body: dict[str, Any], fault: Fault | None, batch_id: str | None = None
+    body: dict[str, Any], fault: Fault | None, batch_id: str | None = None, refused: bool = False
 ) -> RecordedRequest:
-    """What the server records of a request (chat call or batch line)."""
+    """What the server records of a request (chat call or batch line); `refused`: its reply
+    format was refused (recorded as the fault `format_refused`)."""
     return RecordedRequest(
         model=str(body.get("model")),
         messages=list(body.get("messages") or []),
         body=body,
         received_at=time.monotonic(),
-        fault=fault.kind if fault else None,
+        fault="format_refused" if refused else fault.kind if fault else None,
         batch_id=batch_id,
     )
 
@@ -97,17 +102,21 @@ class ChatEndpoints:
     hang_s: float
     echo_key: bool
     concurrency_limit: int | None
+    refuses: frozenset[str]  # `response_format` types refused as llama-cpp-python refuses them
     prompt_cache: ImplicitPromptCache | None  # OpenAI's automatic prompt caching
     stats: ServerStats
     _lock: threading.Lock
     _stopping: asyncio.Event | None
     # and, from `JudgeServer`: _next_fault(body) -> Fault | None
 
-    def _completion(self, body: dict[str, Any], content: str) -> dict[str, Any]:
+    def _completion(
+        self, body: dict[str, Any], content: str, finish: str = "stop"
+    ) -> dict[str, Any]:
         """The 200 reply for `content`, with word-count usage and reasoning when asked for."""
         prompt_tokens = sum(word_tokens(str(m.get("content", ""))) for m in body["messages"])
         reasoning = self.reasoning if asks_reasoning(body) else None
-        return completion_body(str(body.get("model")), content, prompt_tokens, reasoning)
+        model = str(body.get("model"))
+        return completion_body(model, content, prompt_tokens, reasoning, finish)
 
     def _enter(self, record: RecordedRequest) -> bool:
         """Record the request; False when `concurrency_limit` refuses it (it is not in flight)."""
@@ -128,6 +137,11 @@ class ChatEndpoints:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
+        refused = format_refusal(body, self.refuses)
+        if refused is not None:  # before any scripted fault, as the real server validates first
+            with self._lock:
+                self.stats.requests.append(record_of(body, None, refused=True))
+            return refused
         fault = self._next_fault(body)
         record = record_of(body, fault)
         if self.prompt_cache is not None:
@@ -165,7 +179,7 @@ class ChatEndpoints:
             )
             if special is not None:
                 return special
-        reply = self._completion(body, garbled(fault, body, content))
+        reply = self._completion(body, garbled(fault, body, content), finish_reason(fault))
         if record is not None and record.cached_tokens:
             reply["usage"]["prompt_tokens_details"] = {"cached_tokens": record.cached_tokens}
         if self.prompt_cache is not None:

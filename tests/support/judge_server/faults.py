@@ -24,6 +24,7 @@ FaultKind = Literal[
     "unauthorized",
     "bad_request",
     "not_found",
+    "truncated",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 
@@ -92,9 +93,43 @@ async def fault_response(
 
 
 def garbled(fault: Fault | None, body: dict[str, Any], content: str) -> str:
-    """The 200 answer's content under a fault that garbles it (malformed, out of range)."""
+    """The 200 answer's content under a fault that garbles it (malformed, out of range, cut
+    off at the token limit: `cut_off`)."""
     if fault is not None and fault.kind == "malformed":
         return "this is not json {"
     if fault is not None and fault.kind == "out_of_range":
         return out_of_range_answer(body, content)
+    if fault is not None and fault.kind == "truncated":
+        return cut_off(content)
     return content
+
+
+def cut_off(content: str) -> str:
+    """An answer as a model stopped at its token limit leaves it: the first 60 % of its text
+    (a per-item answer keeps its complete leading entries, a short one is cut mid-string)."""
+    return content[: max(1, len(content) * 3 // 5)]
+
+
+def finish_reason(fault: Fault | None) -> str:
+    """OpenAI's `finish_reason`: `length` for an answer cut off at the token limit."""
+    return "length" if fault is not None and fault.kind == "truncated" else "stop"
+
+
+# llama-cpp-python 0.3.36's server refuses a `response_format` type it does not know with an
+# HTTP 500 (its pydantic validation error, reported as an internal error), measured for real
+LLAMA_CPP_PYTHON_REFUSAL = (
+    "1 validation error:\n  {{'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}', 'ctx': "
+    "{{'expected': \"'text' or 'json_object'\"}}}}\n\n  File \"/site-packages/llama_cpp/server/"
+    'app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+)
+
+
+def format_refusal(body: dict[str, Any], refuses: frozenset[str]) -> web.Response | None:
+    """llama-cpp-python's refusal of a `response_format` type in `refuses`; None otherwise."""
+    kind = (body.get("response_format") or {}).get("type")
+    if kind not in refuses:
+        return None
+    message = LLAMA_CPP_PYTHON_REFUSAL.format(kind=kind)
+    error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
+    return web.json_response({"error": error}, status=500)

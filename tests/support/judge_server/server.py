@@ -4,7 +4,8 @@ The server runs an aiohttp app in a thread with its own event loop, so both in-p
 tests and subprocesses (through `api_base`) can call it. `concurrency_limit=N` answers 429
 (with `Retry-After: retry_after`) to a request that arrives while N are in flight, as a
 provider's rate limit does; `port` binds a fixed port, so a test can stop the server and start
-it again where the client expects it.
+it again where the client expects it; `refuses` names `response_format` types the server
+refuses with llama-cpp-python 0.3.36's HTTP 500 (`refuses=("json_schema",)` is that server).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         concurrency_limit: int | None = None,
         port: int = 0,
         prompt_cache: ImplicitPromptCache | None = None,
+        refuses: Iterable[str] = (),
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -66,6 +68,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         self.files: dict[str, StoredFile] = {}
         self.batch_jobs: dict[str, BatchJob] = {}
         self.concurrency_limit = concurrency_limit
+        self.refuses = frozenset(refuses)  # response_format types refused (faults.format_refusal)
         self.prompt_cache = prompt_cache  # OpenAI's automatic prompt caching (prompt_cache.py)
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()

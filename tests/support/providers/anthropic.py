@@ -42,7 +42,7 @@ from aiohttp import web
 
 from tests.support.prompt_cache import AnthropicPromptCache, CacheBill
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, is_error, reply_text
+from tests.support.providers.faults import Fault, is_error, reply_text, stop_word
 from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
@@ -204,7 +204,9 @@ class AnthropicFake(FakeProvider):
             "role": "assistant",
             "model": body.get("model"),
             "content": content,
-            "stop_reason": "tool_use" if content[-1]["type"] == "tool_use" else "end_turn",
+            "stop_reason": stop_word(
+                fault, "tool_use" if content[-1]["type"] == "tool_use" else "end_turn", "max_tokens"
+            ),
             "stop_sequence": None,
             "usage": self.usage_for(seen, messages, tokens(text, thought)),
         }

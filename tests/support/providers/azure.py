@@ -16,7 +16,7 @@ from aiohttp import web
 
 from tests.support.judge_server import completion_body
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, is_error, reply_text
+from tests.support.providers.faults import Fault, is_error, reply_text, stop_word
 from tests.support.providers.wire import tokens
 
 ERRORS = {
@@ -61,7 +61,8 @@ class AzureFake(FakeProvider):
         text = self.replied(reply_text(fault, self.answer(body["messages"], schema)))
         prompt = tokens(*(str(m.get("content", "")) for m in body["messages"]))
         reasoning = self.reasoning if "reasoning_effort" in body else None
-        reply = completion_body(request.match_info["deployment"], text, prompt, reasoning)
+        finish = stop_word(fault, "stop", "length")
+        reply = completion_body(request.match_info["deployment"], text, prompt, reasoning, finish)
         return web.json_response(reply)
 
     def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:

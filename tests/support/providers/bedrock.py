@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, reply_text
+from tests.support.providers.faults import Fault, reply_text, stop_word
 from tests.support.providers.wire import tokens
 
 TOOL = "json_tool_call"
@@ -143,7 +143,9 @@ class BedrockFake(FakeProvider):
         prompt, output = tokens(*(m["content"] for m in messages)), tokens(text)
         return {
             "output": {"message": {"role": "assistant", "content": content}},
-            "stopReason": "tool_use" if "toolUse" in content[-1] else "end_turn",
+            "stopReason": stop_word(
+                fault, "tool_use" if "toolUse" in content[-1] else "end_turn", "max_tokens"
+            ),
             "usage": {
                 "inputTokens": prompt,
                 "outputTokens": output,

@@ -22,6 +22,7 @@ FaultKind = Literal[
     "forbidden",  # 403
     "prose",  # a 200 whose text is not the JSON asked for
     "empty",  # a 200 with an empty text
+    "truncated",  # a 200 whose text stops at the token limit, with the provider's word for it
 ]
 
 
@@ -55,12 +56,22 @@ PROSE = "I think the submission mostly meets the criterion, but it is hard to sa
 
 
 def reply_text(fault: Fault | None, answer: str) -> str:
-    """The text of a 200 reply: the answer, or the unusable text a fault asks for."""
+    """The text of a 200 reply: the answer, or the unusable text a fault asks for (cut off:
+    its first 60 %, as a model stopped at its token limit leaves it)."""
     if fault is not None and fault.kind == "prose":
         return PROSE
     if fault is not None and fault.kind == "empty":
         return ""
+    if fault is not None and fault.kind == "truncated":
+        return answer[: max(1, len(answer) * 3 // 5)]
     return answer
+
+
+def stop_word(fault: Fault | None, done: str, cut: str) -> str:
+    """The provider's word for why the reply ended: `cut` (its token limit: Anthropic and
+    Bedrock `max_tokens`, Gemini `MAX_TOKENS`, OpenAI and Ollama `length`) under a
+    `truncated` fault, else `done`."""
+    return cut if fault is not None and fault.kind == "truncated" else done
 
 
 ERROR_KINDS = frozenset(

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from tests.support.prompt_cache import ImplicitPromptCache
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, is_error, reply_text
+from tests.support.providers.faults import Fault, is_error, reply_text, stop_word
 from tests.support.providers.wire import tokens
 
 ERRORS = {
@@ -153,7 +153,11 @@ class GeminiFake(FakeProvider):
             usage["thoughtsTokenCount"] = thoughts
         return {
             "candidates": [
-                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+                {
+                    "content": {"role": "model", "parts": parts},
+                    "finishReason": stop_word(fault, "STOP", "MAX_TOKENS"),
+                    "index": 0,
+                }
             ],
             "usageMetadata": usage,
             "modelVersion": call.split(":")[0],

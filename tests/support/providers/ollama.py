@@ -7,17 +7,23 @@ Requests: `messages` (OpenAI-like roles), `format` holding the JSON schema, `opt
 `content` (and `thinking` when `think` is on), `done: true`, `prompt_eval_count` and
 `eval_count` as usage. Errors are `{"error": "..."}`; Ollama's overload is 503 "server busy,
 please try again.  maximum pending requests exceeded" (OLLAMA_MAX_QUEUE); it sends no retry hint
-of its own, so a 429 here (a proxy in front) carries a plain `Retry-After`.
+of its own, so a 429 here (a proxy in front) carries a plain `Retry-After`. A reply stopped at
+`num_predict` says `done_reason: "length"`.
+
+`refuses_schema=True` is an Ollama whose runner cannot turn the schema into a grammar: a
+`format` that is an object gets HTTP 500 "invalid JSON schema in format" (`llm/server.go`,
+`llama.SchemaToGrammar` returning nothing); `format: "json"` is taken.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from aiohttp import web
 
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, is_error, reply_text
+from tests.support.providers.faults import Fault, is_error, reply_text, stop_word
 from tests.support.providers.wire import tokens
 
 ERRORS = {
@@ -33,11 +39,18 @@ ERRORS = {
 class OllamaFake(FakeProvider):
     name = "ollama"
 
+    def __init__(self, *, refuses_schema: bool = False, **options: Any) -> None:
+        super().__init__(**options)
+        self.refuses_schema = refuses_schema
+
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/api/chat", self.chat)
 
     async def chat(self, request: web.Request) -> web.Response:
         seen, fault = await self.receive(request)
+        if self.refuses_schema and isinstance(seen.body.get("format"), dict):
+            seen.status = 500
+            return web.json_response({"error": "invalid JSON schema in format"}, status=500)
         if is_error(fault):
             assert fault is not None
             return self.fault_reply(seen, fault)
@@ -56,7 +69,7 @@ class OllamaFake(FakeProvider):
                 "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "message": message,
                 "done": True,
-                "done_reason": "stop",
+                "done_reason": stop_word(fault, "stop", "length"),
                 "prompt_eval_count": tokens(*(m["content"] for m in messages)),
                 "eval_count": tokens(text),
             }
