@@ -6,6 +6,7 @@ arrays bounded; the shared schema goes only to providers whose prompt cache cove
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.rubric import Criterion
+from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.replies import item_response_format
 from autorubric_cli.judges.prompt_caching import shares_schema
@@ -21,6 +23,9 @@ from autorubric_cli.judges.replies import (
     response_format,
     shared_response_format,
 )
+from tests.support import http_judge, make_item, make_rubric
+from tests.support.experiment.criteria import CORRECT, style, tone
+from tests.support.judge_server import JudgeServer
 
 ELICITATIONS = ("forced_choice", "response_set", "both")
 
@@ -124,3 +129,23 @@ def test_only_providers_whose_prompt_cache_covers_the_schema_share_one(
     sent = criterion_response_format(4, "forced_choice", shares_schema(spec))
     assert (sent == shared_response_format()) is shared
     assert (sent == response_format(4)) is not shared
+
+
+@pytest.mark.parametrize(("model", "shared"), [("gpt-4.1-mini", True), ("local", False)])
+async def test_on_the_wire_an_items_calls_share_the_schema_only_where_it_is_cached(
+    judge_server: JudgeServer, judge_api_key: str, model: str, shared: bool
+) -> None:
+    criteria = [CORRECT, style(), {**tone(), "elicitation": "both"}]
+    judge = http_judge(judge_server.api_base, model, transport="native")
+    engine = CriterionGrader(make_rubric([judge], criteria), seed=3)
+    try:
+        record = await engine.grade(make_item())
+    finally:
+        await engine.aclose()
+    assert all(v.error is None for c in record.criteria for v in c.votes)
+    sent = [json.dumps(r.body["response_format"]) for r in judge_server.requests]
+    assert len(sent) == len(criteria)
+    if shared:  # byte-identical: the schema never breaks OpenAI's cached prefix
+        assert set(sent) == {json.dumps(shared_response_format())}
+    else:
+        assert len(set(sent)) == len(criteria) and json.dumps(shared_response_format()) not in sent

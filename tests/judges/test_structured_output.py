@@ -15,21 +15,11 @@ import pytest
 from autorubric_cli.judges.policy.failures import ProviderError, classify, http_error
 from autorubric_cli.judges.policy.kinds import FailureKind
 from tests.support.cli import KEY_ENV, CliResult, cli
+from tests.support.experiment.criteria import CORRECT, style
 from tests.support.judge_server import JudgeServer
 from tests.support.providers.ollama import OllamaFake
 
-CRITERIA = [
-    {"name": "correct", "requirement": "The answer is correct"},
-    {
-        "name": "style",
-        "requirement": "How good is the style?",
-        "options": [
-            {"label": "Bad", "value": 0.0},
-            {"label": "Okay", "value": 0.5},
-            {"label": "Great", "value": 1.0},
-        ],
-    },
-]
+CRITERIA = [CORRECT, style()]
 ITEMS = 2
 
 

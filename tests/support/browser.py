@@ -1,20 +1,20 @@
 """Headless chromium through playwright, as every browser test starts it (never a downloaded
 browser: `.ci/run` installs Debian's `chromium` package).
 
-The one rule for a machine without chromium (docs/testing.md): the browser tests are skipped
-with one reason, unless AUTORUBRIC_REQUIRE_BROWSER=1 (set by `.ci/run`), where its absence is a
-failure, so CI never passes without running them.
+The one rule for a machine without chromium (tests/support/requirements.py, docs/testing.md):
+the browser tests are skipped with one reason, unless AUTORUBRIC_REQUIRE_BROWSER=1 (set by
+`.ci/run`), where its absence is a failure, so CI never passes without running them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 from collections.abc import Iterator
 
-import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.support.requirements import missing
 
 REQUIRE_ENV = "AUTORUBRIC_REQUIRE_BROWSER"
 EXECUTABLES = ("chromium", "chromium-browser")
@@ -30,9 +30,7 @@ def require_chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{MISSING}; {REQUIRE_ENV}=1 requires them", pytrace=False)
-    pytest.skip(MISSING)
+    missing(MISSING, REQUIRE_ENV)
 
 
 @contextlib.contextmanager
