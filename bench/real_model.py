@@ -91,6 +91,7 @@ class Outcome:
     exit_code: int
     calls: int
     refused: int
+    cut_off: int  # replies the server ended at max_tokens (finish_reason: length)
     wall_s: float
     server_s: float
     ours: dict[str, int]
@@ -109,7 +110,11 @@ def run_once(
         timed = len(server.server_ms())
         started = time.monotonic()
         done = subprocess.run(
-            [*map(str, command), "--llm-calls", mode], env=env, capture_output=True, text=True
+            [*map(str, command), "--llm-calls", mode],
+            env=env,
+            cwd=out.parent,  # not the checkout: `python -m` puts the working directory first
+            capture_output=True,
+            text=True,
         )
         wall = time.monotonic() - started
         time.sleep(SETTLE_S)
@@ -122,9 +127,12 @@ def run_once(
             ours[key] += record["usage"].get(key, 0)
     first = sum(1 for v in votes if v["error"] is None and v["attempts"] == 1)
     refused = sum(1 for e in proxy.exchanges if e.status != 200)
+    cut = sum(1 for e in proxy.answered() if e.finish_reason == "length")
     calls = len(proxy.exchanges)
     served = proxy.served_usage()
-    return Outcome(tree, mode, done.returncode, calls, refused, wall, server_s, ours, served, first)
+    return Outcome(
+        tree, mode, done.returncode, calls, refused, cut, wall, server_s, ours, served, first
+    )
 
 
 def line(o: Outcome, expected: int) -> str:
@@ -132,7 +140,8 @@ def line(o: Outcome, expected: int) -> str:
     tokens = f"{o.ours['prompt_tokens']}+{o.ours['completion_tokens']}"
     same = "=" if o.ours == o.servers else "!="
     return (
-        f"{o.tree:>7} {o.mode:<13} exit {o.exit_code}  calls {o.calls:4d} (refused {o.refused:3d})"
+        f"{o.tree:>7} {o.mode:<13} exit {o.exit_code}  calls {o.calls:4d} (refused {o.refused:3d},"
+        f" cut off {o.cut_off:2d})"
         f"  wall {o.wall_s:7.1f} s  server {o.server_s:7.1f} s  tokens {tokens} {same} server's"
         f"  parsed first time {share}"
     )
