@@ -203,7 +203,7 @@ def grade_units(
             raise
         finally:
             preloading.join()  # never leave an import running into interpreter shutdown
-            outcome.dialects = {j.id: j.dialect.current for j in grader.judges}
+            outcome.dialects = work.dialects()
             if isinstance(outcome.fatal, BudgetReached):
                 recorded_items = already + outcome.graded
                 outcome.fatal = BudgetStop(

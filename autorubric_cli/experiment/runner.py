@@ -37,6 +37,8 @@ class Grader(Protocol):
 
     async def grade(self, item: Item, prior: ItemRecord | None = None) -> ItemRecord: ...
 
+    def dialects(self) -> dict[str, str]: ...
+
     async def aclose(self) -> None: ...
 
 
@@ -55,6 +57,10 @@ class Work(Protocol):
 
     def failed_record(self, unit: Any, exc: BaseException, duration: float) -> Recorded:
         """The record of a unit whose grading raised (a bug): an error, graded again later."""
+        ...
+
+    def dialects(self) -> dict[str, str]:
+        """Each judge's structured-output dialect now (the manifest records it at the end)."""
         ...
 
     async def aclose(self) -> None:
@@ -168,6 +174,9 @@ class ItemWork:
 
     def failed_record(self, unit: Any, exc: BaseException, duration: float) -> Recorded:
         return internal_error_record(unit, exc, duration)
+
+    def dialects(self) -> dict[str, str]:
+        return self.grader.dialects()
 
     async def aclose(self) -> None:
         await self.grader.aclose()

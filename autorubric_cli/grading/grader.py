@@ -195,6 +195,10 @@ class CriterionGrader:
         rubric = self.rubric.for_item(item.rubric)
         return rubric, ScoringRules.from_rubric(rubric)
 
+    def dialects(self) -> dict[str, str]:
+        """Each judge's structured-output dialect now (judges/transports/dialect.py)."""
+        return {judge.id: judge.dialect.current for judge in self.judges}
+
     def word_count(self, item: Item) -> int:
         """The words of the submission the length penalty sees (0 with no penalty)."""
         return self.rules.words(submission_word_counts(item.submission))

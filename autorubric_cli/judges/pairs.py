@@ -79,7 +79,8 @@ class PairRequest:
     def criterion(self) -> Criterion:
         return self.question
 
-    def response_format(self) -> dict[str, Any]:
+    def response_format(self, shared: bool = False) -> dict[str, Any]:
+        """One schema for every question (no criterion-specific fields to leave out)."""
         return pair_response_format()
 
 

@@ -74,6 +74,9 @@ class PairGrader:
     def workers(self) -> WorkerPool | None:
         return self.base.workers
 
+    def dialects(self) -> dict[str, str]:
+        return self.base.dialects()
+
     async def aclose(self) -> None:
         await self.base.aclose()
 
