@@ -28,6 +28,7 @@ from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.grading.requests import RequestBuilder
 from autorubric_cli.judges.batch.lines import batch_line, parse_results
 from autorubric_cli.judges.replies import response_format
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.request_key import request_key
 from autorubric_cli.judges.transports.body import wire_body
 from autorubric_cli.judges.transports.litellm import load_litellm
@@ -54,9 +55,11 @@ def prepare(n: int, spec: JudgeSpec) -> tuple[list[bytes], float]:
     started = time.process_time()
     lines = []
     for request in requests:
-        fmt = response_format(request.option_count, request.elicitation)
-        key = request_key(spec, request.messages, fmt, request.sample)
-        lines.append(batch_line(key, wire_body(spec, "bench", request.messages, fmt)[0]))
+        call = Call(
+            request.messages, response_format(request.option_count, request.elicitation), request
+        )
+        key = request_key(spec, call)
+        lines.append(batch_line(key, wire_body(spec, "bench", call)[0]))
     cpu = time.process_time() - started
     report("preparation (key + body + line)", cpu, n)
     return lines, cpu

@@ -53,6 +53,12 @@ def messages(i: int) -> list[dict[str, str]]:
     ]
 
 
+def call_of(i: int, fmt: dict[str, Any]) -> Call:
+    """Item i's call on criterion c1, sample 0."""
+    criterion = Criterion(name="c1", requirement="r")
+    return Call(messages(i), fmt, VoteRequest(f"it{i}", criterion, 0, messages(i)))
+
+
 def fill(path: Path, entries: int) -> None:
     """Insert entries in one transaction (fast), exactly as `CallCache.put` would store them."""
     fmt = response_format(None)
@@ -72,7 +78,7 @@ def fill(path: Path, entries: int) -> None:
     now = time.time()
     rows = []
     for i in range(entries):
-        key = request_key(SPEC, messages(i), fmt, 0)
+        key = request_key(SPEC, call_of(i, fmt))
         value = orjson.dumps(answer)
         rows.append((key, SPEC.model, value, entry_digest(key, value), now, now))
         if len(rows) == 50_000 or i == entries - 1:
@@ -105,14 +111,11 @@ def bench_lookups(entries: int, lookups: int, repeats: int) -> None:
         rng = random.Random(0)
         picks = [rng.randrange(entries) for _ in range(lookups)]
         fmt = response_format(None)
-        keys = [request_key(SPEC, messages(i), fmt, 0) for i in picks]
+        keys = [request_key(SPEC, call_of(i, fmt)) for i in picks]
         store_us = per_call_us(cache.get, list(keys), repeats)
         print(f"store hit (CallCache.get): {store_us:.1f} us CPU (median of {repeats})")
         transport = CachedTransport(_NoCalls(), SPEC, cache, SingleFlight())
-        criterion = Criterion(name="c1", requirement="r")
-        calls = [
-            Call(messages(i), fmt, VoteRequest(f"it{i}", criterion, 0, messages(i))) for i in picks
-        ]
+        calls = [call_of(i, fmt) for i in picks]
         assert all(transport.lookup(call) is not None for call in calls[:10])
         path_us = per_call_us(transport.lookup, calls, repeats)
         verdict = "OK" if path_us < 300 else "OVER TARGET"

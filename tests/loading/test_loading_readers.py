@@ -12,6 +12,7 @@ import pytest
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
+from autorubric_cli.judges.request import Call
 from autorubric_cli.judges.transports.litellm import request_kwargs
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.fields import parse_field_flags
@@ -233,6 +234,7 @@ def test_library_rubric_shapes_load(text: str) -> None:
 
 def test_judge_params_pass_through_to_litellm() -> None:
     params = {"top_p": 0.9, "seed": 4, "extra_headers": {"X-Team": "evals"}}
-    kwargs = request_kwargs(JudgeSpec(model="openai/x", params=params), 30.0, [], {})
+    call = Call([], {}, None)  # type: ignore[arg-type]
+    kwargs = request_kwargs(JudgeSpec(model="openai/x", params=params), 30.0, call)
     assert {k: kwargs[k] for k in params} == params
     assert kwargs["model"] == "openai/x" and kwargs["max_retries"] == 0
