@@ -137,10 +137,13 @@ def test_resume_after_sigint(real_model: RecordingProxy, tmp_path: Path) -> None
     out = tmp_path / "exp"
     process = start_cli("run", rubric, data, "--out", out)
     assert wait_for_lines(out / "items.jsonl", 1, process, limit=HANG_GUARD_S)
+    real_model.hold()  # the calls still to come wait out the grace period: some item is left
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=HANG_GUARD_S)
+    real_model.release()
     assert process.returncode == 130, err.decode()
     assert manifest(out)["status"] == "interrupted"
+    assert len(valid_lines(out / "items.jsonl")) < len(ROWS)
     resumed = cli("resume", out)
     ids = [line["id"] for line in valid_lines(out / "items.jsonl")]
     assert sorted(ids) == sorted(r["id"] for r in ROWS)  # each graded once

@@ -11,7 +11,8 @@ generation each: the machine is shared, and spinning threads only slow each othe
 
 `RecordingProxy` sits between autorubric and the server and keeps every exchange as the server
 sent it (status, body, usage, `finish_reason`), so a test compares what was recorded with what
-the server reported, not with what we believe it said.
+the server reported, not with what we believe it said. `hold()` keeps the requests that arrive
+from then on until `release()`; a held request whose client has hung up meanwhile is dropped.
 
 Without the extra the tests are skipped with one reason, or fail when
 AUTORUBRIC_REQUIRE_REAL_MODEL=1 (`.ci/run` sets it): the one rule of tests/support/requirements.py.
@@ -177,6 +178,7 @@ class RecordingProxy:
     exchanges: list[Exchange] = field(default_factory=list)
     _site: LoopbackSite = field(default_factory=lambda: LoopbackSite("real-model-proxy"))
     _session: aiohttp.ClientSession | None = None
+    _open_gate: asyncio.Event | None = None
 
     @property
     def api_base(self) -> str:
@@ -194,12 +196,25 @@ class RecordingProxy:
                 total[key] += int(exchange.usage.get(key, 0))
         return total
 
+    def hold(self) -> None:
+        assert self._site.loop is not None and self._open_gate is not None
+        self._site.loop.call_soon_threadsafe(self._open_gate.clear)
+
+    def release(self) -> None:
+        assert self._site.loop is not None and self._open_gate is not None
+        self._site.loop.call_soon_threadsafe(self._open_gate.set)
+
     async def _open(self) -> None:
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
+        self._open_gate = asyncio.Event()
+        self._open_gate.set()
 
     async def _forward(self, request: web.Request) -> web.Response:
-        assert self._session is not None
+        assert self._session is not None and self._open_gate is not None
         raw = await request.read()
+        await self._open_gate.wait()
+        if request.transport is None or request.transport.is_closing():
+            return web.Response(status=499)  # held while its client gave up: never sent
         started = time.monotonic()
         url = self.upstream + request.path
         headers = {k: v for k, v in request.headers.items() if k.lower() in FORWARDED}
