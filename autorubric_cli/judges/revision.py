@@ -36,7 +36,8 @@ class ReviseRequest:
     messages: list[dict[str, str]]
     sample: int = 0
 
-    def response_format(self) -> dict[str, Any]:
+    def response_format(self, shared: bool = False) -> dict[str, Any]:
+        """One schema for every revision (nothing criterion-specific to leave out)."""
         return revision_response_format()
 
 
