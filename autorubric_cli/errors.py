@@ -17,6 +17,8 @@
     │   └── BudgetStop              2  the run reached its spend cap (--max-cost)
     ├── BudgetReached                  (judges/policy/spend.py) a call refused by the spend cap; the
     │                                  runner turns it into BudgetStop; never reaches the CLI
+    ├── DialectChanged                 (judges/judge.py) a judge switched its structured-output
+    │                                  dialect while a call waited: the call is built again
     └── RunInterrupted            130  Ctrl-C or SIGTERM; everything finished is kept
 
 `exit_code` maps any exception to the CLI's exit code in one place (docs/reference/exit-codes.md).

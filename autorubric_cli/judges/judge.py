@@ -38,6 +38,7 @@ from tenacity import RetryCallState
 from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.records import Vote
 from autorubric_cli.core.shuffle import original_index
+from autorubric_cli.errors import AutorubricError
 from autorubric_cli.judges import tracing
 from autorubric_cli.judges.asked import Asked
 from autorubric_cli.judges.batch.transport import BatchCoordinator
@@ -68,8 +69,9 @@ Parser = Callable[[str | None], T]
 """Reads a reply's text; raises a `parse` JudgeFailure when it is not a usable answer."""
 
 
-class DialectChanged(Exception):
-    """The judge's dialect changed while a call waited for its slot: it is built again."""
+class DialectChanged(AutorubricError):
+    """The judge's dialect changed while a call waited for its slot: it is built again (caught
+    in `Judge.ask`; never leaves it)."""
 
 
 class Judge:
