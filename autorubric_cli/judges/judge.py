@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import TypeVar
@@ -99,6 +100,7 @@ class Judge:
         self.stats = stats
         self.global_slots = global_slots
         self.slots = AdaptiveLimit(spec.max_concurrency, adaptive=adaptive)
+        self.sending = 0  # this judge's calls at its transport now (queueing.py reads it)
         self.limiter = RequestRateLimiter(spec.rpm) if spec.rpm else None
         self.breaker = breaker or CircuitBreaker(spec.judge_id)
         self.budget = budget
@@ -223,7 +225,9 @@ class Judge:
                 reserved = await self.budget.admit(self.spec, call.messages)
             self.stats.calls_started += 1
             self.stats.in_flight += 1
+            self.sending += 1
             paid: float | None = None
+            sent = time.monotonic()
             try:
                 completion = await self.transport.complete(call)
                 paid = None if completion.cached else completion.cost
@@ -236,10 +240,12 @@ class Judge:
                 raise
             finally:
                 self.stats.in_flight -= 1
+                self.sending -= 1
                 if self.budget is not None:
                     self.budget.settle(self.spec, reserved, paid)
             self.breaker.call_answered()
-            self.slots.answered()
+            latency = None if completion.cached else time.monotonic() - sent  # not another's wait
+            self.slots.answered(latency, self.sending + 1)
             self._show_concurrency()
         if completion.cached:
             self.stats.add_saved(completion.usage, completion.cost)

@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -34,6 +35,9 @@ class RecordedRequest:
     batch_id: str | None = None
     cached_tokens: int = 0  # read from `prompt_cache` (what it held when the request arrived)
     answered_at: float | None = None  # when the reply was sent
+    waiting: int = 0  # requests already at the server when it arrived (served or queued)
+    generated: bool = False  # `slots` mode: it got a slot and was generated (in part at least)
+    abandoned_at: float | None = None  # the client closed the connection before the reply
 
     def text(self) -> str:
         """Every message's content joined, to look for a token in the submission."""
@@ -46,6 +50,7 @@ class ServerStats:
     in_flight: int = 0
     max_in_flight: int = 0
     rejected: int = 0  # 429s sent by `concurrency_limit`
+    abandoned: int = 0  # requests whose client closed the connection before the reply
 
 
 def word_tokens(text: str) -> int:
@@ -92,6 +97,27 @@ def record_of(
     )
 
 
+POLL_S = 0.005  # how often a generating server looks at its connection
+
+
+def client_left(request: web.Request) -> bool:
+    """The client closed the connection (it gave up on the request)."""
+    transport = request.transport
+    return transport is None or transport.is_closing()
+
+
+async def stay_connected(request: web.Request, seconds: float) -> bool:
+    """Wait `seconds` (generating), looking at the connection; False as soon as the client
+    has closed it."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while (left := end - loop.time()) > 0:
+        if client_left(request):
+            return False
+        await asyncio.sleep(min(POLL_S, left))
+    return not client_left(request)
+
+
 class ChatEndpoints:
     """`JudgeServer`'s chat side; the attributes below are set by `JudgeServer.__init__`."""
 
@@ -103,6 +129,7 @@ class ChatEndpoints:
     echo_key: bool
     concurrency_limit: int | None
     refuses: frozenset[str]  # `response_format` types refused as llama-cpp-python refuses them
+    slots: asyncio.Semaphore | None  # `slots` mode: served one per slot, the rest queued
     prompt_cache: ImplicitPromptCache | None  # OpenAI's automatic prompt caching
     stats: ServerStats
     _lock: threading.Lock
@@ -122,6 +149,7 @@ class ChatEndpoints:
         """Record the request; False when `concurrency_limit` refuses it (it is not in flight)."""
         with self._lock:
             self.stats.requests.append(record)
+            record.waiting = self.stats.in_flight
             limit = self.concurrency_limit
             if limit is not None and self.stats.in_flight >= limit:
                 self.stats.rejected += 1
@@ -134,6 +162,25 @@ class ChatEndpoints:
     def _leave(self) -> None:
         with self._lock:
             self.stats.in_flight -= 1
+
+    def _abandoned(self, record: RecordedRequest) -> None:
+        with self._lock:
+            self.stats.abandoned += 1
+            record.abandoned_at = time.monotonic()
+
+    async def _generate(self, request: web.Request, record: RecordedRequest) -> bool:
+        """Take `latency` seconds to answer. In `slots` mode, in a slot (queued until one is
+        free), watching the connection: False when the client left first, so the server stops
+        generating, as a server that watches its connections does."""
+        if self.slots is None:
+            if self.latency > 0:
+                await asyncio.sleep(self.latency)
+            return True
+        async with self.slots:
+            if client_left(request):  # abandoned while queued: never generated
+                return False
+            record.generated = True
+            return await stay_connected(request, self.latency)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -151,10 +198,11 @@ class ChatEndpoints:
                 429, "too many requests", {"Retry-After": seconds_header(self.retry_after)}
             )
         try:
-            if self.latency > 0:
-                await asyncio.sleep(self.latency)
+            if not await self._generate(request, record):
+                self._abandoned(record)
+                return error_response(499, "the client closed the connection")
             return await self._respond(
-                body, fault, request.headers.get("Authorization", ""), record
+                body, fault, request.headers.get("Authorization", ""), record, request
             )
         finally:
             self._leave()
@@ -165,6 +213,7 @@ class ChatEndpoints:
         fault: Fault | None,
         authorization: str,
         record: RecordedRequest | None = None,
+        request: web.Request | None = None,
     ) -> web.StreamResponse:
         content = self.answer(body)
         if fault is not None:
@@ -176,8 +225,11 @@ class ChatEndpoints:
                 retry_after=self.retry_after,
                 stopping=self._stopping,
                 hang_s=self.hang_s,
+                left=None if request is None else partial(client_left, request),
             )
             if special is not None:
+                if record is not None and request is not None and client_left(request):
+                    self._abandoned(record)  # a hang the client gave up on
                 return special
         reply = self._completion(body, garbled(fault, body, content), finish_reason(fault))
         if record is not None and record.cached_tokens:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ FaultKind = Literal[
     "not_found",
     "truncated",
 ]
+HANG_POLL_S = 0.005  # how often a hung request looks at its connection
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 
 
@@ -66,11 +68,13 @@ async def fault_response(
     retry_after: float,
     stopping: asyncio.Event,
     hang_s: float,
+    left: Callable[[], bool] | None = None,
 ) -> web.Response | None:
     """The error a fault answers with; None for faults that garble a 200 answer instead.
 
     A 401 echoes the key, as some real providers do; with `echo_key` every error does, so
-    tests prove we never repeat it. A hang lasts `hang_s` or until the server stops.
+    tests prove we never repeat it. A hang lasts `hang_s`, until the server stops, or until
+    `left()` says the client closed the connection.
     """
     key = authorization.removeprefix("Bearer ").strip()
     echo = f" (key {key})" if echo_key else ""
@@ -86,10 +90,18 @@ async def fault_response(
     if fault.kind == "not_found":
         return error_response(404, "The model `x` does not exist" + echo)
     if fault.kind == "hang":
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stopping.wait(), hang_s)
+        await hang(stopping, hang_s, left or (lambda: False))
         return error_response(504, "hung until the client gave up")
     return None
+
+
+async def hang(stopping: asyncio.Event, seconds: float, left: Callable[[], bool]) -> None:
+    """Until the server stops, `seconds` pass or the client leaves, whichever comes first."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while not stopping.is_set() and not left() and loop.time() < end:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), min(HANG_POLL_S, end - loop.time()))
 
 
 def garbled(fault: Fault | None, body: dict[str, Any], content: str) -> str:

@@ -14,11 +14,13 @@ def _serve_forever(options: dict[str, Any], port_pipe: Any, stop_event: Any) -> 
     with JudgeServer(**options) as server:
         port_pipe.send(server.port)
         stop_event.wait()
-        port_pipe.send((server.request_count, server.max_in_flight, time.process_time()))
+        latencies = [r.answered_at - r.received_at for r in server.requests if r.answered_at]
+        port_pipe.send((server.request_count, server.max_in_flight, time.process_time(), latencies))
 
 
 class JudgeServerProcess:
-    """`JudgeServer` in a child process; `cpu_s` and counts are read back on stop()."""
+    """`JudgeServer` in a child process; `cpu_s`, counts and the answered requests' latencies
+    (received to answered, queueing at the server included) are read back on stop()."""
 
     def __init__(self, **options: Any) -> None:
         self.options = options
@@ -26,6 +28,7 @@ class JudgeServerProcess:
         self.request_count = 0
         self.max_in_flight = 0
         self.cpu_s = 0.0
+        self.latencies: list[float] = []
         context = multiprocessing.get_context("spawn")
         self._parent, child = context.Pipe()
         self._stop = context.Event()
@@ -55,5 +58,6 @@ class JudgeServerProcess:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._parent.poll(10):
-            self.request_count, self.max_in_flight, self.cpu_s = self._parent.recv()
+            read = self._parent.recv()
+            self.request_count, self.max_in_flight, self.cpu_s, self.latencies = read
         self._process.join(10)

@@ -3,15 +3,20 @@
 The server runs an aiohttp app in a thread with its own event loop, so both in-process async
 tests and subprocesses (through `api_base`) can call it. `concurrency_limit=N` answers 429
 (with `Retry-After: retry_after`) to a request that arrives while N are in flight, as a
-provider's rate limit does; `port` binds a fixed port, so a test can stop the server and start
-it again where the client expects it; `refuses` names `response_format` types the server
-refuses with llama-cpp-python 0.3.36's HTTP 500 (`refuses=("json_schema",)` is that server).
+provider's rate limit does; `slots=N` instead serves N requests at a time and queues the rest,
+never refusing, as a local server with N slots does (llama.cpp's `--parallel`), each taking
+`latency` seconds. Either way the server watches its connections: a request whose client closed
+the connection (it gave up) stops being generated or hung, and is counted in `stats.abandoned`.
+`port` binds a fixed port, so a test can stop the server and start it again where the client
+expects it; `refuses` names `response_format` types the server refuses with llama-cpp-python
+0.3.36's HTTP 500 (`refuses=("json_schema",)` is that server).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -46,6 +51,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         expire_batches: int = 0,
         create_delay: float = 0.0,
         concurrency_limit: int | None = None,
+        slots: int | None = None,
         port: int = 0,
         prompt_cache: ImplicitPromptCache | None = None,
         refuses: Iterable[str] = (),
@@ -69,6 +75,8 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         self.batch_jobs: dict[str, BatchJob] = {}
         self.concurrency_limit = concurrency_limit
         self.refuses = frozenset(refuses)  # response_format types refused (faults.format_refusal)
+        self.slot_count = slots
+        self.slots: asyncio.Semaphore | None = None  # made on the server's loop
         self.prompt_cache = prompt_cache  # OpenAI's automatic prompt caching (prompt_cache.py)
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
@@ -117,6 +125,15 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
     def max_in_flight(self) -> int:
         return self.stats.max_in_flight
 
+    def wait_abandoned(self, count: int, guard_s: float = 60.0) -> list[RecordedRequest]:
+        """The requests abandoned by their client, once there are `count` of them (the server
+        notices a closed connection within a few milliseconds; `guard_s` only stops a hung
+        test)."""
+        deadline = time.monotonic() + guard_s
+        while self.stats.abandoned < count and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return [r for r in self.requests if r.abandoned_at is not None]
+
     def requests_mentioning(self, token: str) -> list[RecordedRequest]:
         return [r for r in self.requests if token in r.text()]
 
@@ -146,6 +163,8 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
 
     async def _make_stopping(self) -> None:
         self._stopping = asyncio.Event()  # bound to the server's loop
+        if self.slot_count is not None:
+            self.slots = asyncio.Semaphore(self.slot_count)
 
     def start(self) -> JudgeServer:
         self._site.start(self._app, port=self.port, on_loop=self._make_stopping)
