@@ -19,6 +19,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError
 from autorubric_cli.judges.litellm_env import offline_litellm_environment
 from autorubric_cli.judges.policy.providers import facts_for, priced
+from autorubric_cli.judges.policy.timeouts import call_timeout
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
 from autorubric_cli.judges.request import Call, CallRequest, Completion
@@ -68,7 +69,7 @@ def request_kwargs(
     """Arguments for `litellm.acompletion`: the call's body (`body.call_body`, with `messages`
     when given) without the key. litellm never retries itself."""
     kwargs = call_body(spec, spec.model, call, messages)
-    kwargs.update(timeout=spec.timeout or timeout, max_retries=0, num_retries=0)
+    kwargs.update(timeout=call_timeout(spec, timeout)[0], max_retries=0, num_retries=0)
     if spec.api_base is not None:
         kwargs["api_base"] = spec.api_base
     return kwargs
@@ -209,6 +210,7 @@ async def call_litellm(
             secret=key,
             key_env=spec.api_key_env,
             api_base=spec.api_base,
+            deadline=call_timeout(spec, timeout),
         )
     if failure is not None:
         raise failure  # raised outside `except` so the provider's text is not chained

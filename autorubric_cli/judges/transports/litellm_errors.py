@@ -31,6 +31,7 @@ from autorubric_cli.judges.policy.failures import (
 )
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import LITELLM_READ_BUGS
+from autorubric_cli.judges.policy.timeouts import timed_out
 
 PER_REQUEST_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
 """litellm's classes for a 400 about one request, not the judge (context window, policy)."""
@@ -94,16 +95,22 @@ def kind_of(exc: BaseException, status: int | None, text: str) -> FailureKind | 
         return FailureKind.CLIENT
     if status is not None:
         return None
-    openai = sys.modules.get("openai")  # litellm's files API raises the openai SDK's own
-    timeouts: tuple[type, ...] = (TimeoutError, httpx.TimeoutException)
-    lost: tuple[type, ...] = (ConnectionError, httpx.TransportError)
-    if openai is not None:
-        timeouts, lost = (*timeouts, openai.APITimeoutError), (*lost, openai.APIConnectionError)
+    timeouts, lost = no_reply_classes()
     if isinstance(exc, timeouts):
         return FailureKind.TIMEOUT
     if isinstance(exc, lost):
         return FailureKind.CONNECTION
     return None
+
+
+def no_reply_classes() -> tuple[tuple[type, ...], tuple[type, ...]]:
+    """The exception classes of a call with no reply: (timed out, connection lost)."""
+    openai = sys.modules.get("openai")  # litellm's files API raises the openai SDK's own
+    timeouts: tuple[type, ...] = (TimeoutError, httpx.TimeoutException)
+    lost: tuple[type, ...] = (ConnectionError, httpx.TransportError)
+    if openai is not None:
+        timeouts, lost = (*timeouts, openai.APITimeoutError), (*lost, openai.APIConnectionError)
+    return timeouts, lost
 
 
 def litellm_error(exc: BaseException) -> ProviderError:
@@ -130,6 +137,13 @@ def litellm_error(exc: BaseException) -> ProviderError:
     )
 
 
+def gave_up(chain: list[BaseException]) -> bool:
+    """The client gave up at its timeout: a timeout exception and no reply from the provider
+    (litellm labels its own timeout status 408, as if the provider had sent one)."""
+    timeouts, _ = no_reply_classes()
+    return wire_reply(chain) is None and any(isinstance(e, timeouts) for e in chain)
+
+
 def litellm_failure(
     exc: BaseException,
     *,
@@ -137,7 +151,10 @@ def litellm_failure(
     secret: str | None,
     key_env: str | None = None,
     api_base: str | None = None,
+    deadline: tuple[float, str] | None = None,
 ) -> JudgeFailure | JudgeAuthError:
-    """`classify` of what litellm raised."""
+    """`classify` of what litellm raised; a timeout names `deadline` (seconds, key)."""
+    if deadline is not None and gave_up(exception_chain(exc)):
+        return classify(timed_out(*deadline), judge_id=judge_id, secret=secret)
     error = litellm_error(exc)
     return classify(error, judge_id=judge_id, secret=secret, key_env=key_env, api_base=api_base)

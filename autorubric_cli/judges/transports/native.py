@@ -25,6 +25,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.errors import InputError, JudgeError
 from autorubric_cli.judges.policy.failures import ProviderError, classify, http_error
 from autorubric_cli.judges.policy.kinds import FailureKind
+from autorubric_cli.judges.policy.timeouts import call_timeout, timed_out
 from autorubric_cli.judges.price_table import native_cost, split_model
 from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.body import wire_body
@@ -113,14 +114,13 @@ def status_error(status: int, raw: bytes, headers: Any) -> ProviderError:
     return http_error(status, message, headers, garbled(raw), per_request=per_request)
 
 
-def aiohttp_error(exc: aiohttp.ClientError | TimeoutError | OSError) -> ProviderError:
-    """A call with no reply: timed out, or its connection refused, reset or broken mid-reply
-    (retryable, as litellm's APIConnectionError is; an unreachable host is hopeless)."""
-    kind = FailureKind.TIMEOUT if isinstance(exc, TimeoutError) else FailureKind.CONNECTION
-    message = str(exc) or type(exc).__name__
-    if kind is FailureKind.CONNECTION:
-        message = f"connection lost: {message}"
-    return ProviderError(None, message, kind=kind, unreachable=unreachable(exception_chain(exc)))
+def aiohttp_error(exc: aiohttp.ClientError | OSError) -> ProviderError:
+    """A call with no reply: its connection refused, reset or broken mid-reply (retryable, as
+    litellm's APIConnectionError is; an unreachable host is hopeless). A timeout is
+    `timeouts.timed_out`."""
+    message = f"connection lost: {str(exc) or type(exc).__name__}"
+    chain = exception_chain(exc)
+    return ProviderError(None, message, kind=FailureKind.CONNECTION, unreachable=unreachable(chain))
 
 
 class Failed(JudgeError):
@@ -136,7 +136,8 @@ class NativeTransport:
 
     def __init__(self, spec: JudgeSpec, timeout: float) -> None:
         self.spec = spec
-        self.timeout = aiohttp.ClientTimeout(total=spec.timeout or timeout)
+        self.deadline = call_timeout(spec, timeout)  # (seconds, the key that set them)
+        self.timeout = aiohttp.ClientTimeout(total=self.deadline[0])
         base = api_base_of(spec)
         if base is None:
             raise InputError(
@@ -165,7 +166,9 @@ class NativeTransport:
             return await self._post(orjson.dumps(body), headers)
         except Failed as failed:
             error = failed.error
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        except TimeoutError:  # aiohttp closed the connection: the server may stop generating
+            error = timed_out(*self.deadline)
+        except (aiohttp.ClientError, OSError) as exc:
             error = aiohttp_error(exc)
         spec = self.spec
         raise classify(  # outside `except`: the provider's text is not chained
