@@ -73,6 +73,8 @@ class RunKeywords(TypedDict, total=False):
     llm_calls: str | None
     shard: str | None
     batch: bool
+    timeout: float | None
+    max_attempts: int | None
 
 
 class ResumeKeywords(TypedDict, total=False):
@@ -83,6 +85,8 @@ class ResumeKeywords(TypedDict, total=False):
     cache: bool
     cache_dir: PathLike | None
     batch: bool
+    timeout: float | None
+    max_attempts: int | None
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,8 @@ def run(
     llm_calls: str | None = None,
     shard: str | None = None,
     batch: bool = False,
+    timeout: float | None = None,
+    max_attempts: int | None = None,
 ) -> Experiment:
     """Grade `dataset` with the rubric file `rubric`, as `autorubric run` does; the experiment
     directory is `out`, else `experiments/<name>`, else one named after the rubric and time.
@@ -191,6 +197,8 @@ def run(
         llm_calls=llm_calls,
         shard=shard,
         batch=batch,
+        timeout=timeout,
+        max_attempts=max_attempts,
     )
     directory = start_run(Path(rubric), Path(dataset), options)
     return _finished(directory)
@@ -204,9 +212,12 @@ def resume(
     cache: bool = True,
     cache_dir: PathLike | None = None,
     batch: bool = True,
+    timeout: float | None = None,
+    max_attempts: int | None = None,
 ) -> Experiment:
     """Grade what `path` is missing (and its errored items with `retry_errors`), as
-    `autorubric resume` does; never calls a judge for an item already recorded."""
+    `autorubric resume` does; never calls a judge for an item already recorded. `concurrency`,
+    `timeout` and `max_attempts` override the recorded settings (and are kept)."""
     _outside_event_loop("resume")
     directory = Path(path)
     resume_run(
@@ -216,6 +227,8 @@ def resume(
         cache=cache,
         cache_dir=None if cache_dir is None else Path(cache_dir),
         batch=batch,
+        timeout=timeout,
+        max_attempts=max_attempts,
     )
     return _finished(directory)
 

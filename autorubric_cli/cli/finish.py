@@ -23,9 +23,9 @@ from autorubric_cli.core.config import (
 from autorubric_cli.core.gate import gate_exit_code
 from autorubric_cli.core.json_model import to_json, to_json_dict
 from autorubric_cli.core.what_if import WhatIfFlags
-from autorubric_cli.errors import InputError
+from autorubric_cli.errors import EXIT_INPUT, InputError
 from autorubric_cli.experiment.lock import writer_active
-from autorubric_cli.experiment.manifest import ITEMS, REPORT, write_atomic
+from autorubric_cli.experiment.manifest import ITEMS, REPORT, load_manifest, write_atomic
 from autorubric_cli.experiment.opened import OpenedExperiment, open_experiment
 from autorubric_cli.experiment.store import ReadIssues, iter_latest_records
 from autorubric_cli.metrics.ca_mode import CA_MODES
@@ -175,8 +175,10 @@ def run_report(
     ground_truth: str,
     cluster: str | None = None,
 ) -> int:
-    """`autorubric report`: the report with the what-if flags in `overrides` applied."""
-    return finish(
+    """`autorubric report`: the report with the what-if flags in `overrides` applied. On a run
+    that stopped (`failed`), exit 2 as the run did, whatever its gate says: its figures cover
+    only what was graded before it stopped (docs/reference/exit-codes.md)."""
+    code = finish(
         directory,
         fmt,
         fail_under,
@@ -187,6 +189,15 @@ def run_report(
         ground_truth=ground_truth,
         cluster=cluster,
     )
+    manifest = load_manifest(directory)
+    if manifest.status != "failed":
+        return code
+    print(
+        f"autorubric: error: {directory}: the run stopped before it finished ({manifest.error}); "
+        f"the report covers what was graded; continue it: autorubric resume {directory}",
+        file=sys.stderr,
+    )
+    return EXIT_INPUT
 
 
 def render(built: Report, fmt: str, opened: OpenedExperiment) -> None:

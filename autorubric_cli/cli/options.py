@@ -88,6 +88,25 @@ MaxCost = Annotated[
         ),
     ),
 ]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="Every call's time limit (grader.timeout, over the judges' own).",
+    ),
+]
+MaxAttemptsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-attempts",
+        min=1,
+        max=1000,
+        metavar="N",
+        help="Attempts per vote, retries and re-asks included (grader.max_attempts).",
+    ),
+]
 FieldOpt = Annotated[
     list[str] | None,
     typer.Option(

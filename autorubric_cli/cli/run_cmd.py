@@ -33,6 +33,7 @@ from autorubric_cli.cli.options import (
     Junit,
     LimitOpt,
     LLMCallsOpt,
+    MaxAttemptsOpt,
     MaxCost,
     MaxDrop,
     MlflowOpt,
@@ -40,6 +41,7 @@ from autorubric_cli.cli.options import (
     NoCache,
     OtelOpt,
     ShardOpt,
+    TimeoutOpt,
 )
 from autorubric_cli.errors import EXIT_OK, InputError
 
@@ -120,6 +122,8 @@ def run(
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", min=1, help="Global cap on in-flight calls.")
     ] = None,
+    timeout: TimeoutOpt = None,
+    max_attempts: MaxAttemptsOpt = None,
     limit: LimitOpt = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
@@ -178,6 +182,8 @@ def run(
             escalation_rate=escalation_rate,
             fail_under=fail_under,
             replace=replace,
+            timeout=timeout,
+            max_attempts=max_attempts,
         )
         exports = run_exports(otel, mlflow)  # a missing extra: an input error, first
         if dry_run:
@@ -213,6 +219,8 @@ def resume(
             "--concurrency", min=1, help="Global cap on in-flight calls (default: the run's)."
         ),
     ] = None,
+    timeout: TimeoutOpt = None,
+    max_attempts: MaxAttemptsOpt = None,
     fail_under: FailUnder = None,
     format: FormatOpt = Format.table,
     junit: Junit = None,
@@ -228,7 +236,11 @@ def resume(
     otel: OtelOpt = False,
     mlflow: MlflowOpt = False,
 ) -> None:
-    """Finish an interrupted run; never calls a judge for an item already recorded."""
+    """Finish an interrupted run; never calls a judge for an item already recorded.
+
+    --concurrency, --timeout, --max-attempts and --max-cost override the recorded settings and
+    are kept for later resumes; the rubric may have changed in its operational settings only.
+    """
     from autorubric_cli.cli.baseline_flags import baseline_gate, refuse_unreachable
     from autorubric_cli.cli.export_body import run_mlflow_export
     from autorubric_cli.experiment.lock import lock_early
@@ -281,6 +293,8 @@ def resume(
                 cache_dir=cache_dir,
                 batch=batch,
                 max_cost=max_cost,
+                timeout=timeout,
+                max_attempts=max_attempts,
             )
         for warning in warnings:
             print(f"autorubric: warning: {warning}", file=sys.stderr)

@@ -39,10 +39,10 @@ from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.experiment.bill import ITEM_CRITERIA, Bill, CallBill, PrefixBill
 from autorubric_cli.experiment.dry_run_cascade import cascade_bill
 from autorubric_cli.experiment.few_shot_labels import experiment_examples
-from autorubric_cli.experiment.flags import with_session_flags
-from autorubric_cli.experiment.lifecycle import check_unchanged, pending_items, recorded
+from autorubric_cli.experiment.flags import resumed_config, with_switches
+from autorubric_cli.experiment.lifecycle import pending_items, recorded
 from autorubric_cli.experiment.opened import open_experiment
-from autorubric_cli.experiment.options import RunOptions
+from autorubric_cli.experiment.options import RunOptions, SessionFlags
 from autorubric_cli.experiment.preflight import preflight
 from autorubric_cli.experiment.shard import planned_items
 from autorubric_cli.experiment.store import ReadIssues
@@ -329,8 +329,8 @@ def dry_run_resume(
     """The bill of `resume` with these flags; reads the experiment, writes nothing."""
     experiment = open_experiment(directory)
     manifest = experiment.manifest
-    check_unchanged(manifest, directory)
-    rubric = with_session_flags(experiment.rubric, None, cache=cache)
+    config, _ = resumed_config(experiment, SessionFlags())
+    rubric = experiment.rubric.model_copy(update={"grader": with_switches(config, cache=cache)})
     done, priors = recorded(directory, retry_errors, ReadIssues(), rubric.criteria)
     items = pending_items(Path(manifest.dataset.path), rubric, manifest, done)
     call_cache = open_readonly_cache(rubric, cache_dir)

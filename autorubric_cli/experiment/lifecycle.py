@@ -2,12 +2,13 @@
 (docs/reference/experiment-directory.md).
 
 - `RunRecorder.new` describes a new run (its manifest, with the SHA-256 of its rubric and
-  dataset); `RunRecorder.resumed` continues one, only against the exact inputs it started with
-  (`check_unchanged`).
+  dataset, and the rubric's lock); `RunRecorder.resumed` continues one, whose inputs
+  experiment/rubric_lock.py checked, with the configuration this session uses.
 - `start`: manifest.json says `running` (a new run first copies its rubric into the directory).
 - `items_writer`: items.jsonl opened for the loop's appends, one line per finished item
   (store.RecordWriter: whole lines, fsynced within a second).
-- `finish`: the session's entry in `runs` and the status it ended with.
+- `finish`: the session's entry in `runs` (with the operational settings it used) and the
+  status it ended with.
 
 Also here, what a directory already holds: `recorded` (ids not to grade again) and
 `pending_items` (the run's items without those).
@@ -24,33 +25,39 @@ from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.records import ItemRecord
 from autorubric_cli.core.rubric import Criterion, Rubric
-from autorubric_cli.errors import BudgetStop, InputError, StorageError, writing
+from autorubric_cli.core.settings import settings_of
+from autorubric_cli.errors import BudgetStop, StorageError, writing
 from autorubric_cli.experiment.manifest import (
     ITEMS,
-    MANIFEST,
     REPORT,
     REPORT_HTML,
     RUBRIC_COPY,
     Manifest,
+    RubricLock,
     save_manifest,
-    sha256_file,
     utc_now,
 )
 from autorubric_cli.experiment.opened import OpenedExperiment
 from autorubric_cli.experiment.preflight import Plan
+from autorubric_cli.experiment.replace import run_flags
+from autorubric_cli.experiment.rubric_lock import lock_of
 from autorubric_cli.experiment.runner import RunOutcome
 from autorubric_cli.experiment.shard import planned_items
 from autorubric_cli.experiment.store import ReadIssues, RecordWriter, latest_lines, records_by_id
 from autorubric_cli.judges.policy.providers import sent_params
 from autorubric_cli.judges.transports.simulated import simulated_run
+from autorubric_cli.loading.rubric_loader import load_rubric
 
 
 class RunRecorder:
     """The writes of one session on an experiment directory, in their order."""
 
-    def __init__(self, directory: Path, manifest: Manifest, rubric: Path | None = None) -> None:
+    def __init__(
+        self, directory: Path, manifest: Manifest, config: LLMConfig, rubric: Path | None = None
+    ) -> None:
         self.directory = directory
         self.manifest = manifest
+        self.settings = settings_of(config)  # what this session uses, for its `runs` entry
         self._rubric = rubric  # a new run's rubric file, copied into the directory by `start`
         self._started = utc_now()
 
@@ -74,16 +81,21 @@ class RunRecorder:
             simulated=is_simulated(config),
             shard=plan.shard,
             sent=sent_params(config.judges),  # what each judge is sent (providers.py)
+            rubric_lock=lock_of(load_rubric(rubric_path)),
+            run_flags=run_flags(plan.options),
         )
-        return cls(plan.directory, manifest, rubric_path)
+        return cls(plan.directory, manifest, config, rubric_path)
 
     @classmethod
-    def resumed(cls, experiment: OpenedExperiment, rubric: Rubric) -> RunRecorder:
-        """A session continuing `experiment` with `rubric` (its configuration with this
-        session's flags): refused when an input changed since the run started."""
-        check_unchanged(experiment.manifest, experiment.directory)
-        experiment.manifest.config["max_cost"] = rubric.grader.max_cost
-        return cls(experiment.directory, experiment.manifest)
+    def resumed(
+        cls, experiment: OpenedExperiment, recorded: LLMConfig, session: LLMConfig, lock: RubricLock
+    ) -> RunRecorder:
+        """A session continuing `experiment` (its inputs checked by rubric_lock.py): the
+        manifest records the configuration later sessions start from (`recorded`: edits and
+        value flags applied) and the rubric's lock; `session` adds this session's switches."""
+        experiment.manifest.config = recorded.model_dump(mode="json")
+        experiment.manifest.rubric_lock = lock
+        return cls(experiment.directory, experiment.manifest, session)
 
     def start(self) -> None:
         """manifest.json says `running`; a new run's rubric copy is written first."""
@@ -120,6 +132,7 @@ class RunRecorder:
                 "graded": outcome.graded,
                 "errored": outcome.errored,
                 "interrupted": outcome.interrupted,
+                "settings": self.settings,
             }
         )
         if isinstance(outcome.fatal, BudgetStop):
@@ -161,36 +174,6 @@ def resumable(directory: Path) -> Iterator[None]:
             f"{exc.message}; free space or fix permissions, then: autorubric resume {directory}",
             path=exc.path,
         ) from None
-
-
-def check_unchanged(manifest: Manifest, directory: Path) -> None:
-    """Resume only against the exact inputs the run started with."""
-    try:
-        _check_hashes(manifest, directory)
-    except OSError as exc:
-        raise InputError(
-            f"cannot read an input recorded in manifest.json: {exc.strerror}",
-            path=str(directory / MANIFEST),
-        ) from None
-
-
-def _check_hashes(manifest: Manifest, directory: Path) -> None:
-    dataset = Path(manifest.dataset.path)
-    if not dataset.is_file():
-        raise InputError("the dataset this experiment was run on is gone", path=str(dataset))
-    if sha256_file(dataset) != manifest.dataset.sha256:
-        raise InputError(
-            "dataset changed since the run started (SHA-256 differs); "
-            "start a new run instead of resuming",
-            path=str(dataset),
-        )
-    for rubric in (directory / RUBRIC_COPY, Path(manifest.rubric.path)):
-        if rubric.is_file() and sha256_file(rubric) != manifest.rubric.sha256:
-            raise InputError(
-                "rubric changed since the run started (SHA-256 differs); "
-                "start a new run instead of resuming",
-                path=str(rubric),
-            )
 
 
 def recorded(

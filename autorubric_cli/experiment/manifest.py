@@ -37,6 +37,15 @@ class InputFile(BaseModel):
     sha256: str
 
 
+class RubricLock(BaseModel):
+    """What `resume` holds a run's rubric to (docs/guides/runs.md): the SHA-256 of what decides
+    its results (`core.settings.results_sha256`), and the operational settings its rubric file
+    gave as of the last session, against which an edit of them is found."""
+
+    results_sha256: str
+    settings: dict[str, Any]
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -68,6 +77,10 @@ class Manifest(BaseModel):
     # per judge, what was sent that may differ from the configuration (judges/policy/providers.py
     # `sent_params`): the temperature, the structured-output dialect in use
     sent: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # None: made before it existed; its `rubric.sha256` then locks the whole file
+    rubric_lock: RubricLock | None = None
+    # the flags `run` was given that decide what is graded and how (the start-over command's)
+    run_flags: list[str] | None = None
     experiment_id: str | None = (
         None  # a UUID, from creation (docs/reference/experiment-directory.md)
     )

@@ -12,6 +12,18 @@ from pathlib import Path
 GRACE_S = 5.0
 
 
+@dataclass(frozen=True)
+class SessionFlags:
+    """The value flags of `run` and `resume` that change how calls are made, never results
+    (core/settings.py): --concurrency, --timeout, --max-attempts, --max-cost. `resume`
+    applies them over the recorded settings and records them, so a later `resume` keeps them."""
+
+    concurrency: int | None = None
+    timeout: float | None = None
+    max_attempts: int | None = None
+    max_cost: float | None = None
+
+
 @dataclass
 class RunOptions:
     judges: list[str] = field(default_factory=list)
@@ -36,3 +48,9 @@ class RunOptions:
     escalation_rate: float | None = None  # run --dry-run of a cascade (dry_run_cascade.py)
     fail_under: float | None = None  # --fail-under X: a gate check on score.mean
     replace: bool = False  # --replace: empty an existing experiment directory first
+    timeout: float | None = None  # --timeout S: every call's limit
+    max_attempts: int | None = None  # --max-attempts N
+
+    @property
+    def values(self) -> SessionFlags:
+        return SessionFlags(self.concurrency, self.timeout, self.max_attempts, self.max_cost)

@@ -6,12 +6,14 @@ so a wrong `--out` never deletes anything else and a running writer is never pul
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from pathlib import Path
 
 from autorubric_cli.errors import InputError, writing
 from autorubric_cli.experiment.lock import LOCK_FILE, writer_lock
 from autorubric_cli.experiment.manifest import MANIFEST, Manifest
+from autorubric_cli.experiment.options import RunOptions
 
 
 def replaceable(directory: Path) -> bool:
@@ -46,7 +48,36 @@ def empty_experiment(directory: Path) -> None:
 
 
 def start_over_command(directory: Path, manifest: Manifest) -> str:
-    """The command that starts the experiment over, with judges fixed in the rubric or flags."""
-    return (
-        f"autorubric run {manifest.rubric.path} {manifest.dataset.path} --out {directory} --replace"
-    )
+    """The command that starts the experiment over: `run` with the flags the run was given
+    (to edit, e.g. its --judge) and `--out DIR --replace`; shell-quoted."""
+    flags = manifest.run_flags or []  # an experiment from before they were recorded: none
+    words = ["autorubric", "run", manifest.rubric.path, manifest.dataset.path, *flags]
+    return shlex.join([*words, "--out", str(directory), "--replace"])
+
+
+def word(value: object) -> str:
+    """A flag's value as typed: `7`, not `7.0`."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def run_flags(options: RunOptions) -> list[str]:
+    """The flags of `run` that decide what is graded and how, as given (not --name/--out,
+    --replace, nor the report's: --format, --fail-under, --junit, --baseline, ...)."""
+    words = [w for judge in options.judges for w in ("--judge", judge)]
+    words += [w for mapping in options.fields for w in ("--field", mapping)]
+    valued = {
+        "--seed": options.seed,
+        "--limit": options.limit,
+        "--llm-calls": options.llm_calls,
+        "--shard": options.shard,
+        "--concurrency": options.concurrency,
+        "--timeout": options.timeout,
+        "--max-attempts": options.max_attempts,
+        "--max-cost": options.max_cost,
+        "--cache-dir": options.cache_dir,
+    }
+    words += [w for flag, value in valued.items() if value is not None for w in (flag, word(value))]
+    switches = {"--no-shuffle": options.no_shuffle, "--no-cache": not options.cache}
+    return words + [flag for flag, on in {**switches, "--batch": options.batch}.items() if on]

@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from autorubric_cli.errors import BudgetStop, RunInterrupted, RunStopped, StorageError
-from autorubric_cli.experiment.flags import with_session_flags
+from autorubric_cli.experiment.flags import resumed_config, with_switches
 from autorubric_cli.experiment.lifecycle import RunRecorder, recorded, resumable
 from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.loop import grade_pending, make_grader, stopping_workers
 from autorubric_cli.experiment.manifest import ITEMS, load_manifest
 from autorubric_cli.experiment.opened import open_experiment
-from autorubric_cli.experiment.options import GRACE_S
+from autorubric_cli.experiment.options import GRACE_S, SessionFlags
 from autorubric_cli.experiment.options import RunOptions as RunOptions  # re-exported
 from autorubric_cli.experiment.preflight import in_use_message, preflight
 from autorubric_cli.experiment.replace import empty_experiment, start_over_command
@@ -55,12 +55,14 @@ def resume_run(
     directory: Path,
     *,
     retry_errors: bool,
-    concurrency: int | None,
+    concurrency: int | None = None,
     grace_s: float = GRACE_S,
     cache: bool = True,
     cache_dir: Path | None = None,
     batch: bool = True,
     max_cost: float | None = None,
+    timeout: float | None = None,
+    max_attempts: int | None = None,
 ) -> list[str]:
     """Grade what is missing (and errored, with retry_errors). Returns read warnings.
 
@@ -69,11 +71,11 @@ def resume_run(
     load_manifest(directory)  # not an experiment: say so before making a lock file in it
     with writer_lock(directory), resumable(directory):
         experiment = open_experiment(directory)
-        # without --max-cost, the cap the run was started with (the manifest's configuration)
-        rubric = with_session_flags(
-            experiment.rubric, concurrency, cache=cache, batch=batch, max_cost=max_cost
-        )
-        recorder = RunRecorder.resumed(experiment, rubric)
+        values = SessionFlags(concurrency, timeout, max_attempts, max_cost)
+        config, lock = resumed_config(experiment, values)
+        session = with_switches(config, cache=cache, batch=batch)
+        rubric = experiment.rubric.model_copy(update={"grader": session})
+        recorder = RunRecorder.resumed(experiment, config, session, lock)
         issues = ReadIssues()
         done, priors = recorded(directory, retry_errors, issues, rubric.criteria)
         manifest = experiment.manifest

@@ -13,12 +13,12 @@ from autorubric_cli.core.pairs import Swap
 from autorubric_cli.core.rubric import Rubric
 from autorubric_cli.errors import InputError
 from autorubric_cli.experiment.batches import batch_window
-from autorubric_cli.experiment.flags import with_session_flags
+from autorubric_cli.experiment.flags import with_switches, with_values
 from autorubric_cli.experiment.lifecycle import RunRecorder, resumable
 from autorubric_cli.experiment.lock import claim_new_directory, writer_lock
 from autorubric_cli.experiment.loop import build_grader, grade_units, stopping_workers
 from autorubric_cli.experiment.manifest import ITEMS, Manifest
-from autorubric_cli.experiment.options import GRACE_S
+from autorubric_cli.experiment.options import GRACE_S, SessionFlags
 from autorubric_cli.experiment.preflight import in_use_message
 from autorubric_cli.experiment.replace import empty_experiment
 from autorubric_cli.experiment.runner import items_in_flight
@@ -51,7 +51,7 @@ def start_pairwise(rubric_path: Path, options: PairwiseOptions) -> Path:
     if options.replace:
         empty_experiment(directory)
     with stopping_workers(grader), claim_new_directory(directory, in_use_message(directory)):
-        recorder = RunRecorder(directory, new_manifest(plan), rubric_path)
+        recorder = RunRecorder(directory, new_manifest(plan), rubric.grader, rubric_path)
         recorder.start()
         with resumable(directory):
             units = plan.units()
@@ -78,9 +78,9 @@ def resume_pairwise(
     with writer_lock(directory), resumable(directory):
         opened = open_pairwise(directory)
         check_rubric_unchanged(opened)
-        rubric = with_session_flags(
-            opened.rubric, concurrency, cache=cache, batch=batch, max_cost=max_cost
-        )
+        values = with_values(opened.rubric.grader, SessionFlags(concurrency, max_cost=max_cost))
+        session = with_switches(values, cache=cache, batch=batch)
+        rubric = opened.rubric.model_copy(update={"grader": session})
         opened.manifest.config["max_cost"] = rubric.grader.max_cost
         systems = unchanged_systems(opened)
         issues = ReadIssues()
@@ -88,7 +88,7 @@ def resume_pairwise(
         base_dir = Path(opened.manifest.rubric.path).parent
         grader = new_grader(rubric, opened.setup.swap, base_dir, cache_dir, directory)
         with stopping_workers(grader):
-            recorder = RunRecorder(directory, opened.manifest)
+            recorder = RunRecorder(directory, opened.manifest, rubric.grader)
             recorder.start()
             units = pending(systems, opened.manifest.shard, done)
             already = min(len(done), opened.manifest.items_total)

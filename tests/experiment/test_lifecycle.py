@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from autorubric_cli.core.config import LLMConfig
 from autorubric_cli.errors import BudgetStop, StorageError
 from autorubric_cli.experiment.lifecycle import RunRecorder
 from autorubric_cli.experiment.manifest import InputFile, Manifest, load_manifest
@@ -48,7 +49,7 @@ def manifest(**fields: object) -> Manifest:
 def test_finish_records_how_the_session_ended(
     tmp_path: Path, outcome: RunOutcome, status: str, error: str | None, reason: str | None
 ) -> None:
-    recorder = RunRecorder(tmp_path, manifest())
+    recorder = RunRecorder(tmp_path, manifest(), LLMConfig())
     recorder.start()
     assert load_manifest(tmp_path).status == "running"
     recorder.finish(outcome)
@@ -61,6 +62,7 @@ def test_finish_records_how_the_session_ended(
         outcome.interrupted,
     )
     assert run["started"] <= run["finished"]
+    assert run["settings"]["timeout"] == LLMConfig().timeout  # what the session used
 
 
 def test_a_resumed_session_starts_without_the_last_error_and_keeps_the_runs(
@@ -68,7 +70,7 @@ def test_a_resumed_session_starts_without_the_last_error_and_keeps_the_runs(
 ) -> None:
     earlier = {"started": "a", "finished": "b", "graded": 1, "errored": 0, "interrupted": False}
     stopped = manifest(status="failed", error="budget", reason="budget", runs=[earlier])
-    recorder = RunRecorder(tmp_path, stopped)
+    recorder = RunRecorder(tmp_path, stopped, LLMConfig())
     recorder.start()
     saved = load_manifest(tmp_path)
     assert (saved.status, saved.error, saved.reason) == ("running", None, None)
@@ -81,7 +83,7 @@ def test_a_resumed_session_starts_without_the_last_error_and_keeps_the_runs(
 def test_a_completed_experiment_stays_completed_when_a_session_adds_nothing(
     tmp_path: Path,
 ) -> None:
-    recorder = RunRecorder(tmp_path, manifest())
+    recorder = RunRecorder(tmp_path, manifest(), LLMConfig())
     recorder.start()
     recorder.finish(RunOutcome())
     recorder.start()

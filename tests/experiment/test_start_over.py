@@ -4,6 +4,7 @@ a fix outside) and `run --replace` (other judges), and `--replace` starts the di
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from tests.support.cli import cli
@@ -50,3 +51,26 @@ def test_replace_never_empties_a_directory_without_an_experiment(tmp_path: Path)
     assert result.exit_code == 2
     assert "--replace empties only an experiment directory" in one_error_line(result.stderr)
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_the_start_over_command_keeps_the_run_s_flags(tmp_path: Path) -> None:
+    data = write_dataset(tmp_path / "data.jsonl", 8)
+    out = tmp_path / "exp"  # 5 items, one request each: the breaker's 5 hopeless calls
+    flags = ["--llm-calls", "per_item", "--limit", "5", "--no-cache", "--timeout", "7"]
+    with JudgeServer(fault_rate=1.0, fault_kinds=("not_found",)) as server:
+        rubric = server_rubric(tmp_path / "r.yaml", server.api_base)
+        first = cli("run", rubric, data, "--out", out, *flags)
+    assert first.exit_code == 2, first.stderr
+    kept = ["--limit", "5", "--llm-calls", "per_item", "--timeout", "7", "--no-cache"]
+    start_over = ["autorubric", "run", str(rubric), str(data), *kept, "--out", str(out)]
+    assert one_error_line(first.stderr).endswith(shlex.join([*start_over, "--replace"]))
+    # the report of a run that stopped with nothing graded is no success
+    report = cli("report", out)
+    assert report.exit_code == 2
+    assert "the run stopped before it finished" in one_error_line(report.stderr)
+    again = cli(*start_over[1:], "--judge", "simulated/ok", "--replace")  # the judge changed
+    assert again.exit_code == 0, again.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["limit"] == 5 and manifest["config"]["llm_calls"] == "per_item"
+    assert manifest["config"]["cache"] is False and manifest["config"]["timeout"] == 7
+    assert cli("report", out).exit_code == 0

@@ -514,9 +514,9 @@ def target_few_shot(ws: Workspace, data: bytes) -> None:
 
 def read_experiment(directory: Path) -> None:
     """What `report` and `resume` read: manifest, rubric copy, records, the input check."""
-    from autorubric_cli.experiment.lifecycle import check_unchanged
     from autorubric_cli.experiment.manifest import ITEMS
     from autorubric_cli.experiment.opened import open_experiment
+    from autorubric_cli.experiment.rubric_lock import check_unchanged
     from autorubric_cli.experiment.store import ReadIssues, latest_lines, records_by_id
     from autorubric_cli.report.build import build_report
 
