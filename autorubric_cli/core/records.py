@@ -136,3 +136,21 @@ class ItemRecord(Record):
     tags: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     # its own few-shot example was withheld from its prompts (docs/reference/rubric-file.md)
     few_shot_withheld: bool | None = absent()
+
+
+def retried_calls(record: ItemRecord, per_item: bool) -> dict[str, int]:
+    """Retries by judge in one record, counted per call: the calls sent again for the same
+    request (after a failure or an unusable reply) and, per item, the follow-up calls asking
+    again for the criteria a reply left out. Per criterion a vote is one request: its attempts
+    beyond the first. Per item, one request per (judge, sample) asks every criterion, each call
+    listing the ones still pending, so the criterion asked last was listed in every call: the
+    request's calls are the most attempts among its votes."""
+    calls: dict[tuple[str, int | str], int] = {}
+    for criterion in record.criteria:
+        for vote in criterion.votes:
+            key = (vote.judge, vote.sample if per_item else f"{criterion.name}/{vote.sample}")
+            calls[key] = max(calls.get(key, 0), vote.attempts)
+    retried: dict[str, int] = {}
+    for (judge, _), attempts in calls.items():
+        retried[judge] = retried.get(judge, 0) + attempts - 1
+    return retried

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from autorubric_cli.core.figures import dollars
 from autorubric_cli.judges.stats import CallStats
 
 PLAIN_INTERVAL_S = 5.0
@@ -75,8 +76,8 @@ class Progress:
             f"retries {s.retries}",
             f"error votes {s.error_votes}",
             f"tokens {tokens:,}",
-            f"cost ${s.cost:.4f}",
-            f"cached {s.cached} (saved ${s.cost_saved:.4f})",
+            f"cost {dollars(s.cost)}",
+            f"cached {s.cached} (saved {dollars(s.cost_saved)})",
             *batch_parts(s),
             f"ETA {self._eta()}",
         ]

@@ -148,6 +148,7 @@ async def judge_item_votes(
     asked: dict[str, AskedCriterion] = {}
     pending = list(criteria)
     follow_up = False
+    failed: set[str] = set()  # asked by a request that failed: `ask` counted their error votes
     while pending:
         request = build(pending)
         asked.update((a.name, a) for a in request.asked)
@@ -157,6 +158,7 @@ async def judge_item_votes(
         follow_up = True
         record_round(ledgers, request, answered)
         if answered.failure is not None:
+            failed = {a.name for a in request.asked}
             break
         pending = [
             c
@@ -164,7 +166,9 @@ async def judge_item_votes(
             if ledgers[c.name].answer is None and ledgers[c.name].attempts < max_attempts
         ]
     return {
-        c.name: judge.counted(ledger_vote(judge.id, sample, asked[c.name], ledgers))
+        c.name: judge.counted(
+            ledger_vote(judge.id, sample, asked[c.name], ledgers), error_counted=c.name in failed
+        )
         for c in criteria
     }
 

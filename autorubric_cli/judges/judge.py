@@ -139,7 +139,10 @@ class Judge:
                 await loop(self._attempt, request, parse, asked)
             except JudgeFailure as failure:
                 asked.failure = failure
-                await self.breaker.vote_failed(failure)  # raises JudgeUnavailable on a trip
+                self.breaker.check()  # tripped meanwhile: the vote goes with its item, uncounted
+                self.stats.error_votes += request.votes  # now, as the breaker counts it
+                # raises JudgeUnavailable on a trip
+                await self.breaker.vote_failed(failure, request.votes)
             else:
                 self.breaker.vote_succeeded()
         finally:
@@ -157,13 +160,15 @@ class Judge:
         )
         asked = await self.ask(request, parse)
         if asked.failure is not None or asked.value is None:
-            return self.counted(self._error_vote(request, asked))
+            vote = self._error_vote(request, asked)
+            return self.counted(vote, error_counted=asked.failure is not None)
         return self.counted(self._answer_vote(request, asked, asked.value))
 
-    def counted(self, vote: Vote) -> Vote:
-        """`vote`, counted in the live stats."""
+    def counted(self, vote: Vote, *, error_counted: bool = False) -> Vote:
+        """`vote`, counted in the live stats; an error vote once (`error_counted`: already,
+        when its request failed: `ask` counts those as the breaker does)."""
         self.stats.votes += 1
-        if vote.error is not None:
+        if vote.error is not None and not error_counted:
             self.stats.error_votes += 1
         return vote
 

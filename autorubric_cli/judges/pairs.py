@@ -83,6 +83,12 @@ class PairRequest:
         """One schema for every question (no criterion-specific fields to leave out)."""
         return pair_response_format()
 
+    @property
+    def votes(self) -> int:
+        """The votes this request stands for (the breaker and the progress line count them):
+        one question's, in one order."""
+        return 1
+
 
 def pair_response_format() -> dict[str, Any]:
     preference = {"type": "string", "enum": ["A", "B", "tie"]}

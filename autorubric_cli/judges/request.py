@@ -43,6 +43,11 @@ class VoteRequest:
         return None if self.shuffle_order is None else len(self.shuffle_order)
 
     @property
+    def votes(self) -> int:
+        """The votes this request stands for: one criterion's."""
+        return 1
+
+    @property
     def elicitation(self) -> Elicitation:
         return self.criterion.elicitation
 

@@ -40,6 +40,12 @@ class ReviseRequest:
         """One schema for every revision (nothing criterion-specific to leave out)."""
         return revision_response_format()
 
+    @property
+    def votes(self) -> int:
+        """The votes this request stands for (the breaker and the progress line count them):
+        one reviser's answer."""
+        return 1
+
 
 def revision_response_format() -> dict[str, Any]:
     option = strict_object({"label": {"type": "string"}, "description": {"type": "string"}})

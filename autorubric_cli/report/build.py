@@ -102,6 +102,10 @@ def build_report_and_fold(
     clip = experiment.rules.clip
     labels = fold.labels()
     score = score_of(fold, seed, key)
+    judges = [
+        judge_summary(j.judge_id, fold.judges[j.judge_id], fold, experiment)
+        for j in experiment.rubric.grader.judges
+    ]
     report = Report(
         experiment=experiment.manifest.name,
         status=experiment.manifest.status,
@@ -113,17 +117,14 @@ def build_report_and_fold(
         criteria=criteria_of(fold, key),
         item_criteria=item_criteria_summary(fold.items),
         tags=tags_section(fold.items, seed, clip),
-        judges=[
-            judge_summary(j.judge_id, fold.judges[j.judge_id], fold, experiment)
-            for j in experiment.rubric.grader.judges
-        ],
+        judges=judges,
         agreement=agreement_of(fold, labels),
         ground_truth=ground_truth_of(fold, labels, ca_mode, seed),
         human_labels=human_labels_of(experiment, fold, overlay, ca_mode),
         usage=fold.usage,
-        cost=exact_sum(fold.costs) if fold.recorded else 0.0,  # nothing recorded: none paid
+        cost=amount(exact_sum(fold.costs), [j.cost for j in judges]),
         usage_saved=fold.usage_saved,
-        cost_saved=exact_sum(fold.costs_saved),
+        cost_saved=amount(exact_sum(fold.costs_saved), [j.cost_saved for j in judges]),
         retries=sum(j.retries for j in fold.judges.values()),
         error_votes=sum(j.errors for j in fold.judges.values()),
         errored_items=[ErroredItem(id=i, error=e) for i, e in fold.errored_items],
@@ -192,16 +193,27 @@ def read_fold(
     overlay: LabelOverlay | None,
 ) -> ReportFold:
     """One pass over items.jsonl, its per-item series put in dataset order."""
+    grader = experiment.rubric.grader
     settings = ExtrasSettings(
-        None if key is None else cluster_path(key),
-        experiment.rubric.grader.shuffle_options,
-        experiment.rubric,
+        cluster=None if key is None else cluster_path(key),
+        shuffled=grader.shuffle_options,
+        rubric=experiment.rubric,
+        per_item=grader.llm_calls == "per_item",
     )
     judge_ids = [j.judge_id for j in experiment.rubric.grader.judges]
     path = experiment.directory / ITEMS
     fold = fold_experiment(path, experiment.rules, judge_ids, what_if, issues, overlay, settings)
     fold.put_in_dataset_order()
     return fold
+
+
+def amount(total: float | None, by_judge: list[float | None]) -> float | None:
+    """A run's cost (or saving): `n/a` when no judge's is defined (its calls had no price, as
+    for a model litellm cannot price), else the priced calls' sum, $0 when there were none.
+    The progress line follows the same rule (judges/stats.py)."""
+    if by_judge and all(cost is None for cost in by_judge):
+        return None
+    return 0.0 if total is None else total
 
 
 def item_counts(total: int, fold: ReportFold) -> ItemCounts:

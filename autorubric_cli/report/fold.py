@@ -25,6 +25,7 @@ from autorubric_cli.core.records import (
     ItemRecord,
     Vote,
     add_counts,
+    retried_calls,
 )
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.core.scoring import score_item
@@ -88,8 +89,6 @@ class JudgeTally:
         self.votes += 1
         if vote.error is not None:
             self.errors += 1
-        if vote.attempts != 1:
-            self.retries += vote.attempts - 1
         if vote.ignored_fields:
             self.ignored_fields += len(vote.ignored_fields)
         if vote.cached:
@@ -114,6 +113,7 @@ class ReportFold:
     overlay: LabelOverlay | None = None
     cluster: tuple[str, ...] | None = None  # the cluster key's path into metadata
     shuffled: bool = True  # options were shown in seeded random orders (position bias)
+    per_item: bool = False  # llm_calls: per_item (a judge's retries are counted per call)
     recorded: int = 0
     errored: int = 0
     simulated: bool = False
@@ -176,6 +176,9 @@ class ReportFold:
         for judge, scores in self.judge_scores.items():
             score = record.judge_scores.get(judge)
             scores.append(np.nan if score is None else score)
+        for judge, retried in retried_calls(record, self.per_item).items():
+            if judge in self.judges:
+                self.judges[judge].retries += retried
         truth = record.ground_truth
         for tally, shared in zip(self.criteria, record.criteria, strict=False):  # their prefix
             self._count_outcome(tally, shared)

@@ -7,12 +7,14 @@ undefined figure empty. See docs/guides/reports.md, "One vocabulary".
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+# the figures the live progress line writes too (core/figures.py), for every format here
+from autorubric_cli.core.figures import UNDEFINED as UNDEFINED
+from autorubric_cli.core.figures import dollars as dollars
+from autorubric_cli.core.figures import number as number
 from autorubric_cli.core.words import plural
 
-UNDEFINED = "n/a"
 PASSED = "PASSED"
 FAILED = "FAILED"
 ARROW = "→"  # a move between outcomes (`MET→UNMET`), a base and a new experiment
@@ -33,21 +35,6 @@ SIMULATED_TAG = "simulated judges"
 __all__ = ["plural"]  # re-exported: the renderers count things with the one helper
 
 
-def number(value: Any, digits: int = 3, *, signed: bool = False) -> str:
-    """A figure: a whole number with thousands separators, a fraction with `digits` decimals
-    (and its sign when `signed`), `n/a` when undefined (None or NaN)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return UNDEFINED
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:+,}" if signed else f"{value:,}"
-    if isinstance(value, float):
-        value = value if round(value, digits) else 0.0  # never `-0.000`
-        return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-    return str(value)
-
-
 def interval(ci: Any, *, signed: bool = False) -> str:
     """A 95% interval as `[low, high]`; `n/a` when there is none."""
     if not ci:
@@ -60,11 +47,6 @@ def rate(value: float | None) -> str:
     with three decimals (`0.125`), never a percentage, as the rubric's and the flags'
     thresholds are written (`escalate_below: 0.7`, `--target-agreement 0.9`)."""
     return number(value)
-
-
-def dollars(value: float | None) -> str:
-    """Dollars to four decimals; `n/a` when unpriced (never $0)."""
-    return UNDEFINED if value is None else "$" + number(float(value), 4)
 
 
 def p_value(value: float | None) -> str:

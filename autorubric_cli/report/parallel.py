@@ -31,12 +31,14 @@ PARALLEL_MIN_RECORDS = 20_000
 
 @dataclass(frozen=True)
 class ExtrasSettings:
-    """The cluster key's path into metadata, whether options were shuffled, and the run's
-    rubric (item criteria are read from records with it)."""
+    """The cluster key's path into metadata, whether options were shuffled, the run's rubric
+    (item criteria are read from records with it), and whether a call asked for a whole item
+    (retries are counted per call)."""
 
     cluster: tuple[str, ...] | None = None
     shuffled: bool = True
     rubric: Rubric | None = None
+    per_item: bool = False
 
 
 def new_fold(
@@ -54,6 +56,7 @@ def new_fold(
         cluster=extras.cluster,
         shuffled=extras.shuffled,
         rubric=extras.rubric,
+        per_item=extras.per_item,
     )
 
 

@@ -15,11 +15,16 @@ from tests.support.judge_server import JudgeServer
 ITEMS = 200
 ATTEMPTS = 6
 CONCURRENCY = 4
-FAILED_VOTES = re.compile(r"(\d+) votes in a row failed after every attempt")
+# per item, the breaker counts requests, and says how many votes they stood for
+FAILED_VOTES = re.compile(
+    r"(\d+) (?:votes|per-item requests \((\d+) votes\)) in a row failed after every attempt"
+)
+ERROR_VOTES = re.compile(r"error votes (\d+)")  # the progress line's
 
 
-def garbage_run(tmp_path: Path, llm_calls: str) -> tuple[int, int, list[str], Path]:
-    """(exit code, requests the judge received, error lines, experiment directory)."""
+def garbage_run(tmp_path: Path, llm_calls: str) -> tuple[int, int, list[str], Path, int]:
+    """(exit code, requests the judge received, error lines, experiment directory, the error
+    votes on the last progress line)."""
     tmp_path.mkdir(exist_ok=True)
     data = write_dataset(tmp_path / "data.jsonl", ITEMS)
     with JudgeServer(fault_rate=1.0, fault_kinds=("malformed",)) as server:
@@ -34,20 +39,24 @@ def garbage_run(tmp_path: Path, llm_calls: str) -> tuple[int, int, list[str], Pa
         result = cli("run", rubric, data, "--out", out)
         requests = server.request_count
     errors = [line for line in result.stderr.splitlines() if line.startswith("autorubric: error:")]
-    return result.exit_code, requests, errors, out
+    shown = int(ERROR_VOTES.findall(result.stderr)[-1])
+    return result.exit_code, requests, errors, out, shown
 
 
 @pytest.mark.parametrize("llm_calls", ["per_criterion", "per_item"])
 def test_a_garbage_judge_stops_the_run_after_the_breakers_failed_votes(
     tmp_path: Path, llm_calls: str
 ) -> None:
-    code, requests, errors, out = garbage_run(tmp_path, llm_calls)
+    code, requests, errors, out, shown = garbage_run(tmp_path, llm_calls)
     assert code == 2, errors
     (line,) = errors
     assert "'j0'" in line and "parse:" in line
     found = FAILED_VOTES.search(line)
     assert found is not None, line
     assert int(found.group(1)) == 10  # grader.breaker.failed_votes, its default
+    votes = int(found.group(2) or found.group(1))  # per item: 3 criteria a request
+    assert votes == (30 if llm_calls == "per_item" else 10)
+    assert shown == votes  # the progress line said what the breaker counted
     assert all(r["status"] == "error" for r in valid_lines(out / "items.jsonl"))
     assert manifest(out)["status"] == "failed"
     # every request of the run is an attempt of a failed vote: the ten that tripped the

@@ -22,3 +22,8 @@ class ItemRequest:
     def response_format(self, shared: bool = False) -> dict[str, Any]:
         """The call's own schema (an item's calls differ anyway: nothing to share)."""
         return item_response_format(self.asked)
+
+    @property
+    def votes(self) -> int:
+        """The votes this request stands for: one per criterion asked."""
+        return len(self.asked)

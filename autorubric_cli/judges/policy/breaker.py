@@ -37,6 +37,7 @@ class CircuitBreaker:
         self.settings = settings or BreakerConfig()
         self.streak = 0  # hopeless call failures since the last answer
         self.failed_streak = 0  # votes out of attempts since the last good vote
+        self.failed_streak_votes = 0  # the same in votes (a per-item request: its criteria)
         self.tripped: JudgeUnavailable | None = None
         self.active_votes = 0
         self._held: list[asyncio.Future[None]] = []
@@ -65,24 +66,33 @@ class CircuitBreaker:
         self._release_if_undecidable()
 
     def vote_succeeded(self) -> None:
-        self.failed_streak = 0
+        self.failed_streak = self.failed_streak_votes = 0
 
-    async def vote_failed(self, failure: JudgeFailure) -> None:
-        """Wait until this error vote may be recorded; raises JudgeUnavailable on a trip."""
+    async def vote_failed(self, failure: JudgeFailure, votes: int = 1) -> None:
+        """Wait until this error vote (a request standing for `votes` criteria' votes) may be
+        recorded; raises JudgeUnavailable on a trip."""
         self.check()
         if not failure.blames_judge:
             return
         self.failed_streak += 1
+        self.failed_streak_votes += votes
         if self.failed_streak >= self.settings.failed_votes:
             self.trip(
-                f"{plural(self.failed_streak, 'vote')} in a row failed after every attempt; "
-                f"last: {failure.describe()}"
+                f"{self._streak()} in a row failed after every attempt; last: {failure.describe()}"
             )
             self.check()
         held: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._held.append(held)
         self._release_if_undecidable()
         await held
+
+    def _streak(self) -> str:
+        """`10 votes`, or for per-item requests `10 per-item requests (40 votes)`: the count
+        the progress line's `error votes` shows too."""
+        if self.failed_streak_votes == self.failed_streak:
+            return plural(self.failed_streak, "vote")
+        requests = plural(self.failed_streak, "per-item request")
+        return f"{requests} ({plural(self.failed_streak_votes, 'vote')})"
 
     def trip(self, cause: str) -> None:
         if self.tripped is None:
