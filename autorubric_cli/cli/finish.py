@@ -175,9 +175,9 @@ def run_report(
     ground_truth: str,
     cluster: str | None = None,
 ) -> int:
-    """`autorubric report`: the report with the what-if flags in `overrides` applied. On a run
-    that stopped (`failed`), exit 2 as the run did, whatever its gate says: its figures cover
-    only what was graded before it stopped (docs/reference/exit-codes.md)."""
+    """`autorubric report`: the report with the what-if flags in `overrides` applied. A run that
+    stopped (`failed`) before grading any item has nothing to report: exit 2, as the run did,
+    whatever the gate says (docs/reference/exit-codes.md)."""
     code = finish(
         directory,
         fmt,
@@ -190,11 +190,11 @@ def run_report(
         cluster=cluster,
     )
     manifest = load_manifest(directory)
-    if manifest.status != "failed":
+    if manifest.status != "failed" or any(r.get("graded") for r in manifest.runs):
         return code
     print(
-        f"autorubric: error: {directory}: the run stopped before it finished ({manifest.error}); "
-        f"the report covers what was graded; continue it: autorubric resume {directory}",
+        f"autorubric: error: {directory}: the run stopped before it graded any item "
+        f"({manifest.error}); continue it: autorubric resume {directory}",
         file=sys.stderr,
     )
     return EXIT_INPUT

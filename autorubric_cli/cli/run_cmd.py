@@ -238,8 +238,9 @@ def resume(
 ) -> None:
     """Finish an interrupted run; never calls a judge for an item already recorded.
 
-    --concurrency, --timeout, --max-attempts and --max-cost override the recorded settings and
-    are kept for later resumes; the rubric may have changed in its operational settings only.
+    Its value flags (calls in flight, time limit, attempts, spend cap) override the recorded
+    settings and are kept for later resumes; the rubric may have changed in its operational
+    settings only.
     """
     from autorubric_cli.cli.baseline_flags import baseline_gate, refuse_unreachable
     from autorubric_cli.cli.export_body import run_mlflow_export

@@ -67,7 +67,7 @@ def test_the_start_over_command_keeps_the_run_s_flags(tmp_path: Path) -> None:
     # the report of a run that stopped with nothing graded is no success
     report = cli("report", out)
     assert report.exit_code == 2
-    assert "the run stopped before it finished" in one_error_line(report.stderr)
+    assert "the run stopped before it graded any item" in one_error_line(report.stderr)
     again = cli(*start_over[1:], "--judge", "simulated/ok", "--replace")  # the judge changed
     assert again.exit_code == 0, again.stderr
     manifest = json.loads((out / "manifest.json").read_text())

@@ -8,11 +8,8 @@ and queues the rest. Then the same over HTTP, against the loopback server's `slo
 from __future__ import annotations
 
 import asyncio
-import heapq
 import itertools
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from autorubric_cli.grading.grader import CriterionGrader
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
@@ -20,57 +17,16 @@ from autorubric_cli.judges.policy.queueing import Window, queue_limit, queued
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from tests.support import BINARY, MULTI_CHOICE, http_judge, make_item, make_rubric
 from tests.support.judge_server import JudgeServer
+from tests.support.queueing_sim import RefusalsOnly, Simulation, simulate
+
+PATTERN = [1.0, 0.8, 1.2, 0.9, 1.1]  # seconds a call takes at the server, in turn
 
 
-@dataclass
-class Clock:
-    now: float = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@dataclass
-class Simulation:
-    """What the server saw: per request, how many were already there (served or queued)."""
-
-    waiting: list[int] = field(default_factory=list)
-    limits: list[int] = field(default_factory=list)  # the limit after each answer
-
-
-def simulate(limit: AdaptiveLimit, clock: Clock, slots: int | None, calls: int) -> Simulation:
-    """`calls` calls of 1 s each (varied by a fixed pattern, ±20 %) through `limit` to a server
-    with `slots` (None: as many as asked, a provider that scales)."""
-    service = itertools.cycle([1.0, 0.8, 1.2, 0.9, 1.1])
-    seen = Simulation()
-    events: list[tuple[float, int, int]] = []  # (time, order, sent at index)
-    order = itertools.count()
-    queue: deque[int] = deque()
-    sent_at: list[float] = []
-    busy = in_flight = done = 0
-
-    def serve(call: int) -> None:
-        nonlocal busy
-        busy += 1
-        heapq.heappush(events, (clock.now + next(service), next(order), call))
-
-    while done < calls:
-        while len(sent_at) < calls and in_flight < limit.current:
-            seen.waiting.append(in_flight)
-            in_flight += 1
-            sent_at.append(clock.now)
-            serve(len(sent_at) - 1) if slots is None or busy < slots else queue.append(
-                len(sent_at) - 1
-            )
-        clock.now, _, call = heapq.heappop(events)
-        busy -= 1
-        if queue:
-            serve(queue.popleft())
-        limit.answered(clock.now - sent_at[call], in_flight)
-        in_flight -= 1
-        done += 1
-        seen.limits.append(limit.current)
-    return seen
+def run(
+    slots: int | None, calls: int, limit_class: type[AdaptiveLimit] = AdaptiveLimit
+) -> Simulation:
+    service = itertools.cycle(PATTERN).__next__
+    return simulate(lambda clock: limit_class(64, clock=clock), slots, calls, service)
 
 
 def settled(values: list[int]) -> list[int]:
@@ -78,42 +34,32 @@ def settled(values: list[int]) -> list[int]:
 
 
 def test_a_one_slot_server_settles_near_one_call_in_flight() -> None:
-    clock = Clock()
-    seen = simulate(AdaptiveLimit(64, clock=clock), clock, slots=1, calls=400)
+    seen = run(slots=1, calls=400)
     assert max(seen.limits) >= 16  # slow start went up before the queue showed
     assert max(settled(seen.limits)) <= 4 and max(settled(seen.waiting)) <= 3
 
 
 def test_a_four_slot_server_settles_near_four_and_keeps_them_busy() -> None:
-    clock = Clock()
-    seen = simulate(AdaptiveLimit(64, clock=clock), clock, slots=4, calls=600)
+    seen = run(slots=4, calls=600)
     assert min(settled(seen.limits)) >= 4 and max(settled(seen.limits)) <= 8
 
 
 def test_a_provider_that_scales_is_never_cut() -> None:
-    clock = Clock()
-    limit = AdaptiveLimit(64, clock=clock)
-    seen = simulate(limit, clock, slots=None, calls=1000)
-    assert set(settled(seen.limits)) == {64} and limit.ceiling is None
+    seen = run(slots=None, calls=1000)
+    assert set(settled(seen.limits)) == {64} and min(seen.limits) >= 8  # never cut
 
 
 def test_the_old_policy_climbs_to_its_maximum_on_the_same_server() -> None:
     """Without latencies (the policy before queueing.py) only a 429 could bring it down."""
-
-    class Blind(AdaptiveLimit):
-        def answered(self, latency: float | None = None, in_flight: int = 1) -> None:
-            super().answered(None, in_flight)
-
-    clock = Clock()
-    blind = simulate(Blind(64, clock=clock), clock, slots=1, calls=400)
+    blind = run(slots=1, calls=400, limit_class=RefusalsOnly)
     assert set(settled(blind.limits)) == {64} and max(blind.waiting) >= 60
 
 
 def test_the_queueing_rule_on_hand_cases() -> None:
     one = Window(in_flight=4.0, throughput=1.0, latency=4.0)
-    assert queued(one, Window(8.0, 1.05, 8.0))  # twice the calls, the same throughput
-    assert not queued(one, Window(8.0, 1.9, 4.2))  # twice the calls, nearly twice the answers
-    assert not queued(one, Window(4.5, 0.5, 9.0))  # slower, but not with more calls in flight
+    assert queued(one, Window(8.0, 1.05, 8.0)) is True  # twice the calls, the same throughput
+    assert queued(one, Window(8.0, 1.9, 4.2)) is False  # twice the calls, nearly twice the answers
+    assert queued(one, Window(4.5, 0.5, 9.0)) is None  # slower, but as many calls: cannot tell
     assert queue_limit(32.0, throughput=1.0, no_load_latency=1.0) == 8.0  # a quarter, at least
     assert queue_limit(6.0, throughput=1.0, no_load_latency=1.0) == 2.0  # 1 busy + 1 waiting
     assert queue_limit(12.0, throughput=4.0, no_load_latency=1.0) == 6.0  # 4 busy + 2 waiting
