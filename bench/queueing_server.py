@@ -35,13 +35,7 @@ from pathlib import Path
 from autorubric_cli.judges.policy.adaptive import AdaptiveLimit
 from bench.run_throughput import KEY_ENV
 from tests.support.judge_server import JudgeServerProcess
-
-
-class RefusalsOnly(AdaptiveLimit):
-    """The adaptive limit blind to latency: the policy before the queue watch."""
-
-    def answered(self, latency: float | None = None, in_flight: int = 1) -> None:
-        super().answered(None, in_flight)
+from tests.support.queueing_sim import RefusalsOnly
 
 
 @dataclass(frozen=True)

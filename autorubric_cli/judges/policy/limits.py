@@ -15,18 +15,25 @@ UNLIMITED = 1_000_000  # a batched judge's calls wait on batches, not on concurr
 
 
 class RequestRateLimiter:
-    """Spaces request starts at least 60/rpm seconds apart (a steady rate, no burst)."""
+    """Spaces request starts at least 60/rpm seconds apart (a steady rate, no burst).
+
+    Turns are taken one at a time, in order, and each is measured from when the one before
+    actually began: a sleep that overshoots (a loaded machine) delays the next start with it,
+    instead of letting the two bunch, as times booked in advance would."""
 
     def __init__(self, rpm: float) -> None:
         self.interval_s = 60.0 / rpm
-        self._next_start = 0.0
+        self._last: float | None = None
+        self._turns = asyncio.Lock()  # bound to the running loop at its first use
 
     async def wait_turn(self) -> None:
-        now = asyncio.get_running_loop().time()
-        start = max(now, self._next_start)
-        self._next_start = start + self.interval_s
-        if start > now:
-            await asyncio.sleep(start - now)
+        async with self._turns:
+            loop = asyncio.get_running_loop()
+            if self._last is not None:
+                delay = self._last + self.interval_s - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            self._last = loop.time()
 
 
 @asynccontextmanager
