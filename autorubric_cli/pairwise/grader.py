@@ -138,7 +138,8 @@ class PairGrader:
         fields: dict[str, Any] = {"judge": judge.id, "sample": request.sample}
         fields.update(order=request.order, shown=shown, thinking=asked.reasoning, **asked.billing())
         if asked.failure is not None or answer is None:
-            self.stats.error_votes += 1
+            if asked.failure is None:  # a failed request's error vote: counted by Judge.ask
+                self.stats.error_votes += 1
             problem = asked.failure.describe() if asked.failure else "error: no answer"
             return PairVote(**fields, error=problem)
         preference = mapped_back(answer.reply, request.order)
