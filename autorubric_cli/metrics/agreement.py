@@ -98,31 +98,28 @@ def gwet_ac1(counts: IntArray) -> Figure:
     return figure((p_a - p_e) / (1.0 - p_e))
 
 
-def scotts_pi(ratings: IntArray, n_categories: int) -> Figure:
-    """Scott's pi on the items every rater rated (multi-rater: Fleiss' kappa on them)."""
-    ratings = np.asarray(ratings, dtype=np.int64)
-    if ratings.shape[1] < 2:
+def scotts_pi(counts: IntArray, n_raters: int) -> Figure:
+    """Scott's pi on the items every rater rated (multi-rater: Fleiss' kappa on them): the rows
+    of the count table that hold `n_raters` ratings."""
+    if n_raters < 2:
         return Undefined("needs at least two raters")
-    complete = ratings[(ratings >= 0).all(axis=1)]
+    complete = counts[counts.sum(axis=1) == n_raters]
     if complete.shape[0] == 0:
         return Undefined("no item rated by every rater")
-    return fleiss_kappa(rating_counts(complete, n_categories))
+    return fleiss_kappa(complete)
 
 
-def krippendorff_alpha(ratings: IntArray, n_categories: int, level: AlphaLevel) -> Figure:
-    """Krippendorff's alpha at the nominal or ordinal level (categories in rank order)."""
-    ratings = np.asarray(ratings, dtype=np.int64)
-    if ratings.shape[1] < 2:
-        return Undefined("needs at least two raters")
-    rows = pairable(rating_counts(ratings, n_categories))
+def krippendorff_alpha(counts: IntArray, level: AlphaLevel) -> Figure:
+    """Krippendorff's alpha at the nominal or ordinal level (categories in rank order), from the
+    count table (the package's `value_counts`: what it builds from the ratings itself)."""
+    rows = pairable(counts)
     if rows.shape[0] == 0:
         return Undefined(NO_PAIRS)
     if np.count_nonzero(rows.sum(axis=0)) < 2:
         return Undefined(ONE_CATEGORY)
-    data = np.where(ratings >= 0, ratings, np.nan).T
     value = krippendorff.alpha(
-        reliability_data=data,
-        value_domain=np.arange(n_categories),
+        value_counts=counts,
+        value_domain=np.arange(counts.shape[1]),
         level_of_measurement=level,
     )
     return figure(value)

@@ -51,9 +51,9 @@ def _agreement_figures(
     figures: dict[str, Figure] = {
         "percent_agreement": percent_agreement(counts),
         "fleiss_kappa": fleiss_kappa(counts),
-        "scotts_pi": scotts_pi(ratings, scale.n_options),
+        "scotts_pi": scotts_pi(counts, ratings.shape[1]),
         "gwet_ac1": gwet_ac1(counts),
-        "krippendorff_alpha": krippendorff_alpha(ratings, scale.n_options, level),
+        "krippendorff_alpha": krippendorff_alpha(counts, level),
     }
     pairs = pairwise_cohen_kappa(ratings, criterion.judge_ids, scale.n_options)
     return int(np.count_nonzero(counts.sum(axis=1) >= 2)), figures, pairs

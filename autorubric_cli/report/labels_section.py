@@ -64,7 +64,7 @@ def inter_rater(overlay: LabelOverlay, criterion: Criterion) -> InterRaterCriter
     counts = rating_counts(ratings, scale.n_options)
     level: AlphaLevel = "ordinal" if criterion.kind == "ordinal" else "nominal"
     undefined: dict[str, str] = {}
-    alpha = krippendorff_alpha(ratings, scale.n_options, level)
+    alpha = krippendorff_alpha(counts, level)
     agreement = percent_agreement(counts)
     return InterRaterCriterion(
         name=criterion.name,

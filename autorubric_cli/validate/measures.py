@@ -57,11 +57,11 @@ def pair_fleiss_kappa(human: IntArray, judge: IntArray, q: int) -> Figure:
 
 
 def pair_krippendorff_alpha(human: IntArray, judge: IntArray, q: int) -> Figure:
-    return krippendorff_alpha(pair_ratings(human, judge), q, "nominal")
+    return krippendorff_alpha(rating_counts(pair_ratings(human, judge), q), "nominal")
 
 
 def pair_scotts_pi(human: IntArray, judge: IntArray, q: int) -> Figure:
-    return scotts_pi(pair_ratings(human, judge), q)
+    return scotts_pi(rating_counts(pair_ratings(human, judge), q), 2)
 
 
 def kl_divergence(p: FloatArray, r: FloatArray) -> Figure:

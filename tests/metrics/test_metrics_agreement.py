@@ -110,14 +110,14 @@ def test_scotts_pi_is_fleiss_on_complete_items_and_scott_for_two_raters() -> Non
         complete = ratings[(ratings >= 0).all(axis=1)]
         table = inter_rater.aggregate_raters(complete, n_cat=q)[0] if complete.size else None
         expected = math.nan if table is None else inter_rater.fleiss_kappa(table)
-        assert_figure(agr.scotts_pi(ratings, q), expected)
+        assert_figure(agr.scotts_pi(agr.rating_counts(ratings, q), ratings.shape[1]), expected)
         pair = complete[:, :2]
         if pair.shape[0]:
             p_o = np.mean(pair[:, 0] == pair[:, 1])
             shares = np.bincount(pair.ravel(), minlength=q) / pair.size
             p_e = np.sum(shares**2)
             scott = math.nan if p_e == 1 else (p_o - p_e) / (1 - p_e)
-            assert_figure(agr.scotts_pi(pair, q), scott)
+            assert_figure(agr.scotts_pi(agr.rating_counts(pair, q), 2), scott)
 
     for_each_seed(check)
 
@@ -139,7 +139,8 @@ def test_variable_rater_coefficients_match_item_by_item_reference(missing: bool)
 def test_alpha_matches_krippendorff_package(level: agr.AlphaLevel) -> None:
     def check(seed: int) -> None:
         ratings, q = ratings_case(seed, missing=True)
-        assert_figure(agr.krippendorff_alpha(ratings, q, level), reference_alpha(ratings, level))
+        counts = agr.rating_counts(ratings, q)
+        assert_figure(agr.krippendorff_alpha(counts, level), reference_alpha(ratings, level))
 
     for_each_seed(check)
 
@@ -181,13 +182,15 @@ def test_fleiss_wikipedia_worked_example() -> None:
     assert_figure(agr.fleiss_kappa(counts), inter_rater.fleiss_kappa(counts))
     ratings = _expand(counts)
     assert ratings.shape == (10, 14)
-    assert_figure(agr.scotts_pi(ratings, 5), inter_rater.fleiss_kappa(counts))
+    assert_figure(
+        agr.scotts_pi(agr.rating_counts(ratings, 5), 14), inter_rater.fleiss_kappa(counts)
+    )
 
 
 def test_krippendorff_2011_worked_example() -> None:
-    ratings = KRIPPENDORFF_2011
-    assert agr.krippendorff_alpha(ratings, 5, "nominal") == pytest.approx(0.743, abs=5e-4)
-    assert agr.krippendorff_alpha(ratings, 5, "ordinal") == pytest.approx(0.815, abs=5e-4)
+    counts = agr.rating_counts(KRIPPENDORFF_2011, 5)
+    assert agr.krippendorff_alpha(counts, "nominal") == pytest.approx(0.743, abs=5e-4)
+    assert agr.krippendorff_alpha(counts, "ordinal") == pytest.approx(0.815, abs=5e-4)
 
 
 def test_krippendorff_2011_example_with_gwet_variable_rater_forms() -> None:
@@ -223,19 +226,20 @@ def test_degenerate_ratings_are_undefined_with_reasons() -> None:
     counts = agr.rating_counts(one_rater, 2)
     for value in (agr.percent_agreement(counts), agr.fleiss_kappa(counts), agr.gwet_ac1(counts)):
         assert_undefined(value, "at least two ratings")
-    assert_undefined(agr.scotts_pi(one_rater, 2), "two raters")
-    assert_undefined(agr.krippendorff_alpha(one_rater, 2, "nominal"), "two raters")
+    assert_undefined(agr.scotts_pi(counts, 1), "two raters")
+    assert_undefined(agr.krippendorff_alpha(counts, "nominal"), "at least two ratings")
     all_missing = np.full((4, 3), -1)
-    assert_undefined(agr.fleiss_kappa(agr.rating_counts(all_missing, 2)), "at least two")
-    assert_undefined(agr.scotts_pi(all_missing, 2), "every rater")
-    assert_undefined(agr.krippendorff_alpha(all_missing, 2, "ordinal"), "at least two")
+    missing_counts = agr.rating_counts(all_missing, 2)
+    assert_undefined(agr.fleiss_kappa(missing_counts), "at least two")
+    assert_undefined(agr.scotts_pi(missing_counts, 3), "every rater")
+    assert_undefined(agr.krippendorff_alpha(missing_counts, "ordinal"), "at least two")
     assert agr.pairwise_cohen_kappa(all_missing, ["a", "b", "c"], 2)["a|c"] is not None
     assert_undefined(agr.pairwise_cohen_kappa(all_missing, ["a", "b", "c"], 2)["a|c"])
     unanimous = np.array([[1, 1, 1], [1, 1, -1]])
     counts = agr.rating_counts(unanimous, 2)
     assert agr.percent_agreement(counts) == 1.0
     assert_undefined(agr.fleiss_kappa(counts), "one category")
-    assert_undefined(agr.krippendorff_alpha(unanimous, 2, "nominal"), "one category")
+    assert_undefined(agr.krippendorff_alpha(counts, "nominal"), "one category")
     assert agr.gwet_ac1(counts) == 1.0  # AC1 stays defined: p_e < 1 with two categories
     single_item = np.array([[0, 1]])
     assert agr.percent_agreement(agr.rating_counts(single_item, 2)) == 0.0

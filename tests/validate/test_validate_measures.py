@@ -58,7 +58,7 @@ def test_fleiss_kappa_and_scotts_pi_by_hand_and_against_statsmodels() -> None:
     assert value == pytest.approx(sm_fleiss(aggregate_raters(pairs, n_cat=3)[0]))
     assert value == fleiss_kappa(rating_counts(pairs, 3))
     assert m.pair_scotts_pi(H_HARD, J_HARD, 3) == pytest.approx(5 / 11)
-    assert m.pair_scotts_pi(H_HARD, J_HARD, 3) == scotts_pi(pairs, 3)
+    assert m.pair_scotts_pi(H_HARD, J_HARD, 3) == scotts_pi(rating_counts(pairs, 3), 2)
 
 
 def test_krippendorff_alpha_by_hand_and_against_the_package() -> None:
@@ -70,7 +70,8 @@ def test_krippendorff_alpha_by_hand_and_against_the_package() -> None:
         level_of_measurement="nominal",
     )
     assert value == pytest.approx(reference)
-    assert value == krippendorff_alpha(np.column_stack([H_HARD, J_HARD]), 3, "nominal")
+    counts = rating_counts(np.column_stack([H_HARD, J_HARD]), 3)
+    assert value == krippendorff_alpha(counts, "nominal")
 
 
 def test_agreement_is_undefined_not_zero_when_everything_is_one_category() -> None:
