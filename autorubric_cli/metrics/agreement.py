@@ -36,12 +36,13 @@ AlphaLevel = Literal["nominal", "ordinal"]
 
 
 def rating_counts(ratings: IntArray, n_categories: int) -> IntArray:
-    """Per item, how many raters chose each category; negative ratings are missing."""
-    ratings = np.asarray(ratings, dtype=np.int64)
-    items, raters = np.nonzero(ratings >= 0)
-    cells = items * n_categories + ratings[items, raters]
-    counts = np.bincount(cells, minlength=ratings.shape[0] * n_categories)
-    table: IntArray = counts.reshape(ratings.shape[0], n_categories).astype(np.int64)
+    """Per item, how many raters chose each category; negative ratings are missing. One pass per
+    category: no index arrays the size of the ratings (the pooled pairs of item criteria are
+    millions of rows)."""
+    ratings = np.asarray(ratings)
+    table: IntArray = np.empty((ratings.shape[0], n_categories), dtype=np.int64)
+    for category in range(n_categories):
+        np.sum(ratings == category, axis=1, out=table[:, category])
     return table
 
 
