@@ -60,6 +60,8 @@ def criterion_meta(criterion: Criterion) -> dict[str, Any]:
     return {
         "name": criterion.name,
         "requirement": criterion.requirement,
+        "weight": criterion.weight,
+        "tags": criterion.tags,
         "kind": criterion.kind,
         "choices": choices,
         "abstain": abstain,

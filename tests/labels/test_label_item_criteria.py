@@ -16,6 +16,11 @@ RUBRIC = {
     "criteria": [{"name": "kind", "requirement": "The answer is kind", "weight": 2}],
     "grader": {"judges": [{"model": "openai/a", "id": "a"}, {"model": "openai/b", "id": "b"}]},
 }
+CONTEXT = [
+    {"role": "user", "content": "My father has chest pain."},
+    {"role": "assistant", "content": "How long has it lasted?"},
+    {"role": "user", "content": "Twenty minutes. What do I do?"},
+]
 ITEMS = [
     Graded(
         "q1",
@@ -24,6 +29,7 @@ ITEMS = [
             {"requirement": "Asks about medication", "weight": 3},
         ],
         {"kind": ["MET", "MET"], "i1": ["MET", "UNMET"], "i2": ["UNMET", "UNMET"]},
+        context=CONTEXT,
         submission="Call 112 now.",
     ),
     Graded(
@@ -44,13 +50,19 @@ def test_each_item_is_labelled_on_its_own_criteria(tmp_path: Path) -> None:
         page.fill("#rater", "ana")
         page.press("#rater", "Enter")
         names = page.locator("#criteria .criterion .name").all_inner_texts()
-        assert names == [
-            "1. kind",
-            "2. i1 (this item's own criterion)",
-            "3. i2 (this item's own criterion)",
-        ]
+        assert names == ["1. kind", "2. i1", "3. i2"]
         requirements = page.locator("#criteria .criterion .req").all_inner_texts()
         assert requirements[1:] == [c["requirement"] for c in ITEMS[0].criteria]
+        facts = page.locator("#criteria .criterion .facts").all_inner_texts()
+        assert facts == [
+            "weight 2.0",
+            "this item's own · weight 10.0 · axis:safety",  # the default weight
+            "this item's own · weight 3.0",
+        ]
+        turns = page.locator("#conversation-box .turn")  # the context, then the submission
+        assert turns.count() == len(CONTEXT) + 1
+        assert turns.nth(0).inner_text().endswith(CONTEXT[0]["content"])
+        assert turns.nth(len(CONTEXT)).inner_text().endswith("Call 112 now.")
         page.screenshot(path=str(tmp_path / "label-own.png"), full_page=True)
         for key in ("1", "1", "2"):  # kind MET, i1 MET, i2 UNMET
             page.keyboard.press(key)

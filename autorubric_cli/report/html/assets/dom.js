@@ -10,3 +10,12 @@ function autorubricEl(tag, attrs, children) {
   (children || []).forEach(function (c) { if (c) node.appendChild(c); });
   return node;
 }
+
+// How a criterion counts, as both pages write it: "this item's own" (an item's own criterion),
+// its weight, its tags.
+function autorubricCriterionFacts(c, own) {
+  var facts = ["weight " + Number(c.weight).toFixed(1)];
+  if (own) facts.unshift("this item's own");
+  if (c.tags && c.tags.length) facts.push(c.tags.join(", "));
+  return facts.join(" · ");
+}

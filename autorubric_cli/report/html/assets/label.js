@@ -135,9 +135,9 @@
   function criterionBox(c, ci, e, conversation) {
     var picked = e ? e.labels[c.name] : undefined;
     var box = el("div", { cls: "criterion" + (ci === active ? " active" : "") + (picked !== undefined ? " done" : ""), "data-criterion": c.name });
-    var own = ci >= meta.criteria.length ? " (this item's own criterion)" : "";
-    box.appendChild(el("div", { cls: "name", text: (ci + 1) + ". " + c.name + own }));
+    box.appendChild(el("div", { cls: "name", text: (ci + 1) + ". " + c.name }));
     box.appendChild(el("div", { cls: "req", text: c.requirement }));
+    box.appendChild(el("div", { cls: "facts", text: autorubricCriterionFacts(c, ci >= meta.criteria.length) }));
     if (conversation && c.scope === "final_turn") {
       box.appendChild(el("div", { cls: "scope", text: "grades the final turn (the last assistant message); the turns before it are context" }));
     }

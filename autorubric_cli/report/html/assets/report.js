@@ -137,12 +137,9 @@
   // and, on a conversation, the scope when it grades the final turn only (on a text the whole
   // text is graded: nothing to say, as on the labelling page).
   function criterionCell(c, own, conversation) {
-    var facts = ["weight " + num(c.weight, 1)];
-    if (own) facts.unshift("this item's own");
-    if (c.tags && c.tags.length) facts.push(c.tags.join(", "));
     var cell = el("td", { cls: "criterion" }, [el("span", { cls: "name", text: c.name })]);
     cell.appendChild(el("span", { cls: "crit-req", text: c.requirement || "" }));
-    cell.appendChild(el("span", { cls: "crit-facts", text: facts.join(" · ") }));
+    cell.appendChild(el("span", { cls: "crit-facts", text: autorubricCriterionFacts(c, own) }));
     if (conversation && c.scope === "final_turn") cell.appendChild(el("span", { cls: "crit-scope", text: "scope: final turn (grades the last assistant turn; the turns before it are context)" }));
     return cell;
   }
