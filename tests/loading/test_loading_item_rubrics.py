@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from autorubric_cli.core.items import Item
 from autorubric_cli.core.rubric import Rubric
@@ -255,3 +256,20 @@ def test_check_refuses_a_bad_item_criterion_with_file_line_and_key(tmp_path: Pat
     assert "1 with criteria of their own (2 in all)" in result.stdout
     alone = cli("check", rubric, "--no-env")
     assert alone.exit_code == 0 and "every item of the dataset must carry its own" in alone.stdout
+
+
+@pytest.mark.parametrize(
+    ("case", "change", "key", "words"), BAD_ITEMS, ids=[c[0] for c in BAD_ITEMS]
+)
+def test_check_refuses_every_bad_item_as_run_would(
+    tmp_path: Path, case: str, change: dict[str, Any], key: str, words: str
+) -> None:
+    """`check` reads the items as `run` does: each bad item is its one-line error, exit 2."""
+    rubric = tmp_path / "r.yaml"
+    shared = SHARED if case == "shared-name" else NO_SHARED
+    rubric.write_text(yaml.safe_dump(shared.model_dump(mode="json", exclude_defaults=True)))
+    data = write_jsonl(tmp_path / "d.jsonl", GOOD, {**GOOD, **change})
+    result = cli("check", rubric, data, "--no-env")
+    assert result.exit_code == 2, result.output
+    [line] = [ln for ln in result.stderr.splitlines() if f"{data}:" in ln]
+    assert f"{data}:2: {key}: " in line and words in line
