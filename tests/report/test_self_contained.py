@@ -28,9 +28,18 @@ THOUGHT = {
     "submission": {"thinking": "7 times 13 is 91.", "output": "91 is not prime: 7 × 13."},
 }
 
+OWN_ID = "own-1"
+OWN = {  # an item with its own criterion, a context and tags (docs/guides/per-item-rubrics.md)
+    "id": OWN_ID,
+    "context": [{"role": "user", "content": "My baby has a fever of 38.5. What should I do?"}],
+    "submission": "Call your doctor today: a fever at two months needs a check.",
+    "rubric": [{"requirement": "Advises calling a doctor", "weight": 5, "tags": ["axis:accuracy"]}],
+    "tags": ["theme:fever"],
+}
+
 
 def given_rows() -> list[dict[str, Any]]:
-    return [*view_rows(), THOUGHT]
+    return [*view_rows(), THOUGHT, OWN]
 
 
 def as_recorded(row: dict[str, Any]) -> dict[str, Any]:
@@ -96,6 +105,11 @@ def test_both_pages_hold_every_item_with_its_texts_after_the_move(moved: Path) -
         assert thought["sub"] == THOUGHT["submission"]["output"]
         assert thought["th"] == THOUGHT["submission"]["thinking"]
         assert (thought["q"], thought["ref"]) == (THOUGHT["query"], THOUGHT["reference_submission"])
+        own = rows[OWN_ID]  # the context, then the submission as the final turn
+        assert own["conv"] == [*OWN["context"], {"role": "assistant", "content": OWN["submission"]}]
+        [criterion] = own["ic"]
+        assert (criterion["name"], criterion["requirement"]) == ("i1", "Advises calling a doctor")
+        assert (criterion["weight"], criterion["tags"]) == (5.0, ["axis:accuracy"])
 
 
 def test_the_moved_report_and_labelling_page_show_every_item_in_chromium(
@@ -112,7 +126,11 @@ def check_the_moved_pages(moved: Path, browser: Browser, tmp_path: Path) -> None
     for row in given_rows():
         page.click(f"tr.item-row[data-id={row['id']}]")
         detail = page.locator(f"tr.detail-row[data-detail-for={row['id']}]")
-        if isinstance(row["submission"], str):
+        if row["id"] == OWN_ID:  # the context's turn, then the submission
+            assert detail.locator(".conversation .turn").count() == 2
+            facts = detail.locator("td.criterion .crit-facts").all_inner_texts()
+            assert facts[-1] == "this item's own · weight 5.0 · axis:accuracy"
+        elif isinstance(row["submission"], str):
             assert detail.locator("pre.submission").inner_text() == row["submission"]
         elif row["id"] == THOUGHT_ID:
             assert detail.locator("pre.submission").inner_text() == THOUGHT["submission"]["output"]
@@ -123,6 +141,9 @@ def check_the_moved_pages(moved: Path, browser: Browser, tmp_path: Path) -> None
             assert detail.locator(".conversation .turn").count() >= 2, row["id"]
     thought = page.locator(f"tr.detail-row[data-detail-for={THOUGHT_ID}]")
     thought.screenshot(path=str(tmp_path / "moved-report.png"))
+    page.locator(f"tr.detail-row[data-detail-for={OWN_ID}]").screenshot(
+        path=str(tmp_path / "moved-own.png")
+    )
     assert report.errors == [] and report.dialogs == []
     label = Watched(browser, (moved / "label.html").as_uri(), "body[data-ready]")
     page = label.page
@@ -133,6 +154,12 @@ def check_the_moved_pages(moved: Path, browser: Browser, tmp_path: Path) -> None
     page.click("#reference-box summary")
     assert page.inner_text("#reference") == THOUGHT["reference_submission"]
     page.screenshot(path=str(tmp_path / "moved-label.png"), full_page=True)
+    page.evaluate(f"window.autorubricLabel.openId({json.dumps(OWN_ID)})")
+    assert (
+        page.locator("#criteria .criterion .req").all_inner_texts()[-1]
+        == "Advises calling a doctor"
+    )
+    assert page.locator("#conversation-box .turn").count() == 2  # the context, the submission
     page.evaluate("window.autorubricLabel.openId('agent-1')")
     assert page.locator("#conversation-box .turn").count() == len(AGENT_RUN)
     assert page.locator("#reference-box").is_hidden()
@@ -204,7 +231,10 @@ def test_older_records_read_the_dataset_while_it_is_there_and_unchanged(tmp_path
     data.unlink()
     assert cli("report", mixed, "--format", "html").exit_code == 0
     text = (mixed / "report.html").read_text()
-    note = "the submissions of 5 items recorded by an older version are not shown: the dataset"
+    shown = len(given_rows()) - 3
+    note = (
+        f"the submissions of {shown} items recorded by an older version are not shown: the dataset"
+    )
     assert note in text and "is not there" in text
     with_texts = [
         r["id"] for r in parse(mixed / "report.html").items() if "sub" in r or "conv" in r
