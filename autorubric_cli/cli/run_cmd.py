@@ -267,7 +267,7 @@ def resume(
         from autorubric_cli.cli.pairwise_body import resume_pairwise_body
 
         flags: dict[str, object] = {"--dry-run": dry_run or None, "--baseline": baseline}
-        flags |= {"--max-drop": max_drop}
+        flags |= {"--max-drop": max_drop, "--timeout": timeout, "--max-attempts": max_attempts}
         flags |= {"--fail-under": fail_under, "--junit": junit, "--otel": otel or None}
         flags |= {"--fail-on-regression": fail_on_regression or None, "--mlflow": mlflow or None}
         return resume_pairwise_body(

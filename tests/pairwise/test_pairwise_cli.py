@@ -172,6 +172,10 @@ def test_every_format_and_report_of_the_directory(tmp_path: Path, three: list[Pa
     assert refused.exit_code == 2 and "--fail-under" in refused.stderr
     compared = cli("compare", exp, exp)
     assert compared.exit_code == 2 and "pairwise experiment" in compared.stderr
+    for flag in ("--timeout", "--max-attempts"):  # run's operational flags pairwise lacks
+        resumed = cli("resume", exp, flag, "5")
+        assert resumed.exit_code == 2 and flag in resumed.stderr, resumed.stderr
+        assert "not used when resuming a pairwise experiment" in resumed.stderr
 
 
 def test_an_experiment_directory_is_a_system(tmp_path: Path, three: list[Path]) -> None:
