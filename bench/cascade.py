@@ -72,7 +72,18 @@ CRITERIA = [
     ("sources", "Names a source for a numeric claim"),
     ("wrong_claim", "Claims LFP has higher gravimetric energy density than NMC"),
 ]
-VOCABULARY = "cell cathode anode energy density cost safety cycle life voltage".split()
+VOCABULARY = [
+    "cell",
+    "cathode",
+    "anode",
+    "energy",
+    "density",
+    "cost",
+    "safety",
+    "cycle",
+    "life",
+    "voltage",
+]
 TARGET_COST, TARGET_DISCOUNTED = 0.35, 0.10
 LIBRARY_PYTHON = "/tmp/arlib/bin/python"
 
@@ -233,8 +244,7 @@ def replay_decisions(pairs: list[Pair], fitted: dict[str, float]) -> dict[Any, A
 
     names = [n for n, _ in CRITERIA]
     return {
-        (p.item, names[p.criterion]): replayed_outcome(p, fitted[names[p.criterion]])
-        for p in pairs
+        (p.item, names[p.criterion]): replayed_outcome(p, fitted[names[p.criterion]]) for p in pairs
     }
 
 

@@ -293,7 +293,7 @@ def compare(
 def canned_completion(litellm: ModuleType) -> Callable[..., Awaitable[object]]:
     """A stand-in for `acompletion` that returns one prebuilt response (priced: unknown)."""
     content = '{"explanation": "canned", "criterion_status": "MET"}'
-    response = litellm.ModelResponse(**completion_body("bench", content, 100, None))
+    response = litellm.ModelResponse(**completion_body("bench", [content], 100, None))
     response._hidden_params = {"response_cost": None}
 
     async def acompletion(**_: object) -> object:

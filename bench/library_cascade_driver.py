@@ -106,8 +106,7 @@ def calibrate(runs: dict[str, Any]) -> dict[str, Any]:
         votes = [first_vote(row["samples"][n], row["first"][n]) for n in names]
         firsts.append(item_result(index, item, rubric, votes, row["first_cost"]))
         strong = [
-            JudgeVote(judge_id="strong", verdict=VERDICT[row["then"][n]], reason="")
-            for n in names
+            JudgeVote(judge_id="strong", verdict=VERDICT[row["then"][n]], reason="") for n in names
         ]
         thens.append(item_result(index, item, rubric, strong, row["then_cost"]))
     dataset = RubricDataset(prompt="bench", rubric=rubric, items=items)

@@ -25,7 +25,10 @@ no criteria (docs/guides/per-item-rubrics.md): the transcript (context, then the
 the item's shared prefix, so the savings must match too.
 
     python -m bench.prompt_caching [--items 200] [--latency 0.05] [--concurrency 64] [--runs 1]
-        [--workload text|conversation|per-item]
+        [--workload text|conversation|per-item] [--samples 3]
+
+`--samples 3` instead compares, for the OpenAI model with caching on, `samples: 3` asked in one
+request (`n`) against three requests: requests, billed tokens and USD, and wall time.
 """
 
 from __future__ import annotations
@@ -142,7 +145,12 @@ def own_criteria(i: int) -> dict[str, Any]:
 
 
 def rubric_text(
-    model: str, api_base: str, caching: str, concurrency: int, workload: str = "text"
+    model: str,
+    api_base: str,
+    caching: str,
+    concurrency: int,
+    workload: str = "text",
+    extra: str = "",
 ) -> str:
     binary = "\n".join(
         f'  - {{name: b{k}, requirement: "The answer states fact number {k} correctly"}}'
@@ -159,7 +167,7 @@ def rubric_text(
 grader:
   judges:
     - {{model: {model}, id: judge, api_base: "{api_base}", api_key_env: {KEY_ENV},
-        prompt_caching: {caching}, max_concurrency: {concurrency}}}
+        prompt_caching: {caching}, max_concurrency: {concurrency}{extra}}}
   concurrency: {concurrency}
   adaptive_concurrency: false
   workers: 0
@@ -244,12 +252,14 @@ def run_once(
     name: str,
     caching: str,
     args: argparse.Namespace,
+    extra: str = "",
     **kw: Any,
 ) -> tuple[Path, float, float]:
-    """(experiment directory, wall seconds, billed USD) of one run."""
+    """(experiment directory, wall seconds, billed USD) of one run; `extra`: judge keys."""
     model = MODELS[args.provider]
     rubric = work / f"{name}.yaml"
-    rubric.write_text(rubric_text(model, server.api_base, caching, args.concurrency, args.workload))
+    text = rubric_text(model, server.api_base, caching, args.concurrency, args.workload, extra)
+    rubric.write_text(text)
     out = work / name
     server.reset()
     fresh_cache(server, args.provider, model)
@@ -349,6 +359,50 @@ def bench(args: argparse.Namespace) -> None:
         )
 
 
+def tokens_billed(requests: list[Any]) -> tuple[int, int, int]:
+    """(prompt, of which read from the provider's cache, completion) tokens the fake billed."""
+    prompt = sum((r.usage or {}).get("prompt_tokens", 0) for r in requests)
+    read = sum((r.usage or {}).get("cached_tokens", 0) for r in requests)
+    completion = sum((r.usage or {}).get("completion_tokens", 0) for r in requests)
+    return prompt, read, completion
+
+
+def compare_samples(args: argparse.Namespace) -> None:
+    """`samples: N` asked in one request (`n`) against N requests, both with prompt caching
+    on: requests, billed tokens and USD, wall time (median of --runs, runs alternating)."""
+    model = MODELS["openai"]
+    args = argparse.Namespace(**{**vars(args), "provider": "openai"})
+    os.environ[KEY_ENV] = "bench-key"
+    with tempfile.TemporaryDirectory() as tmp, server_for("openai", model, args.latency) as s:
+        work = Path(tmp)
+        _, data = write_inputs(work, args.items, args.workload)
+        walls: dict[str, list[float]] = {"one": [], "separate": []}
+        seen: dict[str, tuple[int, float, tuple[int, int, int]]] = {}
+        for run in range(args.runs):
+            for mode in walls:
+                extra = f", samples: {args.samples}, sample_request: {mode}"
+                _, wall, bill = run_once(
+                    s, work, data, f"{mode}{run}", "auto", args, extra=extra, cache=False
+                )
+                walls[mode].append(wall)
+                seen[mode] = (len(s.requests), bill, tokens_billed(s.requests))
+    print(f"openai: {model}, {args.items} items x 8 criteria, samples {args.samples}, caching on")
+    for mode, times in walls.items():
+        calls, bill, (prompt, read, completion) = seen[mode]
+        print(
+            f"  {mode:8} {calls} requests, billed {prompt:,} prompt tokens ({read:,} cached) + "
+            f"{completion:,} completion = ${bill:.4f}; wall median "
+            f"{statistics.median(times):.2f}s (runs: {', '.join(f'{t:.2f}' for t in times)})"
+        )
+    one, separate = seen["one"], seen["separate"]
+    wall = statistics.median(walls["one"]) / statistics.median(walls["separate"])
+    print(
+        f"  one/separate: USD {one[1] / separate[1]:.3f}, prompt tokens "
+        f"{one[2][0] / separate[2][0]:.3f}, wall {wall:.2f}"
+    )
+    print("  anthropic: one request a sample (it returns one choice per request)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--provider", choices=sorted(MODELS), action="append")
@@ -363,7 +417,16 @@ def main() -> None:
         help="submissions: ~2,000-token texts, agent transcripts of the same size, or items "
         "with their own criteria and a context of the same size",
     )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=0,
+        help="only compare `samples: N` in one request against N requests (OpenAI)",
+    )
     args = parser.parse_args()
+    if args.samples:
+        compare_samples(args)
+        return
     for provider in args.provider or ["anthropic", "openai"]:
         bench(argparse.Namespace(**{**vars(args), "provider": provider}))
 

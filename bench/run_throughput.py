@@ -27,6 +27,9 @@ is >= 0.85 of ideal, for 5,000 items x 11 criteria at 100 ms and concurrency 64 
 
 `--workload shared --criteria 11` grades the same calls with 11 shared criteria, to compare
 the client CPU per call of the two shapes (what carrying a rubric per item costs).
+
+`--compare-samples 3` instead grades the workload with `samples: 3` asked in one request (`n`)
+and in three, side by side (runs alternating): billed tokens and the grading wall time.
 """
 
 from __future__ import annotations
@@ -59,7 +62,9 @@ def write_inputs(
     transport: str = "auto",
     workload: str = "shared",
     criteria: int = 3,
+    samples: str = "",
 ) -> tuple[Path, Path]:
+    """`samples`: more judge keys (`samples: 3, sample_request: one`), else one sample."""
     per_item = workload == "per-item"
     shared = (
         "[]"
@@ -71,13 +76,13 @@ def write_inputs(
             for k in range(criteria)
         )
     )
-    rubric = directory / "rubric.yaml"
+    rubric = directory / f"rubric{samples.count('one')}{len(samples)}.yaml"
     rubric.write_text(
         f"""criteria: {shared}
 grader:
   judges:
     - {{model: openai/bench, id: bench, api_base: "{api_base}", api_key_env: {KEY_ENV},
-        max_concurrency: {concurrency}, transport: {transport}}}
+        max_concurrency: {concurrency}, transport: {transport}{samples}}}
   concurrency: {concurrency}
   workers: {workers}
   seed: 1
@@ -188,6 +193,51 @@ def library_run(python: str, api_base: str, items: int, concurrency: int) -> flo
     return wall
 
 
+def billed(out: Path) -> tuple[int, int]:
+    """(prompt, completion) tokens the run's records say were billed."""
+    totals = [0, 0]
+    for line in (out / "items.jsonl").read_text().splitlines():
+        usage = json.loads(line)["usage"]
+        totals[0] += usage.get("prompt_tokens", 0)
+        totals[1] += usage.get("completion_tokens", 0)
+    return totals[0], totals[1]
+
+
+def compare_samples(args: argparse.Namespace, tmp: Path, api_base: str) -> None:
+    """`samples: N` asked in one request (`n`) against one request a sample, side by side:
+    requests, billed tokens and grading wall time (median of --runs, runs alternating)."""
+    walls: dict[str, list[float]] = {"one": [], "separate": []}
+    sent: dict[str, tuple[int, int]] = {}
+    for run in range(args.runs):
+        for mode in walls:
+            extra = f", samples: {args.compare_samples}, sample_request: {mode}"
+            rubric, data = write_inputs(
+                tmp,
+                api_base,
+                args.items,
+                args.concurrency,
+                args.workers,
+                args.transport,
+                samples=extra,
+            )
+            out = tmp / f"{mode}{run}"
+            walls[mode].append(grade_in_process(rubric, data, out)[0])
+            sent[mode] = billed(out)
+    for mode, times in walls.items():
+        prompt, completion = sent[mode]
+        print(
+            f"samples {args.compare_samples}, sample_request {mode}: grading median "
+            f"{statistics.median(times):.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)}); "
+            f"billed {prompt:,} prompt + {completion:,} completion tokens"
+        )
+    one, separate = statistics.median(walls["one"]), statistics.median(walls["separate"])
+    print(
+        f"one/separate: wall {one / separate:.2f}, prompt tokens "
+        f"{sent['one'][0] / sent['separate'][0]:.3f}, completion tokens "
+        f"{sent['one'][1] / sent['separate'][1]:.3f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=1000)
@@ -201,7 +251,18 @@ def main() -> None:
     parser.add_argument("--library-python", default="/tmp/arlib/bin/python")
     parser.add_argument("--workload", choices=("shared", "per-item"), default="shared")
     parser.add_argument("--criteria", type=int, default=None, help="default: 3 shared, 11 per item")
+    parser.add_argument(
+        "--compare-samples",
+        type=int,
+        default=0,
+        help="only compare `samples: N` in one request against N requests",
+    )
     args = parser.parse_args()
+    if args.compare_samples:
+        os.environ[KEY_ENV] = "bench-key"
+        with tempfile.TemporaryDirectory() as tmp, JudgeServerProcess(latency=args.latency) as srv:
+            compare_samples(args, Path(tmp), srv.api_base)
+        return
     criteria = args.criteria or (11 if args.workload == "per-item" else 3)
     library = Path(args.library_python).exists() and (args.workload, criteria) == ("shared", 3)
     os.environ[KEY_ENV] = "bench-key"

@@ -30,6 +30,7 @@ ApplyTo = Literal["all", "output", "thinking"]
 Clip = Literal["item", "mean"]
 Transport = Literal["auto", "native", "litellm"]
 StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
+SampleRequest = Literal["one", "separate"]
 NATIVE_PREFIXES = ("openai/", "hosted_vllm/")
 
 BINARY_AGGREGATIONS: tuple[str, ...] = get_args(BinaryAggregation)
@@ -127,6 +128,7 @@ RESERVED_PARAMS = frozenset(
         "temperature",
         "max_tokens",
         "stream",
+        "n",  # several samples in one request: `samples` with `sample_request`
     }
 )
 
@@ -157,6 +159,8 @@ class JudgeSpec(Strict):
     structured_output: StructuredOutput = "auto"
     # docs/reference/rubric-file.md: added to the temperature at each re-ask of an unusable reply
     reask_temperature_step: float = Field(0.3, ge=0.0, le=1.0)
+    # docs/guides/judges.md#samples-in-one-request: None = `one` where the provider can
+    sample_request: SampleRequest | None = None
 
     @field_validator("weight")
     @classmethod

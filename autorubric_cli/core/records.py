@@ -62,6 +62,9 @@ class Vote(Record):
     # the raised temperature a re-ask got the kept answer at; absent: the judge's own
     # (docs/reference/experiment-directory.md)
     temperature: float | None = absent()
+    # samples asked in one request (docs/guides/judges.md#samples-in-one-request): those the
+    # first request for this vote's sample asked for; absent for a sample asked alone
+    together: list[int] | None = absent()
 
 
 class OptionRecord(Record):

@@ -12,7 +12,8 @@ cached answer is keyed on decides results; timeouts, retries, concurrency and th
   stop), `workers` (which process sends);
 - each judge: `max_concurrency`, `rpm`, `timeout` (pacing, waiting), `api_key_env` (which key
   pays), `batch`, `transport` (native or litellm send the same body), `prompt_caching` and
-  `cache_ttl` (the provider's prompt cache: billing, not answers).
+  `cache_ttl` (the provider's prompt cache: billing, not answers), `sample_request` (a
+  judge's samples in one request or one each: each sample's answer is keyed as its own call).
 
 Anything not named here decides results, new keys included until they are named.
 """
@@ -48,6 +49,7 @@ JUDGE_SETTINGS = (
     "transport",
     "prompt_caching",
     "cache_ttl",
+    "sample_request",
 )
 Settings = dict[str, Any]
 """{grader key: value, ..., "judges": {judge id: {judge key: value}}}, as JSON."""

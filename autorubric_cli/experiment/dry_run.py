@@ -65,6 +65,7 @@ from autorubric_cli.judges.prompt_caching import (
 from autorubric_cli.judges.replies import REPLY_FIELDS, response_format, with_affected
 from autorubric_cli.judges.request import Call, CallRequest, VoteRequest
 from autorubric_cli.judges.request_key import request_key
+from autorubric_cli.judges.samples import sample_groups
 from autorubric_cli.judges.transports.litellm import load_litellm
 from autorubric_cli.judges.transports.simulated import is_simulated
 
@@ -185,13 +186,19 @@ class Pricing:
         return bool(self.cache.get(request_key(spec, first_call(spec, request))))
 
     def call(
-        self, spec: JudgeSpec, request: CallRequest, hit: bool, prefix: PrefixBill = PrefixBill()
+        self,
+        spec: JudgeSpec,
+        request: CallRequest,
+        hit: bool,
+        prefix: PrefixBill = PrefixBill(),
+        choices: int = 1,
     ) -> CallBill:
-        """One call's bill: free when the cache serves it."""
+        """One call's bill: free when the cache serves it; `choices`: the samples it asks for
+        together (the prompt billed once, a reply for each)."""
         if hit:
             return CallBill(hit=True, prefix=prefix)
         prompt = self.estimator.prompt_tokens(spec, request.messages)
-        completion = self.estimator.completion_tokens(spec, reply_schema(spec, request))
+        completion = self.estimator.completion_tokens(spec, reply_schema(spec, request)) * choices
         cost = self.estimator.cost(spec, prompt, completion, prefix)
         return CallBill(False, prompt, completion, cost, prefix)
 
@@ -199,32 +206,32 @@ class Pricing:
 def criteria_calls(
     pricing: Pricing, spec: JudgeSpec, asked: list[tuple[str, Prefixed]]
 ) -> list[tuple[str, CallBill]]:
-    """An item's per-criterion calls to one judge (or a comparison's calls in one order): the
-    first one sent writes the shared prefix, the others read it (when the run would share it)."""
+    """An item's per-criterion calls to one judge (or a comparison's calls in one order), as
+    the run sends them: a cached call is free, samples asked together are one request
+    (judges/samples.py); the first request sent writes the shared prefix, the others read it
+    (when the run would share it)."""
     hits = [pricing.served(spec, request) for _, request in asked]
-    sent = [request for (_, request), hit in zip(asked, hits, strict=True) if not hit]
+    out = [(c, pricing.call(spec, r, True)) for (c, r), hit in zip(asked, hits, strict=True) if hit]
+    line = {id(r): c for c, r in asked}
+    groups = sample_groups(spec, [r for (_, r), hit in zip(asked, hits, strict=True) if not hit])
+    heads = shared_prefix_requests(spec, [group[0] for group in groups])
     tokens = 0
-    if sent and shared_prefix_requests(spec, sent)[0].prefix_chars is not None:
-        tokens = pricing.estimator.prefix_tokens(spec, sent[0])
-    prefixes = prefix_bills(tokens, hits, caching_kind(spec) == "explicit")
-    return [
-        (criterion, pricing.call(spec, request, hit, prefix))
-        for (criterion, request), hit, prefix in zip(asked, hits, prefixes, strict=True)
+    if heads and heads[0].prefix_chars is not None:
+        tokens = pricing.estimator.prefix_tokens(spec, heads[0])
+    prefixes = prefix_bills(tokens, len(groups), caching_kind(spec) == "explicit")
+    return out + [
+        (line[id(group[0])], pricing.call(spec, head, False, prefix, len(group)))
+        for head, group, prefix in zip(heads, groups, prefixes, strict=True)
     ]
 
 
-def prefix_bills(tokens: int, hits: list[bool], explicit: bool) -> list[PrefixBill]:
-    """Per call: the first call sent writes the prefix (billed as a write only by explicit
-    caching), every later call sent reads it; a cached call neither."""
-    bills: list[PrefixBill] = []
-    first = True
-    for hit in hits:
-        if not tokens or hit:
-            bills.append(PrefixBill())
-            continue
-        bills.append(PrefixBill(written=tokens if explicit else 0) if first else PrefixBill(tokens))
-        first = False
-    return bills
+def prefix_bills(tokens: int, calls: int, explicit: bool) -> list[PrefixBill]:
+    """Per call sent: the first writes the prefix (billed as a write only by explicit
+    caching), every later one reads it."""
+    if not tokens:
+        return [PrefixBill()] * calls
+    first = PrefixBill(written=tokens if explicit else 0)
+    return [first, *[PrefixBill(tokens)] * (calls - 1)][:calls]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from autorubric_cli.errors import AutorubricError
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.policy.failures import redact
 from autorubric_cli.judges.policy.providers import provider_name, sent_temperature
-from autorubric_cli.judges.request import CallRequest, Completion
+from autorubric_cli.judges.request import CallRequest, Completion, VoteRequest
 
 Attributes = dict[str, Any]
 CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -73,6 +73,9 @@ def call_attributes(spec: JudgeSpec, request: CallRequest, attempt: int) -> Attr
         attributes["autorubric.criteria"] = [asked.name for asked in request.asked]
     else:
         attributes["autorubric.criterion"] = request.criterion.name
+    if isinstance(request, VoteRequest) and request.samples:  # several samples: a choice each
+        attributes["autorubric.samples"] = list(request.samples)
+        attributes["gen_ai.request.choice.count"] = len(request.samples)
     attributes.update(server_attributes(spec.api_base))
     return attributes
 

@@ -40,6 +40,7 @@ from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.policy.spend import BudgetReached, SpendCap
 from autorubric_cli.judges.prompt_caching import shares_prefix
 from autorubric_cli.judges.request import VoteRequest
+from autorubric_cli.judges.samples import sample_groups, sample_votes
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.transports.direct import close_clients
 from autorubric_cli.judges.transports.simulated import simulated_run
@@ -69,11 +70,22 @@ async def gather_within_budget(awaitables: Iterable[Awaitable[T]]) -> list[T]:
 
 
 async def judge_votes(judge: Judge, asked: list[tuple[int, VoteRequest]]) -> dict[VoteSlot, Vote]:
-    """One judge's votes on one item's criteria, sent as `staged` sends them."""
-    requests, votes = await staged(judge.spec, [request for _, request in asked], judge.vote)
+    """One judge's votes on one item's criteria, sent as `staged` sends them: samples of one
+    criterion whose prompts are identical in one request when the judge asks them together
+    (judges/samples.py), except those the call cache holds (served one by one)."""
+    groups = request_groups(judge, [request for _, request in asked])
+    members = {(g[0].criterion.name, g[0].sample): g for g in groups}
+
+    async def ask(head: VoteRequest) -> list[Vote]:
+        group = members[(head.criterion.name, head.sample)]
+        return await group_votes(judge, [replace(r, prefix_chars=head.prefix_chars) for r in group])
+
+    _, votes = await staged(judge.spec, [group[0] for group in groups], ask)
+    index = {(r.criterion.name, r.sample): i for i, r in asked}
     return {
-        (index, judge.id, request.sample): vote
-        for (index, _), request, vote in zip(asked, requests, votes, strict=True)
+        (index[(request.criterion.name, request.sample)], judge.id, request.sample): vote
+        for group, found in zip(groups, votes, strict=True)
+        for request, vote in zip(group, found, strict=True)
     }
 
 
@@ -92,6 +104,23 @@ async def staged(
         first = await ask(sent[0])
         return sent, [first, *await gather_within_budget(ask(r) for r in sent[1:])]
     return sent, await gather_within_budget(ask(r) for r in sent)
+
+
+def request_groups(judge: Judge, requests: list[VoteRequest]) -> list[list[VoteRequest]]:
+    """The requests in the groups they are sent in, in order: samples asked together in one
+    (judges/samples.py) unless the call cache holds them."""
+    held = [judge.holds(r) for r in requests]
+    groups = [[r] for r, h in zip(requests, held, strict=True) if h]
+    groups += sample_groups(judge.spec, [r for r, h in zip(requests, held, strict=True) if not h])
+    position = {id(r): i for i, r in enumerate(requests)}
+    return sorted(groups, key=lambda group: position[id(group[0])])
+
+
+async def group_votes(judge: Judge, group: list[VoteRequest]) -> list[Vote]:
+    """The votes of one request's samples: one, or several asked together."""
+    if len(group) == 1:
+        return [await judge.vote(group[0])]
+    return await sample_votes(judge, group)
 
 
 def shared_prefix_requests(spec: JudgeSpec, requests: list[R]) -> list[R]:

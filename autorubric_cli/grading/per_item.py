@@ -30,7 +30,7 @@ from autorubric_cli.grading.item_examples import ItemExamples
 from autorubric_cli.grading.requests import shown_order
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
 from autorubric_cli.judges.asked import Asked
-from autorubric_cli.judges.judge import Judge, answer_fields
+from autorubric_cli.judges.judge import Judge, answer_fields, of_text
 from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.prompts import item_system_prompt, item_user_message
 from autorubric_cli.judges.per_item.replies import MISSING_ENTRY, ItemReply, parse_item_reply
@@ -152,7 +152,7 @@ async def judge_item_votes(
     while pending:
         request = build(pending)
         asked.update((a.name, a) for a in request.asked)
-        parse = partial(parse_item_reply, asked=request.asked)
+        parse = of_text(partial(parse_item_reply, asked=request.asked))
         left = max_attempts - ledgers[pending[0].name].attempts
         answered = await judge.ask(request, parse, attempts=left, follow_up=follow_up)
         follow_up = True

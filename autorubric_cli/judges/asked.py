@@ -7,7 +7,7 @@ from typing import Any, Generic, TypeVar
 
 from autorubric_cli.core.records import add_counts
 from autorubric_cli.judges.policy.failures import JudgeFailure
-from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.request import Call, Completion
 
 T = TypeVar("T")
 
@@ -49,7 +49,9 @@ class Asked(Generic[T]):
     `reasks` counts the unusable replies so far (each raises the next attempt's temperature).
     `temperature`: the raised temperature the kept reply came at (None: the judge's own).
     `cut_off`: the kept reply was cut off at its token limit (a per-item reply keeps the
-    complete entries it has; this names why the others are missing).
+    complete entries it has; this names why the others are missing). `call`: the call that got
+    the kept reply (judges/samples.py stores each sample's choice under that call's key, with
+    the sample's own request).
     """
 
     messages: list[dict[str, str]]
@@ -61,6 +63,7 @@ class Asked(Generic[T]):
     saved: Bill = field(default_factory=Bill)
     value: T | None = None
     completion: Completion | None = None
+    call: Call | None = None
     failure: JudgeFailure | None = None
 
     def add(self, completion: Completion) -> None:

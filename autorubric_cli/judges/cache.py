@@ -125,7 +125,9 @@ class CallCache:
         self.broken = True
         self._close_quietly()
 
-    def get(self, key: str) -> CachedAnswer | None:
+    def get(self, key: str, *, count: bool = True) -> CachedAnswer | None:
+        """The stored answer; `count`: a hit served to a call (not a look that decides how to
+        send it)."""
         db = self._connect()
         if db is None:
             return None
@@ -141,7 +143,8 @@ class CallCache:
             answer = CachedAnswer(data["content"], data["reasoning"], data["usage"], data["cost"])
         except (orjson.JSONDecodeError, KeyError, TypeError):
             return None
-        self.hits[key] += 1
+        if count:
+            self.hits[key] += 1
         return answer
 
     def put(self, key: str, model: str, answer: CachedAnswer) -> None:

@@ -66,8 +66,14 @@ from autorubric_cli.judges.transports.workers import WorkerPool, WorkerTransport
 
 logger = logging.getLogger("autorubric_cli.judges")
 T = TypeVar("T")
-Parser = Callable[[str | None], T]
-"""Reads a reply's text; raises a `parse` JudgeFailure when it is not a usable answer."""
+Parser = Callable[[Completion], T]
+"""Reads a reply (its text; all its choices for a call asking for several samples); raises a
+`parse` JudgeFailure when it is not a usable answer."""
+
+
+def of_text(read: Callable[[str | None], T]) -> Parser[T]:
+    """The parser that reads a reply's text with `read`."""
+    return lambda completion: read(completion.content)
 
 
 class DialectChanged(AutorubricError):
@@ -151,18 +157,24 @@ class Judge:
 
     async def vote(self, request: VoteRequest) -> Vote:
         """The judge's vote on one criterion; an error vote when every attempt failed."""
-        parse = partial(
-            parse_answer,
-            option_count=request.option_count,
-            elicitation=request.elicitation,
-            asked=request.asked_fields,
-            affected=request.names_criteria,
-        )
-        asked = await self.ask(request, parse)
+        return self.vote_of(request, await self.ask(request, vote_parser(request)))
+
+    def vote_of(
+        self, request: VoteRequest, asked: Asked[Answer], *, error_counted: bool | None = None
+    ) -> Vote:
+        """The (counted) vote of what asking came to: the answer, else an error vote
+        (`error_counted`: `ask` counted it already; by default, when its request failed)."""
         if asked.failure is not None or asked.value is None:
             vote = self._error_vote(request, asked)
-            return self.counted(vote, error_counted=asked.failure is not None)
+            if error_counted is None:
+                error_counted = asked.failure is not None
+            return self.counted(vote, error_counted=error_counted)
         return self.counted(self._answer_vote(request, asked, asked.value))
+
+    def holds(self, request: VoteRequest) -> bool:
+        """Whether the call cache would answer this request's first attempt."""
+        call = self._call(request, Asked(messages=list(request.messages)))
+        return self.cache is not None and self.cache.holds(call)
 
     def counted(self, vote: Vote, *, error_counted: bool = False) -> Vote:
         """`vote`, counted in the live stats; an error vote once (`error_counted`: already,
@@ -181,13 +193,13 @@ class Judge:
         asked.add(completion)
         truncated = cut_off(self.spec.max_tokens) if completion.truncated else None
         try:
-            asked.value = parse(completion.content)
+            asked.value = parse(completion)
         except JudgeFailure as failure:
             unusable = truncated or failure  # a cut-off reply is unusable because it was cut
             asked.reasks += 1
             asked.messages = reask_messages(request.messages, completion.content, unusable)
             raise unusable from None
-        asked.completion, asked.cut_off = completion, truncated
+        asked.completion, asked.cut_off, asked.call = completion, truncated, call
         if call.reasks:
             asked.temperature = attempt_temperature(self.spec, call.reasks)
         if completion.confirm is not None:
@@ -310,6 +322,19 @@ class Judge:
             ignored_fields=list(answer.ignored) or None,
             temperature=asked.temperature,
         )
+
+
+def vote_parser(request: VoteRequest) -> Parser[Answer]:
+    """The parser of one criterion's reply (`replies.parse_answer`)."""
+    return of_text(
+        partial(
+            parse_answer,
+            option_count=request.option_count,
+            elicitation=request.elicitation,
+            asked=request.asked_fields,
+            affected=request.names_criteria,
+        )
+    )
 
 
 def answer_fields(shuffle_order: list[int] | None, answer: Answer) -> dict[str, object]:

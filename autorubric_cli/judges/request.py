@@ -37,6 +37,8 @@ class VoteRequest:
     truth: str | None = None
     prefix_chars: int | None = None
     names_criteria: bool = False
+    # the samples one request asks for (several choices, `n`; judges/samples.py); empty: `sample`
+    samples: tuple[int, ...] = ()
 
     @property
     def option_count(self) -> int | None:
@@ -44,8 +46,8 @@ class VoteRequest:
 
     @property
     def votes(self) -> int:
-        """The votes this request stands for: one criterion's."""
-        return 1
+        """The votes this request stands for: one criterion's, a vote per sample it asks for."""
+        return len(self.samples) or 1
 
     @property
     def elicitation(self) -> Elicitation:
@@ -58,6 +60,15 @@ class VoteRequest:
     def response_format(self, shared: bool) -> dict[str, Any]:
         own = criterion_response_format(self.option_count, self.elicitation, shared)
         return with_affected(own) if self.names_criteria else own
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice of a reply that holds several (a request for several samples, `n`)."""
+
+    content: str | None
+    reasoning: str | None = None
+    truncated: bool = False  # cut off at the token limit (`finish_reason: length`)
 
 
 @dataclass
@@ -79,7 +90,13 @@ class Completion:
     prompt_cache_saved: float | None = None  # cost with no cached tokens minus cost billed
     model: str | None = None  # the model the provider says answered (unknown for a cache hit)
     truncated: bool = False
+    # every choice of a reply for several samples, in order (the first is `content`); empty
+    # for a one-choice reply
+    choices: tuple[Choice, ...] = ()
     confirm: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+
+    def all_choices(self) -> tuple[Choice, ...]:
+        return self.choices or (Choice(self.content, self.reasoning, self.truncated),)
 
 
 CallRequest = VoteRequest | ItemRequest | PairRequest | ReviseRequest
@@ -101,6 +118,16 @@ class Call:
     request: CallRequest
     dialect: Dialect = "json_schema"
     reasks: int = 0
+
+    @property
+    def samples(self) -> tuple[int, ...]:
+        """The samples the call asks for: one choice each (`n` when several)."""
+        samples: tuple[int, ...] = getattr(self.request, "samples", ())
+        return samples or (getattr(self.request, "sample", 0),)  # a bare call: one
+
+    @property
+    def choices(self) -> int:
+        return len(self.samples)
 
 
 class Transport(Protocol):

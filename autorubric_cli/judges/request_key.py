@@ -22,7 +22,11 @@ from autorubric_cli.judges.transports.body import reply_format, thinking_kwargs
 
 
 def request_key(spec: JudgeSpec, call: Call) -> str:
-    """A SHA-256 hex digest of the call's canonical form."""
+    """A SHA-256 hex digest of the call's canonical form. A call of one sample keys on its
+    index, whether it was sent alone or its answer came as one choice of several
+    (judges/samples.py stores each choice under its own sample's call); a call asking for
+    several samples together keys on the list of them."""
+    samples = call.samples
     payload: dict[str, Any] = {
         "model": spec.model,
         "api_base": spec.api_base,
@@ -32,6 +36,6 @@ def request_key(spec: JudgeSpec, call: Call) -> str:
         "max_tokens": spec.max_tokens,
         "thinking": thinking_kwargs(spec.thinking),
         "params": spec.params,
-        "sample": call.request.sample,
+        "sample": samples[0] if len(samples) == 1 else list(samples),
     }
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()

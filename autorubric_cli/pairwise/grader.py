@@ -33,7 +33,7 @@ from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.core.words import plural
 from autorubric_cli.grading.grader import CriterionGrader, gather_within_budget
 from autorubric_cli.grading.record import bill
-from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.judge import Judge, of_text
 from autorubric_cli.judges.pairs import PairAnswer, PairRequest, parse_pair_reply
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.transports.workers import WorkerPool
@@ -131,7 +131,7 @@ class PairGrader:
         return kept
 
     async def vote(self, judge: Judge, unit: Unit, request: PairRequest) -> PairVote:
-        asked = await judge.ask(request, parse_pair_reply)
+        asked = await judge.ask(request, of_text(parse_pair_reply))
         shown = [unit.a, unit.b] if request.order == "AB" else [unit.b, unit.a]
         answer: PairAnswer | None = asked.value
         self.stats.votes += 1

@@ -35,8 +35,6 @@ class StageTally:
         self.errors += vote.error is not None
         if vote.cached:
             self.cached += 1
-        elif vote.billed_with is None:
-            self.calls += vote.attempts
         bucket = self.cost_saved if vote.cached else self.cost
         if vote.cost is not None:
             bucket.append(vote.cost)
@@ -56,6 +54,23 @@ class StageTally:
     def full_cost(self) -> float:
         """What the stage's calls cost, paid here or at their original price when cached."""
         return math.fsum(self.cost) + math.fsum(self.cost_saved)
+
+
+def staged(vote: Vote) -> str:
+    return "then" if vote.stage == "then" else "first"
+
+
+def requests_sent(votes: list[Vote]) -> int:
+    """The requests one criterion's votes were asked in, as billed: each vote's attempts, but
+    a per-item call once (on the vote that carries it) and samples asked together once (as
+    many as the attempts of the sample asked most: every request of theirs asked for it)."""
+    alone = [v for v in votes if not v.cached and v.billed_with is None and not v.together]
+    groups: dict[tuple[str, tuple[int, ...]], int] = {}
+    for vote in votes:
+        if vote.together and not vote.cached:
+            key = (vote.judge, tuple(vote.together))
+            groups[key] = max(groups.get(key, 0), vote.attempts)
+    return sum(v.attempts for v in alone) + sum(groups.values())
 
 
 def ratio(part: float | int, whole: float | int) -> float | None:
@@ -111,8 +126,11 @@ def tally(
             mine.escalated += result.escalated
             for stage in stages:
                 mine.add(stage, costs[stage][index])
-            for vote in result.votes:
-                stages["then" if vote.stage == "then" else "first"].add(vote)
+            for stage, tallied in stages.items():
+                votes = [v for v in result.votes if staged(v) == stage]
+                for vote in votes:
+                    tallied.add(vote)
+                tallied.calls += requests_sent(votes)
     return stages, criteria
 
 

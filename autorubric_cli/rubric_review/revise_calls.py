@@ -18,7 +18,7 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import writing
 from autorubric_cli.judges.cache import CallCache, cache_path
-from autorubric_cli.judges.judge import Judge, build_judges
+from autorubric_cli.judges.judge import Judge, build_judges, of_text
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.policy.spend import SpendCap
 from autorubric_cli.judges.revision import ReviseRequest, Revision, parse_revision
@@ -84,7 +84,7 @@ async def ask_one(
     path: Path,
 ) -> Proposal:
     request = ReviseRequest(label, criterion, revise_messages(criterion, grading, rubric))
-    asked = await judge.ask(request, partial(parse_revision, criterion=criterion))
+    asked = await judge.ask(request, of_text(partial(parse_revision, criterion=criterion)))
     problem = None if asked.failure is None else asked.failure.describe()
     proposal = Proposal(criterion.name, asked.value, problem, asked.paid.cost)
     append_revision(path, proposal)

@@ -56,6 +56,7 @@ OPERATIONAL_JUDGE = {
     "transport": "litellm",
     "prompt_caching": "off",
     "cache_ttl": "1h",
+    "sample_request": "separate",
 }
 RESULTS_GRADER = {
     "seed": 9,

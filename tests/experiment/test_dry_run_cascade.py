@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from autorubric_cli.judges.price_table import price_table
 from tests.support.cli import cli
 
 JUDGES = [
@@ -96,3 +97,17 @@ def test_the_lines_add_up_to_the_totals(tmp_path: Path, flags: tuple[str, ...]) 
     assert f"calls {per_judge:,}:" in table
     if flags:
         assert "rows (strong) are scaled to escalation rate 0.3" in " ".join(table.split())
+
+
+def test_samples_in_one_request_bill_the_prompt_once(tmp_path: Path) -> None:
+    """The cheap judge's three samples of a criterion are one request (`n`): one prompt, three
+    replies; asked separately, three prompts and the same replies."""
+    cheap = JUDGES[0]
+    one = bill(tmp_path, cascade=False, judges=[cheap])
+    separate = bill(tmp_path, cascade=False, judges=[{**cheap, "sample_request": "separate"}])
+    assert one["calls"]["to_send"] * 3 == separate["calls"]["to_send"] == 8 * 2 * 3
+    assert one["prompt_tokens"] * 3 == separate["prompt_tokens"]
+    assert one["completion_tokens_estimate"] == separate["completion_tokens_estimate"]
+    saved = separate["cost_estimate"] - one["cost_estimate"]
+    prompt_price = price_table()["gpt-4.1-mini"]["input_cost_per_token"]
+    assert saved == pytest.approx((separate["prompt_tokens"] - one["prompt_tokens"]) * prompt_price)

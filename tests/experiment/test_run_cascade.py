@@ -143,11 +143,14 @@ def test_the_stage_accounting_equals_what_the_server_saw(tmp_path: Path) -> None
         rubric = cascade_rubric(tmp_path / "c.yaml", server.api_base, threshold=T)
         ok("run", rubric, data, "--out", tmp_path / "live", "--no-cache")
         seen = calls_by_model(server)
+        faulted = {r.model for r in server.requests if r.fault is not None}
     report = cascade_report(tmp_path / "live")
     full = json.loads((tmp_path / "live" / "report.json").read_text())
+    # every request counts once, failed ones included (a request for several samples too)
     assert report["first"]["calls"] == seen[MODELS[0].removeprefix("openai/")]
     assert report["then"]["calls"] == seen[MODELS[1].removeprefix("openai/")]
-    assert report["first"]["calls"] > report["first"]["votes"]  # retries were billed
+    assert MODELS[0].removeprefix("openai/") in faulted  # so retries were among them
+    assert report["first"]["calls"] < report["first"]["votes"]  # samples asked together
     assert abs(report["cost"] - full["cost"]) < 1e-12
     assert report["first"]["cost"] > 0 and report["then"]["cost"] > 0
 
@@ -195,7 +198,7 @@ def test_resume_mid_escalation_loses_nothing_and_pays_nothing_twice(tmp_path: Pa
         result = cli("run", rubric, data, "--out", tmp_path / "live", "--no-cache")
         assert result.exit_code == 3, result.stderr
         broken = records(tmp_path / "live")
-        assert cheap.request_count == N * 4 * 3
+        first_stage = cheap.request_count
         cheap.reset()
         strong.reset()
         strong.fault_rate = 0.0
@@ -203,6 +206,7 @@ def test_resume_mid_escalation_loses_nothing_and_pays_nothing_twice(tmp_path: Pa
         assert cheap.request_count == 0
         resumed_then = strong.request_count
         ok("run", rubric, data, "--out", tmp_path / "straight", "--no-cache")
+        assert cheap.request_count == first_stage > 0  # the straight run's first stage, once
     errored = [r for r in broken.values() if r["status"] == "error"]
     escalations = sum(c["escalated"] for r in broken.values() for c in r["criteria"])
     assert errored and escalations > 0
@@ -225,6 +229,7 @@ def test_a_batched_cascade_gives_the_direct_outcomes(
     with JudgeServer(batch_delay=0.1) as server:
         rubric = cascade_rubric(tmp_path / "c.yaml", server.api_base, threshold=T)
         ok("run", rubric, data, "--out", tmp_path / "direct", "--no-cache")
+        direct = calls_by_model(server)
         server.reset()
         ok("run", rubric, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
         batched = calls_by_model(server)
@@ -232,6 +237,6 @@ def test_a_batched_cascade_gives_the_direct_outcomes(
     assert decisions(tmp_path / "batch") == decisions(tmp_path / "direct")
     report = cascade_report(tmp_path / "batch")
     assert batched == {
-        MODELS[0].removeprefix("openai/"): N * 4 * 3,
+        MODELS[0].removeprefix("openai/"): direct[MODELS[0].removeprefix("openai/")],
         MODELS[1].removeprefix("openai/"): report["escalated"],
     }

@@ -44,7 +44,7 @@ def test_per_item_records_equal_per_criterion_records_and_calls_are_counted_once
 ) -> None:
     with JudgeServer(answer=scripted_answer(scripted_label)) as server:
         data = write_dataset(tmp_path / "data.jsonl", N)
-        rubric = item_rubric(tmp_path / "r.yaml", server.api_base)
+        rubric = item_rubric(tmp_path / "r.yaml", server.api_base, separate=True)
         run_ok(rubric, data, "--out", tmp_path / "pc", "--no-cache")
         per_criterion_calls = server.request_count
         server.reset()

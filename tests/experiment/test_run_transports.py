@@ -31,6 +31,7 @@ def judge_lines(model: str, api_base: str, transport: str, **extra: Any) -> str:
         f"      api_key_env: {KEY_ENV}",
         f"      transport: {transport}",
         "      samples: 2",
+        "      sample_request: separate",  # a request per sample, as the counts below say
         "      max_concurrency: 4",
         *(f"      {key}: {value}" for key, value in extra.items()),
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -72,6 +73,15 @@ def test_a_per_criterion_and_a_per_item_call() -> None:
     many = call_attributes(spec, ItemRequest("it1", 0, asked, []), 1)
     assert many["autorubric.criteria"] == ["correct", "clear"]
     assert "autorubric.criterion" not in many
+    assert "autorubric.samples" not in one and "gen_ai.request.choice.count" not in one
+
+
+def test_a_call_for_several_samples_names_them() -> None:
+    spec = JudgeSpec(model="openai/gpt-4o", samples=3)
+    together = call_attributes(spec, replace(vote(sample=1), samples=(1, 2)), 2)
+    assert together["autorubric.samples"] == [1, 2]
+    assert together["gen_ai.request.choice.count"] == 2
+    assert together["autorubric.sample"] == 1
 
 
 def test_no_temperature_when_none_is_sent() -> None:

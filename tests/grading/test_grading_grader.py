@@ -89,18 +89,21 @@ async def test_prior_votes_are_reused_without_new_requests(
     rubric = make_rubric(judges, [BINARY, MULTI_CHOICE])
     engine = CriterionGrader(rubric, seed=9, retry=FAST)
     first = await engine.grade(make_item())
-    assert judge_server.request_count == 4
+    # the binary criterion's two samples in one request (`n`), the multi-choice one's two
+    # (each shown its own option order) in one each
+    assert judge_server.request_count == 3
     again = await engine.grade(make_item(), prior=first)
     await engine.aclose()
-    assert judge_server.request_count == 4
-    assert engine.stats.calls_started == 4
+    assert judge_server.request_count == 3
+    assert engine.stats.calls_started == 3
     assert again.model_dump(exclude={"duration_s"}) == first.model_dump(exclude={"duration_s"})
 
 
 async def test_only_error_votes_are_asked_again(
     judge_server: JudgeServer, judge_api_key: str
 ) -> None:
-    rubric = make_rubric([http_judge(judge_server.api_base, samples=3)], max_attempts=1)
+    judge = http_judge(judge_server.api_base, samples=3, sample_request="separate")
+    rubric = make_rubric([judge], max_attempts=1)  # a request per sample: one of them fails
     engine = CriterionGrader(rubric, seed=9, retry=FAST)
     judge_server.script("server_error")
     first = await engine.grade(make_item())

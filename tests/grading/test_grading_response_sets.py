@@ -64,7 +64,7 @@ def forced_part(record: ItemRecord) -> dict[str, Any]:
     dumped = record.model_dump(exclude={"duration_s", "usage"})
     for criterion in dumped["criteria"]:
         for vote in criterion["votes"]:
-            assert vote.pop("usage")["prompt_tokens"] > 0
+            assert vote.pop("usage")["completion_tokens"] > 0  # the prompt: on a request's first
             vote.pop("option_set")
     return dumped
 
@@ -127,7 +127,7 @@ async def test_both_over_http_scores_like_forced_choice_for_the_same_answers(
     judge_server_factory: Callable[..., JudgeServer], judge_api_key: str
 ) -> None:
     server = judge_server_factory(answer=answer_by_output)
-    judges = [http_judge(server.api_base, samples=2)]
+    judges = [http_judge(server.api_base, samples=2, sample_request="separate")]
     forced, _ = await grade_all(judges, [BINARY, MULTI_CHOICE], 6)
     both, _ = await grade_all(judges, elicited([BINARY, MULTI_CHOICE], "both"), 6)
     assert server.request_count == 2 * 6 * 2 * 2

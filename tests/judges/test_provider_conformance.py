@@ -250,8 +250,12 @@ def check_vote(
     if case.answer is not None:
         assert vote["verdict"] == "CANNOT_ASSESS"
     billed = vote.get("billed_with")
+    # a binary criterion's samples are asked together where the provider returns several
+    # choices: the request's prompt is billed on its first sample (docs/guides/judges.md)
+    together = provider.several_choices and options is None and not case.per_item
+    carries_prompt = not (together and vote["sample"] > 0)
     if billed is None or billed == criterion["name"]:
-        assert vote["usage"].get("prompt_tokens", 0) > 0, vote
+        assert (vote["usage"].get("prompt_tokens", 0) > 0) == carries_prompt, vote
         assert vote["usage"].get("completion_tokens", 0) > 0, vote
         assert (vote["cost"] is not None) == provider.priced, vote
     assert (vote["thinking"] is not None) == case.thinking, vote

@@ -19,6 +19,7 @@ from autorubric_cli.judges.batch.capture import RawReply
 from autorubric_cli.judges.policy.failures import JudgeFailure, classify, http_error
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.request import Completion
+from autorubric_cli.judges.transports.litellm import reply_choices
 
 ENDPOINT = "/v1/chat/completions"
 
@@ -87,19 +88,17 @@ def line_result(
 
 
 def completion_of(body: dict[str, Any], price: BatchPrice | None) -> Completion:
-    choices = body.get("choices") or [{}]
-    message = choices[0].get("message") or {}
-    truncated = choices[0].get("finish_reason") == "length"
-    reasoning = message.get("reasoning_content")
+    choices = reply_choices(body.get("choices"))
     raw_usage = body.get("usage") or {}
     usage = {
         "prompt_tokens": int(raw_usage.get("prompt_tokens") or 0),
         "completion_tokens": int(raw_usage.get("completion_tokens") or 0),
     }
     return Completion(
-        content=message.get("content"),
-        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        content=choices[0].content,
+        reasoning=choices[0].reasoning,
+        choices=choices if len(choices) > 1 else (),
         usage=usage,
         cost=None if price is None else price.cost(usage),
-        truncated=truncated,
+        truncated=choices[0].truncated,
     )

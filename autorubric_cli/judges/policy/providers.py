@@ -49,8 +49,10 @@ class ProviderFacts:
     `api_base`; the model is registered unpriced before the first call instead (cost null).
     `dialects`: the structured-output dialects the provider takes, in the order `auto` tries
     them (the next one after a refusal); `("prompt",)` where litellm sends no schema at all.
-    `retry_hint`/`overload`: where the provider says how long to wait, and what it sends when
-    overloaded (for the docs and `failures`).
+    `several_choices`: one request returns several choices of one prompt (OpenAI's `n`, which
+    litellm maps to Gemini's `candidateCount`), so a judge's samples go in one request by
+    default (judges/samples.py). `retry_hint`/`overload`: where the provider says how long to
+    wait, and what it sends when overloaded (for the docs and `failures`).
     """
 
     name: str
@@ -62,6 +64,7 @@ class ProviderFacts:
     reasoning_temperature_models: tuple[str, ...] = ()
     dialects: tuple[Dialect, ...] = ALL_DIALECTS
     probes_model_info: bool = False
+    several_choices: bool = False
     retry_hint: str = "`Retry-After` / `retry-after-ms` header"
     overload: str = "HTTP 503"
 
@@ -74,6 +77,7 @@ ANTHROPIC_SAMPLING_REMOVED = ("opus-4-7", "opus_4_7", "opus-4.7", "opus-4-8", "o
 
 OPENAI = ProviderFacts(
     "openai",
+    several_choices=True,
     thinking_budget=False,
     thinking="`reasoning_effort` (o-series, gpt-5)",
     temperature_one_models=OPENAI_REASONING,
@@ -84,6 +88,7 @@ SCHEMA_ONLY: tuple[Dialect, ...] = ("json_schema", "prompt")
 GEMINI = ProviderFacts(
     "gemini",
     dialects=SCHEMA_ONLY,
+    several_choices=True,
     thinking_budget=True,
     thinking="`thinkingConfig` (budget or level)",
     retry_hint="body: `google.rpc.RetryInfo.retryDelay`",
@@ -132,10 +137,11 @@ PROVIDERS: dict[str, ProviderFacts] = {
         ProviderFacts(
             "groq", thinking_budget=False, thinking="`reasoning_effort` (reasoning models)"
         ),
-        ProviderFacts("mistral"),
-        ProviderFacts("together_ai"),
+        ProviderFacts("mistral", several_choices=True),
+        ProviderFacts("together_ai", several_choices=True),
+        ProviderFacts("hosted_vllm", several_choices=True),
         ProviderFacts("openrouter", thinking="`reasoning` (passed through)"),
-        ProviderFacts("simulated", thinking="recorded, offline"),
+        ProviderFacts("simulated", thinking="recorded, offline", several_choices=True),
         replace(PROMPTED, name="replicate"),
         PROMPTED,
         replace(PROMPTED, name="cohere_chat"),
@@ -323,6 +329,9 @@ def _judge_problems(spec: JudgeSpec, key: tuple[str | int, ...], explicit: bool)
     if facts.name != "simulated" and not priced(spec.model):
         why = f"litellm has no price for {spec.model}"
         found.append(("warning", "model", f"{why}: its cost will be recorded as null"))
+    if spec.sample_request == "one" and not facts.several_choices:
+        why = f"{facts.name} returns one choice per request, so each sample is a request"
+        found.append(("error", "sample_request", f"{why}; remove sample_request: one"))
     set_dialect = spec.structured_output
     if set_dialect != "auto" and set_dialect not in facts.dialects:
         takes = ", ".join(facts.dialects)

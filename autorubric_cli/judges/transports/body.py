@@ -58,12 +58,15 @@ def call_body(
     spec: JudgeSpec, model: str, call: Call, messages: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
     """`model` as the receiver names it, the messages (`call.messages` unless given: the
-    transport's cache-marked copy), the reply schema in the call's dialect, the temperature of
+    transport's cache-marked copy), `n` when the call asks for several choices (one per
+    sample), the reply schema in the call's dialect, the temperature of
     the attempt (`providers.attempt_temperature`), max tokens, thinking, then the judge's
     `params` as they are (pass-through: top_p, seed, extra_headers, extra_body, ...; keys
     checked)."""
     sent = call.messages if messages is None else messages
     body: dict[str, Any] = {"model": model, "messages": sent}
+    if call.choices > 1:  # one choice per sample asked (litellm sends Gemini candidateCount)
+        body["n"] = call.choices
     schema = reply_format(call.dialect, call.response_format)
     if schema is not None:
         body["response_format"] = schema

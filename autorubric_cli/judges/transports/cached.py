@@ -2,7 +2,7 @@
 store-on-parse.
 
 A call is identified by `request_key` alone, so the wrapper knows nothing of what the request
-is about (a criterion, a whole item, a batch line) beyond `request.sample`.
+is about (a criterion, a whole item, a batch line) beyond the samples it asks for.
 
 - `lookup` is a synchronous read the Judge makes BEFORE taking a concurrency slot or a rate
   turn, so cache hits never wait behind, or count against, a judge's limits. `build_judges`
@@ -11,6 +11,9 @@ is about (a criterion, a whole item, a batch line) beyond `request.sample`.
   and get its answer marked `cached` (it was paid once, by the first).
 - Only answers that parsed are stored: the returned Completion carries `confirm`, which the
   Judge calls after `parse_answer` accepted the reply. Errors raise and are never stored.
+- A call asking for several samples at once (`n`, judges/samples.py) is stored per sample, each
+  choice under the key of its sample's own call (`keep`), so a later run that asks for them
+  one by one, or together, or a resume, is served; the call itself is never stored whole.
 """
 
 from __future__ import annotations
@@ -58,6 +61,15 @@ class CachedTransport:
         answer = self.cache.get(self.key(call))
         return None if answer is None else served(answer)
 
+    def holds(self, call: Call) -> bool:
+        """Whether `call` would be served (a look that decides how to send it, not a hit)."""
+        return self.cache.get(self.key(call), count=False) is not None
+
+    def keep(self, call: Call, completion: Completion) -> None:
+        """Store `completion` as the answer to `call` (one sample's share of a call that asked
+        for several: `call` is that sample's own)."""
+        self.cache.put(self.key(call), self.spec.model, stored(completion))
+
     async def complete(self, call: Call) -> Completion:
         key = self.key(call)
         while True:
@@ -93,7 +105,8 @@ class CachedTransport:
         finally:
             del self.flights.calls[key]
         future.set_result(completion)
-        completion.confirm = lambda: self.cache.put(key, self.spec.model, stored(completion))
+        if call.choices == 1:  # several samples' choices are kept one by one (`keep`)
+            completion.confirm = lambda: self.cache.put(key, self.spec.model, stored(completion))
         return completion
 
 

@@ -22,7 +22,7 @@ from autorubric_cli.judges.policy.providers import facts_for, priced
 from autorubric_cli.judges.policy.timeouts import call_timeout
 from autorubric_cli.judges.pricing import known_unpriced, mark_unpriced, register_unpriced_offline
 from autorubric_cli.judges.prompt_caching import cache_marked
-from autorubric_cli.judges.request import Call, CallRequest, Completion
+from autorubric_cli.judges.request import Call, CallRequest, Choice, Completion
 from autorubric_cli.judges.transports.body import call_body
 from autorubric_cli.judges.transports.litellm_errors import litellm_failure
 
@@ -152,27 +152,50 @@ def prompt_cache_saved(
     return float(sum(full)) - cost
 
 
+def reply_choices(choices: Any) -> tuple[Choice, ...]:
+    """A reply's choices in order of their `index`: each message's text and reasoning trace
+    (`reasoning_content`, else `reasoning`), from a provider's JSON (dicts) or litellm's
+    objects alike. At least one, empty when the reply has none."""
+    found = []
+    for position, choice in enumerate(choices or []):
+        message = field(choice, "message")
+        content = field(message, "content")
+        reasoning = field(message, "reasoning_content") or field(message, "reasoning")
+        index = field(choice, "index")
+        found.append(
+            (
+                index if isinstance(index, int) else position,
+                Choice(
+                    content if isinstance(content, str) else None,
+                    reasoning if isinstance(reasoning, str) and reasoning else None,
+                    # litellm's word for every provider's (map_finish_reason)
+                    field(choice, "finish_reason") == "length",
+                ),
+            )
+        )
+    ordered = tuple(choice for _, choice in sorted(found, key=lambda pair: pair[0]))
+    return ordered or (Choice(None),)
+
+
 def completion_of(
     litellm: ModuleType,
     response: Any,
     model: str,
     price: Callable[[ModuleType, Any, str], float | None] = priced_cost,
 ) -> Completion:
-    choices = getattr(response, "choices", None) or []
-    message = getattr(choices[0], "message", None) if choices else None
-    finish = getattr(choices[0], "finish_reason", None) if choices else None
-    reasoning = getattr(message, "reasoning_content", None)
+    choices = reply_choices(getattr(response, "choices", None))
     raw_usage = getattr(response, "usage", None)
     usage = {} if raw_usage is None else usage_counts(raw_usage)
     cost = price(litellm, response, model)
     return Completion(
-        content=getattr(message, "content", None),
-        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        content=choices[0].content,
+        reasoning=choices[0].reasoning,
         usage=usage,
         cost=cost,
         prompt_cache_saved=prompt_cache_saved(litellm, model, usage, cost),
         model=getattr(response, "model", None),
-        truncated=finish == "length",  # litellm's word for every provider's (map_finish_reason)
+        truncated=choices[0].truncated,
+        choices=choices if len(choices) > 1 else (),
     )
 
 

@@ -29,7 +29,12 @@ from autorubric_cli.judges.policy.timeouts import call_timeout, timed_out
 from autorubric_cli.judges.price_table import native_cost, split_model
 from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.body import wire_body
-from autorubric_cli.judges.transports.litellm import api_key_for, count, usage_counts
+from autorubric_cli.judges.transports.litellm import (
+    api_key_for,
+    count,
+    reply_choices,
+    usage_counts,
+)
 from autorubric_cli.judges.transports.litellm_errors import exception_chain, unreachable
 
 # where litellm reads a key or a base URL the judge does not name (litellm 1.106.2)
@@ -59,26 +64,25 @@ def completion_of(spec: JudgeSpec, raw: bytes) -> Completion:
     """The completion in a 200 reply; `Failed` (status 200) when the body is not one."""
     try:
         reply = orjson.loads(raw)
-        choice = reply["choices"][0]
-        message = choice["message"]
-        content = message.get("content")
+        reply["choices"][0]["message"].get("content")  # a completion has a message
+        choices = reply_choices(reply["choices"])
         usage = reply.get("usage") or {}
         counts = usage_counts(usage)
     except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError, ValueError):
         raise Failed(
             ProviderError(200, "the reply is not a chat completion: " + garbled(raw))
         ) from None
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
     tier = reply.get("service_tier")
     cost = native_cost(spec.model, usage, tier)
     return Completion(
-        content=content if isinstance(content, str) else None,
-        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        content=choices[0].content,
+        reasoning=choices[0].reasoning,
+        choices=choices if len(choices) > 1 else (),
         usage=counts if usage else {},
         cost=cost,
         prompt_cache_saved=prompt_cache_saved(spec.model, usage, tier, cost),
         model=reply.get("model") if isinstance(reply.get("model"), str) else None,
-        truncated=choice.get("finish_reason") == "length",
+        truncated=choices[0].truncated,
     )
 
 

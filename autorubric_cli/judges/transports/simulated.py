@@ -61,7 +61,7 @@ from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.request import ItemRequest
 from autorubric_cli.judges.prompts import shown_label
 from autorubric_cli.judges.replies import ASKED_FIELDS, BINARY_SET_LABELS
-from autorubric_cli.judges.request import Call, CallRequest, Completion, VoteRequest
+from autorubric_cli.judges.request import Call, CallRequest, Choice, Completion, VoteRequest
 from autorubric_cli.judges.revision import ReviseRequest
 from autorubric_cli.judges.transports.simulated_pairs import pair_completion
 from autorubric_cli.judges.transports.simulated_reviser import revised
@@ -250,12 +250,23 @@ class SimulatedTransport:
             ]
             reply = {"criteria": entries}
         else:
-            asked = set(request.asked_fields)
-            reply = self.answer(request, request, shown_labels(messages), asked)
-        content = json.dumps(reply)
+            asked, shown = set(request.asked_fields), shown_labels(messages)
+            replies = [
+                self.answer(replace(request, sample=sample), request, shown, asked)
+                for sample in call.samples
+            ]
+            return self.completion(messages, [json.dumps(r) for r in replies])
+        return self.completion(messages, [json.dumps(reply)])
+
+    @staticmethod
+    def completion(messages: list[dict[str, str]], contents: list[str]) -> Completion:
+        """A reply of one choice per content (several for a call asking for several samples:
+        each answers as its own call would); usage counts words, the prompt once."""
         words = sum(len(m.get("content", "").split()) for m in messages)
-        usage = {"prompt_tokens": words, "completion_tokens": len(content.split())}
-        return Completion(content=content, usage=usage, cost=0.0)
+        answered = sum(len(content.split()) for content in contents)
+        usage = {"prompt_tokens": words, "completion_tokens": answered}
+        choices = tuple(Choice(content) for content in contents) if len(contents) > 1 else ()
+        return Completion(content=contents[0], usage=usage, cost=0.0, choices=choices)
 
     async def aclose(self) -> None:
         """Nothing to close: it never touches the network."""

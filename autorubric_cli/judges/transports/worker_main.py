@@ -24,7 +24,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.request import Call, Completion, Transport
 from autorubric_cli.judges.transports.direct import close_clients, direct_transport
 from autorubric_cli.judges.transports.litellm import load_litellm
-from autorubric_cli.judges.transports.worker_wire import LINE_LIMIT, encode, reply_to
+from autorubric_cli.judges.transports.worker_wire import LINE_LIMIT, Asking, encode, reply_to
 
 CPU_REPORT_S = 1.0
 
@@ -43,8 +43,9 @@ class Worker:
             specs = map(JudgeSpec.model_validate, message[2])
             self.transports = {s.judge_id: direct_transport(s, self.timeout) for s in specs}
         elif kind == "call":
-            call_id, judge_id, messages, response_format, dialect, reasks = message[1:7]
-            call = Call(messages, response_format, None, dialect, reasks)  # type: ignore[arg-type]
+            call_id, judge_id, messages, response_format, dialect, reasks, samples = message[1:8]
+            asking = Asking(tuple(samples))
+            call = Call(messages, response_format, asking, dialect, reasks)  # type: ignore[arg-type]
             task = asyncio.create_task(self.answer(call_id, judge_id, call))
             self.calls[call_id] = task
             task.add_done_callback(lambda _: self.calls.pop(call_id, None))

@@ -163,7 +163,7 @@ class WorkerPool:
         reply: asyncio.Future[Completion | Exception] = asyncio.get_running_loop().create_future()
         worker.pending[call_id] = reply
         assert worker.writer is not None
-        shape = [call.response_format, call.dialect, call.reasks]
+        shape = [call.response_format, call.dialect, call.reasks, list(call.samples)]
         worker.writer.write(encode(["call", call_id, spec.judge_id, messages, *shape]))
         try:
             outcome = await reply

@@ -24,7 +24,8 @@ FAST = RetryPolicy(base_s=0.01, cap_s=0.02, retry_after_cap_s=0.05)
 
 
 async def grade(api_base: str, samples: int, **grader: Any) -> CriterionGrader:
-    judge = http_judge(api_base, samples=samples, max_concurrency=1)
+    # a request per sample: the samples are the calls whose failures the breaker counts
+    judge = http_judge(api_base, samples=samples, max_concurrency=1, sample_request="separate")
     engine = CriterionGrader(make_rubric([judge], **grader), seed=3, retry=FAST)
     try:
         engine.last = await engine.grade(make_item())  # type: ignore[attr-defined]

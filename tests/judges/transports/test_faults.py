@@ -85,7 +85,7 @@ async def odd_server() -> AsyncIterator[Callable[[Handler], Awaitable[str]]]:
 
 async def good_reply(request: web.Request) -> web.Response:
     body = await request.json()
-    return web.json_response(completion_body(body["model"], default_answer(body), 10, None))
+    return web.json_response(completion_body(body["model"], [default_answer(body)], 10, None))
 
 
 async def garbled_once(request: web.Request, count: int) -> web.StreamResponse:
@@ -258,7 +258,7 @@ async def test_a_broken_judge_trips_the_breaker_alike(
 ) -> None:
     server = judge_server_factory(fault_rate=1.0, fault_kinds=["not_found"])
     api_base = server.api_base if where == "not_found" else f"http://127.0.0.1:{closed_port()}/v1"
-    judge = {"samples": 10, "max_concurrency": 1}
+    judge = {"samples": 10, "max_concurrency": 1, "sample_request": "separate"}
     with pytest.raises(JudgeUnavailable) as caught:
         await grade_once(api_base, transport, judge, breaker={"consecutive_failures": 3})
     expected = "HTTP 404" if where == "not_found" else f"connection refused to {api_base}"

@@ -254,7 +254,7 @@ async def test_judge_concurrency_never_exceeds_its_cap(
     judge_server_factory: Callable[..., JudgeServer], judge_api_key: str
 ) -> None:
     server = judge_server_factory(latency=0.05)
-    judge = http_judge(server.api_base, samples=24, max_concurrency=4)
+    judge = http_judge(server.api_base, samples=24, max_concurrency=4, sample_request="separate")
     rubric = make_rubric([judge], [MULTI_CHOICE])
     engine = CriterionGrader(rubric, seed=1, retry=FAST)
     await engine.grade(make_item())
@@ -268,7 +268,8 @@ async def test_global_concurrency_caps_all_judges(
 ) -> None:
     server = judge_server_factory(latency=0.05)
     judges = [
-        http_judge(server.api_base, name, samples=8, max_concurrency=8) for name in ("a", "b")
+        http_judge(server.api_base, name, samples=8, max_concurrency=8, sample_request="separate")
+        for name in ("a", "b")
     ]
     rubric = make_rubric(judges, [MULTI_CHOICE], concurrency=3)
     engine = CriterionGrader(rubric, seed=1, retry=FAST)

@@ -16,6 +16,7 @@ from autorubric_cli.judges.replies import response_format
 from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import LiteLLMTransport, close_clients
 from autorubric_cli.judges.transports.native import NativeTransport
+from autorubric_cli.judges.transports.worker_wire import Asking
 from tests.support import TEST_KEY_ENV
 
 MESSAGES = [
@@ -76,7 +77,9 @@ async def both(
     spec: JudgeSpec, recorder: Capture, dialect: Dialect = "json_schema", reasks: int = 0
 ) -> list[tuple[Completion, dict, dict]]:
     """The completion, headers and body of one call through litellm, then one natively."""
-    call = Call(MESSAGES, response_format(None, "forced_choice"), None, dialect, reasks)  # type: ignore[arg-type]
+    asking = Asking(tuple(range(spec.samples)))
+    fmt = response_format(None, "forced_choice")
+    call = Call(MESSAGES, fmt, asking, dialect, reasks)  # type: ignore[arg-type]
     out = []
     for transport in (LiteLLMTransport(spec, 5.0), NativeTransport(spec, 5.0)):
         completion = await transport.complete(call)
@@ -93,7 +96,8 @@ SPECS: list[dict[str, Any]] = [
     {"temperature": 0.7, "max_tokens": 512},
     {"thinking": "low"},
     {"thinking": "high", "max_tokens": 64},
-    {"params": {"seed": 3, "top_p": 0.5, "stop": ["\n\n"], "n": 1}},
+    {"params": {"seed": 3, "top_p": 0.5, "stop": ["\n\n"], "frequency_penalty": 0.2}},
+    {"samples": 3},  # the call asks for its three samples' choices: `n`
     {"params": {"top_k": 20, "chat_template_kwargs": {"enable_thinking": False}}},
     {"params": {"presence_penalty": 0.1, "logprobs": True, "top_logprobs": 2}},
     {"params": {"extra_body": {"guided_decoding_backend": "xgrammar"}, "seed": 1}},
@@ -115,6 +119,7 @@ async def test_the_native_body_equals_litellms(
     )
     assert body == litellm_body
     assert list(body) == list(litellm_body)  # the same keys in the same order
+    assert body.get("n") == (spec.samples if spec.samples > 1 else None)
     assert body["model"] == "my-local-model"
     assert headers["Authorization"] == litellm_headers["Authorization"]
     assert headers["Authorization"] == f"Bearer {judge_api_key}"

@@ -21,6 +21,7 @@ from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.judges.policy.failures import JudgeAuthError, JudgeFailure
 from autorubric_cli.judges.request import Call, Completion
 from autorubric_cli.judges.transports.litellm import call_litellm
+from autorubric_cli.judges.transports.worker_wire import Asking
 from autorubric_cli.judges.transports.workers import (
     MAX_EXITS,
     WorkerPool,
@@ -109,6 +110,20 @@ async def test_worker_answers_equal_in_process_answers(
     assert bodies(judge_server) == worker_bodies  # the same requests on the wire
     assert through_workers == here
     assert all(c.content and c.usage["prompt_tokens"] > 0 for c in through_workers)
+
+
+async def test_a_worker_call_for_several_samples_brings_every_choice_back(
+    judge_server: JudgeServer, judge_api_key: str
+) -> None:
+    async with started_pool(judge_server.api_base, workers=1) as (spec, pool):
+        several = Call(asking(1), FORMAT, Asking((0, 1, 2)))  # type: ignore[arg-type]
+        remote = await pool.call(spec, several, several.messages)
+    (sent,) = judge_server.requests
+    assert sent.body["n"] == 3
+    judge_server.reset()
+    here = await call_litellm(spec, 10.0, several)
+    assert remote == here and len(remote.choices) == 3
+    assert remote.choices[0].content == remote.content != remote.choices[1].content
 
 
 FAULTS = [

@@ -39,9 +39,13 @@ def scripted_label(model: str, text: str, requirement: str) -> str | None:
     return labels[(i + shift) % len(labels)]
 
 
-def item_rubric(path: Path, api_base: str, *, judges: int = 2, **settings: Any) -> Path:
+def item_rubric(
+    path: Path, api_base: str, *, judges: int = 2, separate: bool = False, **settings: Any
+) -> Path:
+    """`separate`: each sample a request of its own (as per-item calls always are)."""
+    extra = {"sample_request": "separate"} if separate else {}
     grader = {
-        "judges": [judge(api_base, j, samples=1 + j) for j in range(judges)],
+        "judges": [judge(api_base, j, samples=1 + j, **extra) for j in range(judges)],
         "concurrency": 16,
         "timeout": 5,
         "max_attempts": 3,

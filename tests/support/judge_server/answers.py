@@ -101,7 +101,15 @@ def default_answer(body: dict[str, Any]) -> str:
                 ]
             }
         )
-    return json.dumps(hashed_answer(body, content_hash(body.get("messages"))))
+    return json.dumps(hashed_answer(body, choice_hash(body)))
+
+
+def choice_hash(body: dict[str, Any]) -> int:
+    """The hash of a request's messages; a choice after the first (`n`) hashes its index too,
+    so that a request's choices differ as independent samples do."""
+    choice = body.get("choice", 0)
+    messages = body.get("messages")
+    return content_hash(messages, choice) if choice else content_hash(messages)
 
 
 PREFERENCES = ("A", "B", "tie")

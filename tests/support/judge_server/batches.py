@@ -26,7 +26,6 @@ from tests.support.judge_server.faults import (
     BATCH_STATUSES,
     error_response,
     finish_reason,
-    garbled,
 )
 
 
@@ -255,5 +254,4 @@ class BatchEndpoints:
         if fault is not None and fault.kind in BATCH_STATUSES:
             status = fault.status or BATCH_STATUSES[fault.kind]
             return status, {"error": {"message": f"{fault.kind}", "type": "server_error"}}
-        content = garbled(fault, body, self.answer(body))
-        return 200, self._completion(body, content, finish_reason(fault))
+        return 200, self._completion(body, self._contents(body, fault), finish_reason(fault))

@@ -58,18 +58,28 @@ def word_tokens(text: str) -> int:
 
 
 def completion_body(
-    model: str, content: str, prompt_tokens: int, reasoning: str | None, finish: str = "stop"
+    model: str,
+    contents: list[str],
+    prompt_tokens: int,
+    reasoning: str | None,
+    finish: str = "stop",
 ) -> dict:
-    completion_tokens = word_tokens(content)
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if reasoning is not None:
-        message["reasoning_content"] = reasoning
+    """A chat completion with one choice per content (several answer `n`), each ending with
+    `finish`; the prompt is counted once, the completion tokens over every choice (as OpenAI
+    bills them)."""
+    completion_tokens = sum(word_tokens(content) for content in contents)
+    choices = []
+    for index, content in enumerate(contents):
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        choices.append({"index": index, "message": message, "finish_reason": finish})
     return {
-        "id": f"chatcmpl-{content_hash(content, time.time_ns()) % 10**12}",
+        "id": f"chatcmpl-{content_hash(contents, time.time_ns()) % 10**12}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "choices": choices,
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -137,13 +147,21 @@ class ChatEndpoints:
     # and, from `JudgeServer`: _next_fault(body) -> Fault | None
 
     def _completion(
-        self, body: dict[str, Any], content: str, finish: str = "stop"
+        self, body: dict[str, Any], contents: list[str], finish: str = "stop"
     ) -> dict[str, Any]:
-        """The 200 reply for `content`, with word-count usage and reasoning when asked for."""
+        """The 200 reply for `contents` (a choice each), with word-count usage and reasoning
+        when asked for."""
         prompt_tokens = sum(word_tokens(str(m.get("content", ""))) for m in body["messages"])
         reasoning = self.reasoning if asks_reasoning(body) else None
         model = str(body.get("model"))
-        return completion_body(model, content, prompt_tokens, reasoning, finish)
+        return completion_body(model, contents, prompt_tokens, reasoning, finish)
+
+    def _contents(self, body: dict[str, Any], fault: Fault | None) -> list[str]:
+        """One answer per choice asked (`n`; at most `choice_limit`), each garbled by `fault`."""
+        asked = body.get("n") if isinstance(body.get("n"), int) else 1
+        count = max(1, min(asked, self.choice_limit or asked))
+        answers = [self.answer(body if i == 0 else {**body, "choice": i}) for i in range(count)]
+        return [garbled(fault, body, answer) for answer in answers]
 
     def _enter(self, record: RecordedRequest) -> bool:
         """Record the request; False when `concurrency_limit` refuses it (it is not in flight)."""
@@ -215,7 +233,7 @@ class ChatEndpoints:
         record: RecordedRequest | None = None,
         request: web.Request | None = None,
     ) -> web.StreamResponse:
-        content = self.answer(body)
+        contents = self._contents(body, fault)
         if fault is not None:
             assert self._stopping is not None
             special = await fault_response(
@@ -231,7 +249,7 @@ class ChatEndpoints:
                 if record is not None and request is not None and client_left(request):
                     self._abandoned(record)  # a hang the client gave up on
                 return special
-        reply = self._completion(body, garbled(fault, body, content), finish_reason(fault))
+        reply = self._completion(body, contents, finish_reason(fault))
         if record is not None and record.cached_tokens:
             reply["usage"]["prompt_tokens_details"] = {"cached_tokens": record.cached_tokens}
         if self.prompt_cache is not None:

@@ -55,6 +55,7 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         port: int = 0,
         prompt_cache: ImplicitPromptCache | None = None,
         refuses: Iterable[str] = (),
+        choice_limit: int | None = None,
     ) -> None:
         unknown = [k for k in fault_kinds if k not in FAULT_KINDS]
         if unknown:
@@ -78,6 +79,8 @@ class JudgeServer(ChatEndpoints, BatchEndpoints):
         self.slot_count = slots
         self.slots: asyncio.Semaphore | None = None  # made on the server's loop
         self.prompt_cache = prompt_cache  # OpenAI's automatic prompt caching (prompt_cache.py)
+        # at most this many choices per reply, whatever `n` asks (None: as many as asked)
+        self.choice_limit = choice_limit
         self.stats = ServerStats()
         self._script: deque[Fault] = deque()
         self._seen: Counter[int] = Counter()

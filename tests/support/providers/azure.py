@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from tests.support.judge_server import completion_body
 from tests.support.providers.base import FakeProvider, Seen
-from tests.support.providers.faults import Fault, is_error, reply_text, stop_word
-from tests.support.providers.wire import tokens
+from tests.support.providers.faults import Fault, is_error, retry_headers
+from tests.support.providers.wire import chat_reply
 
 ERRORS = {
     "rate_limit": (429, "429", "Requests have exceeded the token rate limit of your tier."),
@@ -56,23 +55,11 @@ class AzureFake(FakeProvider):
         if is_error(fault):
             assert fault is not None
             return self.fault_reply(seen, fault)
-        body = seen.body
-        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-        text = self.replied(reply_text(fault, self.answer(body["messages"], schema)))
-        prompt = tokens(*(str(m.get("content", "")) for m in body["messages"]))
-        reasoning = self.reasoning if "reasoning_effort" in body else None
-        finish = stop_word(fault, "stop", "length")
-        reply = completion_body(request.match_info["deployment"], text, prompt, reasoning, finish)
-        return web.json_response(reply)
+        return web.json_response(
+            chat_reply(self, seen.body, fault, request.match_info["deployment"])
+        )
 
     def fault_reply(self, seen: Seen, fault: Fault) -> web.Response:
         status, code, message = ERRORS[fault.kind]
         seen.status = status
-        headers = None
-        if fault.kind == "rate_limit":
-            ms = round(fault.retry_after * 1000)
-            headers = {
-                "retry-after": str(max(1, round(fault.retry_after))),
-                "retry-after-ms": str(ms),
-            }
-        return error(status, code, message, headers)
+        return error(status, code, message, retry_headers(fault))

@@ -60,6 +60,8 @@ class FakeProvider:
         self.faults = FaultScript()
         self.seen: list[Seen] = []
         self.replies: list[str] = []  # the text of every 200 reply, in order
+        # at most this many choices per reply, whatever the request asks (None: as asked)
+        self.choice_limit: int | None = None
         self.port = 0
         self._lock = threading.Lock()
         self._site = LoopbackSite(f"fake-{self.name}")
@@ -72,6 +74,16 @@ class FakeProvider:
     def answer(self, messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
         """The JSON text answered to these messages and schema; a test may replace it."""
         return answer_for(messages, schema)
+
+    def choice_texts(
+        self, messages: list[dict[str, str]], schema: dict[str, Any] | None, asked: int
+    ) -> list[str]:
+        """The answers to a request for `asked` choices (`n`, `candidateCount`; at most
+        `choice_limit`): `answer` for the first, each later one hashed with its index, as
+        independent samples differ."""
+        count = max(1, min(asked, self.choice_limit or asked))
+        first = self.answer(messages, schema)
+        return [first, *(answer_for(messages, schema, i) for i in range(1, count))]
 
     def replied(self, text: str) -> str:
         """Note the text of a 200 reply (tests compare the records with it)."""
@@ -89,6 +101,7 @@ class FakeProvider:
             self.seen.clear()
             self.replies.clear()
         self.faults.clear()
+        self.choice_limit = None
 
     @property
     def url(self) -> str:

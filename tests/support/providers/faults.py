@@ -79,5 +79,13 @@ ERROR_KINDS = frozenset(
 )
 
 
+def retry_headers(fault: Fault) -> dict[str, str] | None:
+    """OpenAI's and Azure's retry hint on a 429: `retry-after` (seconds) and `retry-after-ms`."""
+    if fault.kind != "rate_limit":
+        return None
+    seconds = str(max(1, round(fault.retry_after)))
+    return {"retry-after": seconds, "retry-after-ms": str(round(fault.retry_after * 1000))}
+
+
 def is_error(fault: Fault | None) -> bool:
     return fault is not None and fault.kind in ERROR_KINDS

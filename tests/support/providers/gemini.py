@@ -7,8 +7,10 @@ Requests as the real API reads them (ai.google.dev API reference, `generateConte
 `temperature` and `thinkingConfig {thinkingBudget | thinkingLevel, includeThoughts}`; the key in
 the `x-goog-api-key` header.
 
-Replies: one candidate whose parts are a thought summary (`thought: true`, when thoughts are
-asked for) and the answer text; `usageMetadata` with prompt, candidates and thoughts counts.
+Replies: one candidate (or `generationConfig.candidateCount` of them, which litellm sends as
+`candidate_count`: the API reads either form) whose parts are a thought summary (`thought:
+true`, when thoughts are asked for) and the answer text; `usageMetadata` with the prompt count,
+the candidates' count over every candidate, and the thoughts count.
 
 Refusals, each the real API's answer:
 - a part holding only an empty text: 400 `INVALID_ARGUMENT` "* GenerateContentRequest.contents[i]
@@ -136,29 +138,36 @@ class GeminiFake(FakeProvider):
 
     def reply(self, call: str, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
         messages = as_messages(body)
-        text = self.replied(reply_text(fault, self.answer(messages, schema_of(body))))
-        thinking = generation(body).get("thinkingConfig") or {}
-        parts: list[dict[str, Any]] = []
-        if thinking.get("includeThoughts"):
-            parts.append({"text": self.reasoning, "thought": True})
-        parts.append({"text": text})
+        config = generation(body)
+        asked = config.get("candidateCount") or config.get("candidate_count") or 1
+        texts = [
+            self.replied(reply_text(fault, text))
+            for text in self.choice_texts(messages, schema_of(body), asked)
+        ]
+        thinking = config.get("thinkingConfig") or {}
+        thought = (
+            [{"text": self.reasoning, "thought": True}] if thinking.get("includeThoughts") else []
+        )
         prompt = tokens(*(m["content"] for m in messages))
-        thoughts = tokens(self.reasoning) if thinking.get("includeThoughts") else 0
+        thoughts = tokens(self.reasoning) * len(texts) if thought else 0
+        answered = sum(tokens(text) for text in texts)
         usage = {
             "promptTokenCount": prompt,
-            "candidatesTokenCount": tokens(text),
-            "totalTokenCount": prompt + tokens(text) + thoughts,
+            "candidatesTokenCount": answered,
+            "totalTokenCount": prompt + answered + thoughts,
         }
         if thoughts:
             usage["thoughtsTokenCount"] = thoughts
+        candidates = [
+            {
+                "content": {"role": "model", "parts": [*thought, {"text": text}]},
+                "finishReason": stop_word(fault, "STOP", "MAX_TOKENS"),
+                "index": index,
+            }
+            for index, text in enumerate(texts)
+        ]
         return {
-            "candidates": [
-                {
-                    "content": {"role": "model", "parts": parts},
-                    "finishReason": stop_word(fault, "STOP", "MAX_TOKENS"),
-                    "index": 0,
-                }
-            ],
+            "candidates": candidates,
             "usageMetadata": usage,
             "modelVersion": call.split(":")[0],
         }

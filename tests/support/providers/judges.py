@@ -14,6 +14,7 @@ from tests.support.providers.base import FakeProvider
 from tests.support.providers.bedrock import BedrockFake
 from tests.support.providers.gemini import GeminiFake
 from tests.support.providers.ollama import OllamaFake
+from tests.support.providers.openai import OpenAIFake
 
 KEY_ENV = "AUTORUBRIC_PROVIDER_KEY"
 
@@ -34,10 +35,12 @@ class Provider:
     params: Callable[[str], dict[str, Any]] = field(default=lambda base: {})
     uses_api_base: bool = True
     uses_key: bool = True
+    several_choices: bool = False  # one request returns several choices (`n`, candidateCount)
+    extra: dict[str, Any] = field(default_factory=dict)  # more judge keys (`transport`, ...)
 
     def judge_yaml(self, api_base: str, *, thinking: bool, samples: int) -> str:
         model = (self.thinking_model or self.model) if thinking else self.model
-        spec: dict[str, Any] = {"model": model, "id": "j", "samples": samples}
+        spec: dict[str, Any] = {"model": model, "id": "j", "samples": samples, **self.extra}
         if self.uses_api_base:
             spec["api_base"] = api_base
         if self.uses_key:
@@ -63,7 +66,9 @@ def bedrock_params(api_base: str) -> dict[str, Any]:
 
 PROVIDERS = [
     Provider("anthropic", AnthropicFake, "anthropic/claude-sonnet-4-5", 2048, "overloaded"),
-    Provider("gemini", GeminiFake, "gemini/gemini-2.5-flash", "low", "overloaded"),
+    Provider(
+        "gemini", GeminiFake, "gemini/gemini-2.5-flash", "low", "overloaded", several_choices=True
+    ),
     Provider(
         "azure",
         AzureFake,
@@ -72,6 +77,7 @@ PROVIDERS = [
         "server",
         thinking_model="azure/o4-mini",
         params=lambda base: {"api_version": "2024-10-21"},
+        several_choices=True,
     ),
     Provider(
         "ollama",
@@ -94,5 +100,29 @@ PROVIDERS = [
         params=bedrock_params,
         uses_api_base=False,
         uses_key=False,
+    ),
+]
+
+# OpenAI itself (through litellm's OpenAI handler) and an OpenAI-compatible server (vLLM,
+# llama.cpp; through the native transport): the rows of the several-samples cases
+# (tests/judges/test_samples_conformance.py), which the OpenAI loopback server covers elsewhere
+OPENAI_ROWS = [
+    Provider(
+        "openai",
+        OpenAIFake,
+        "openai/gpt-4.1-mini",
+        "low",
+        "overloaded",
+        several_choices=True,
+        extra={"transport": "litellm"},
+    ),
+    Provider(
+        "openai_compatible",
+        OpenAIFake,
+        "hosted_vllm/qwen3-8b",
+        "low",
+        "overloaded",
+        priced=False,
+        several_choices=True,
     ),
 ]

@@ -1,0 +1,120 @@
+"""Samples in one request, end to end against the loopback OpenAI server: one request per
+prompt carries `n`, the call cache holds each sample (a `separate` run, and the other way
+round, is served), and `resume --retry-errors` asks the samples still missing together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support.cli import cli
+from tests.support.experiment.cache import judge
+from tests.support.experiment.cascade import records
+from tests.support.experiment.criteria import CORRECT, HARMFUL, style
+from tests.support.experiment.runs import write_dataset
+from tests.support.judge_server import JudgeServer
+
+N = 6
+SAMPLES = 3
+
+
+def rubric(path: Path, api_base: str, *, criteria: list[dict[str, Any]], **extra: Any) -> Path:
+    grader = {
+        "judges": [judge(api_base, 0, samples=SAMPLES, **extra)],
+        "max_attempts": 1,
+        "retry": {"initial_wait": 0.01, "max_wait": 0.05, "max_retry_after": 0.3},
+    }
+    path.write_text(yaml.safe_dump({"criteria": criteria, "grader": grader}))
+    return path
+
+
+def ok(*args: str | Path, code: int = 0) -> None:
+    result = cli(*args)
+    assert result.exit_code == code, result.stderr
+
+
+def answers(directory: Path) -> dict[tuple[str, str, int], tuple[Any, Any, Any]]:
+    """(item, criterion, sample) -> (verdict, option index, reason)."""
+    return {
+        (item, c["name"], v["sample"]): (v["verdict"], v["option_index"], v["reason"])
+        for item, record in records(directory).items()
+        for c in record["criteria"]
+        for v in c["votes"]
+    }
+
+
+def test_one_request_per_prompt_and_the_cache_serves_each_sample(tmp_path: Path) -> None:
+    data = write_dataset(tmp_path / "data.jsonl", N)
+    criteria = [CORRECT, HARMFUL, style()]
+    cache = ("--cache-dir", tmp_path / "cache")
+    with JudgeServer() as server:
+        one = rubric(tmp_path / "one.yaml", server.api_base, criteria=criteria)
+        ok("run", one, data, "--out", tmp_path / "one", *cache)
+        sent = server.requests
+        binary = [r for r in sent if "Fill criterion_status" in r.text()]
+        assert len(binary) == N * 2 and all(r.body["n"] == SAMPLES for r in binary)
+        # the multi-choice criterion's samples are shown their own option orders: one request
+        # per order shown, each asking for the samples shown it
+        shown = [r for r in sent if r not in binary]
+        assert sum(r.body.get("n", 1) for r in shown) == N * SAMPLES
+        server.reset()
+        separate = rubric(
+            tmp_path / "separate.yaml",
+            server.api_base,
+            criteria=criteria,
+            sample_request="separate",
+        )
+        ok("run", separate, data, "--out", tmp_path / "separate", *cache)
+        assert server.request_count == 0  # every sample's answer is in the cache
+    assert answers(tmp_path / "separate") == answers(tmp_path / "one")
+    served = records(tmp_path / "separate").values()
+    assert all(vote["cached"] for r in served for c in r["criteria"] for vote in c["votes"])
+
+
+def test_a_separate_run_serves_a_later_one_request_run(tmp_path: Path) -> None:
+    data = write_dataset(tmp_path / "data.jsonl", N)
+    cache = ("--cache-dir", tmp_path / "cache")
+    with JudgeServer() as server:
+        separate = rubric(
+            tmp_path / "s.yaml", server.api_base, criteria=[CORRECT], sample_request="separate"
+        )
+        ok("run", separate, data, "--out", tmp_path / "separate", *cache)
+        assert server.request_count == N * SAMPLES
+        assert all("n" not in r.body for r in server.requests)
+        server.reset()
+        one = rubric(tmp_path / "o.yaml", server.api_base, criteria=[CORRECT])
+        ok("run", one, data, "--out", tmp_path / "one", *cache)
+        assert server.request_count == 0
+    assert answers(tmp_path / "one") == answers(tmp_path / "separate")
+
+
+def test_resume_asks_the_missing_samples_together(tmp_path: Path) -> None:
+    """A server that returns one choice whatever `n` asks, with one attempt a sample: sample 0
+    is answered and the others fail; `resume --retry-errors` keeps sample 0 and asks for the
+    other two in one request."""
+    data = write_dataset(tmp_path / "data.jsonl", N)
+    with JudgeServer(choice_limit=1) as server:
+        path = rubric(tmp_path / "r.yaml", server.api_base, criteria=[CORRECT, HARMFUL])
+        ok("run", path, data, "--out", tmp_path / "exp", "--no-cache", code=3)
+        assert server.request_count == N * 2 and all(r.body["n"] == 3 for r in server.requests)
+        broken = answers(tmp_path / "exp")
+        failed = [
+            v for r in records(tmp_path / "exp").values() for c in r["criteria"] for v in c["votes"]
+        ]
+        assert {v["sample"] for v in failed if v["error"] is None} == {0}
+        assert all(
+            v["error"].startswith("parse: the reply held fewer choices")
+            for v in failed
+            if v["sample"] > 0
+        )
+        server.reset()
+        server.choice_limit = None
+        ok("resume", tmp_path / "exp", "--retry-errors", "--no-cache")
+        assert server.request_count == N * 2 and all(r.body["n"] == 2 for r in server.requests)
+    resumed = answers(tmp_path / "exp")
+    assert all(v[0] is not None for v in resumed.values())
+    assert {k: v for k, v in resumed.items() if k[2] == 0} == {
+        k: v for k, v in broken.items() if k[2] == 0
+    }
