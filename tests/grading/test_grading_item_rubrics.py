@@ -242,9 +242,8 @@ async def test_a_cascade_escalates_item_criteria(llm_calls: str) -> None:
 
 
 def test_the_dry_run_bills_each_items_own_criteria() -> None:
-    rubric = rubric_of(
-        [{"model": "simulated/a", "samples": 2}], [{"name": "tone", "requirement": "Is kind"}]
-    )
+    judge = {"model": "simulated/a", "samples": 2, "sample_request": "separate"}  # a call each
+    rubric = rubric_of([judge], [{"name": "tone", "requirement": "Is kind"}])
     items = healthbench_items(rubric)
     bill = estimate_bill(rubric, items, seed=0, base_dir=None, cache=None).to_json()
     assert bill["calls"]["total"] == 2 * (3 + (4 + 3 + 1))  # every item: tone + its own
