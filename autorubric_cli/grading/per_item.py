@@ -30,7 +30,8 @@ from autorubric_cli.grading.item_examples import ItemExamples
 from autorubric_cli.grading.requests import shown_order
 from autorubric_cli.grading.reuse import VoteKey, gather_or_cancel
 from autorubric_cli.judges.asked import Asked
-from autorubric_cli.judges.judge import Judge, answer_fields, of_text
+from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.parsers import answer_fields, of_text
 from autorubric_cli.judges.per_item.asked import AskedCriterion
 from autorubric_cli.judges.per_item.prompts import item_system_prompt, item_user_message
 from autorubric_cli.judges.per_item.replies import MISSING_ENTRY, ItemReply, parse_item_reply

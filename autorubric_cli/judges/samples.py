@@ -31,7 +31,8 @@ from typing import TypeVar
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.records import Vote
 from autorubric_cli.judges.asked import Asked, Bill
-from autorubric_cli.judges.judge import Judge, Parser, vote_parser
+from autorubric_cli.judges.judge import Judge
+from autorubric_cli.judges.parsers import Parser, vote_parser
 from autorubric_cli.judges.policy.failures import JudgeFailure, cut_off
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.policy.providers import facts_for

@@ -33,8 +33,9 @@ from autorubric_cli.core.scoring import submission_word_counts
 from autorubric_cli.core.words import plural
 from autorubric_cli.grading.grader import CriterionGrader, gather_within_budget
 from autorubric_cli.grading.record import bill
-from autorubric_cli.judges.judge import Judge, of_text
+from autorubric_cli.judges.judge import Judge
 from autorubric_cli.judges.pairs import PairAnswer, PairRequest, parse_pair_reply
+from autorubric_cli.judges.parsers import of_text
 from autorubric_cli.judges.stats import CallStats
 from autorubric_cli.judges.transports.workers import WorkerPool
 from autorubric_cli.pairwise.first_writes import FirstWrites

@@ -18,7 +18,8 @@ from autorubric_cli.core.config import JudgeSpec, LLMConfig
 from autorubric_cli.core.rubric import Criterion, Rubric
 from autorubric_cli.errors import writing
 from autorubric_cli.judges.cache import CallCache, cache_path
-from autorubric_cli.judges.judge import Judge, build_judges, of_text
+from autorubric_cli.judges.judge import Judge, build_judges
+from autorubric_cli.judges.parsers import of_text
 from autorubric_cli.judges.policy.retry import RetryPolicy
 from autorubric_cli.judges.policy.spend import SpendCap
 from autorubric_cli.judges.revision import ReviseRequest, Revision, parse_revision

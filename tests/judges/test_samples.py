@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from autorubric_cli.core.config import JudgeSpec
 from autorubric_cli.core.rubric import Criterion, CriterionOption
-from autorubric_cli.judges.judge import vote_parser
+from autorubric_cli.judges.parsers import vote_parser
 from autorubric_cli.judges.policy.failures import JudgeFailure
 from autorubric_cli.judges.policy.kinds import FailureKind
 from autorubric_cli.judges.price_table import price_table
