@@ -147,11 +147,13 @@ def retried_calls(record: ItemRecord, per_item: bool) -> dict[str, int]:
     again for the criteria a reply left out. Per criterion a vote is one request: its attempts
     beyond the first. Per item, one request per (judge, sample) asks every criterion, each call
     listing the ones still pending, so the criterion asked last was listed in every call: the
-    request's calls are the most attempts among its votes."""
+    request's calls are the most attempts among its votes. Samples asked in one request
+    (`together`) are one request likewise: the sample asked most was in every call."""
     calls: dict[tuple[str, int | str], int] = {}
     for criterion in record.criteria:
         for vote in criterion.votes:
-            key = (vote.judge, vote.sample if per_item else f"{criterion.name}/{vote.sample}")
+            asked = vote.together or vote.sample
+            key = (vote.judge, vote.sample if per_item else f"{criterion.name}/{asked}")
             calls[key] = max(calls.get(key, 0), vote.attempts)
     retried: dict[str, int] = {}
     for (judge, _), attempts in calls.items():

@@ -1,29 +1,46 @@
 """Samples in one request, end to end against the loopback OpenAI server: one request per
 prompt carries `n`, the call cache holds each sample (a `separate` run, and the other way
-round, is served), and `resume --retry-errors` asks the samples still missing together."""
+round, is served), `resume --retry-errors` asks the samples still missing together, a run
+killed mid-way and resumed loses nothing and asks nothing twice, and the progress line counts
+requests and error votes as the report does."""
 
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from tests.experiment.test_progress_matches_report import figure, last_progress
 from tests.support.cli import cli
 from tests.support.experiment.cache import judge
 from tests.support.experiment.cascade import records
 from tests.support.experiment.criteria import CORRECT, HARMFUL, style
-from tests.support.experiment.runs import write_dataset
+from tests.support.experiment.runs import (
+    assert_nothing_lost_nothing_rejudged,
+    server_rubric,
+    sigkill_and_resume,
+    write_dataset,
+)
 from tests.support.judge_server import JudgeServer
 
 N = 6
 SAMPLES = 3
 
 
-def rubric(path: Path, api_base: str, *, criteria: list[dict[str, Any]], **extra: Any) -> Path:
+def rubric(
+    path: Path,
+    api_base: str,
+    *,
+    criteria: list[dict[str, Any]],
+    max_attempts: int = 1,
+    **extra: Any,
+) -> Path:
     grader = {
         "judges": [judge(api_base, 0, samples=SAMPLES, **extra)],
-        "max_attempts": 1,
+        "max_attempts": max_attempts,
         "retry": {"initial_wait": 0.01, "max_wait": 0.05, "max_retry_after": 0.3},
     }
     path.write_text(yaml.safe_dump({"criteria": criteria, "grader": grader}))
@@ -118,3 +135,47 @@ def test_resume_asks_the_missing_samples_together(tmp_path: Path) -> None:
     assert {k: v for k, v in resumed.items() if k[2] == 0} == {
         k: v for k, v in broken.items() if k[2] == 0
     }
+
+
+def test_a_run_killed_mid_way_and_resumed_loses_nothing_and_asks_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    """SIGKILLed twice at random moments and resumed: every item once, its votes those of an
+    uninterrupted run, no recorded item asked again, and every request for a binary
+    criterion's samples carries all of them (`n`: the call cache stores a reply's choices
+    together, so a resumed item's samples are held or asked all at once)."""
+    items = 24
+    data = write_dataset(tmp_path / "data.jsonl", items)
+    with JudgeServer(latency=0.05) as server:
+        path = server_rubric(
+            tmp_path / "r.yaml", server.api_base, concurrency=3, judge_extra="\n      samples: 3"
+        )
+        ok("run", path, data, "--out", tmp_path / "reference", "--no-cache")
+        server.reset()
+        snapshots = sigkill_and_resume([path, data], tmp_path / "exp", server, random.Random(45), 2)
+        requests = server.requests
+    assert_nothing_lost_nothing_rejudged(
+        tmp_path / "exp", tmp_path / "reference", snapshots, requests, items
+    )
+    binary = [r for r in requests if "Fill criterion_status" in r.text()]
+    assert binary and all(r.body["n"] == SAMPLES for r in binary)
+
+
+def test_progress_and_report_count_requests_and_error_votes_alike(tmp_path: Path) -> None:
+    """A server that returns one choice whatever `n` asks, and fails some requests: with two
+    attempts a sample, the third sample of each criterion always runs out (an error vote the
+    reply left short), and a request whose attempts all fail errs every sample it asked for.
+    The progress line and the report agree on both counts; retries are per request: every
+    request beyond the first of each criterion's samples."""
+    data, out = write_dataset(tmp_path / "data.jsonl", N), tmp_path / "exp"
+    faults = {"fault_rate": 0.3, "fault_kinds": ("server_error",), "fault_seed": 5}
+    with JudgeServer(choice_limit=1, **faults) as server:
+        path = rubric(
+            tmp_path / "r.yaml", server.api_base, criteria=[CORRECT, HARMFUL], max_attempts=2
+        )
+        result = cli("run", path, data, "--out", out, "--format", "json", "--no-cache")
+        requests = server.request_count
+    assert result.exit_code == 3, result.stderr
+    report, line = json.loads(result.stdout), last_progress(result.stderr)
+    assert int(figure(line, "retries")) == report["retries"] == requests - N * 2
+    assert int(figure(line, "error votes")) == report["error_votes"] >= N * 2

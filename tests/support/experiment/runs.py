@@ -33,14 +33,17 @@ def server_rubric(
     gate: str = "",
     llm_calls: str = "per_criterion",
     grader_extra: str = "",
+    judge_extra: str = "",
 ) -> Path:
+    """A rubric of three criteria (two binary, one multi-choice) for `judges` judges on the
+    loopback server; `judge_extra`: more lines of each judge's (indented as its keys)."""
     judge_lines = "".join(
         f"""
     - model: openai/judge-{j}
       id: j{j}
       api_base: {api_base}
       api_key_env: {KEY_ENV}
-      max_concurrency: {concurrency}"""
+      max_concurrency: {concurrency}{judge_extra}"""
         for j in range(judges)
     )
     path.write_text(
