@@ -32,11 +32,6 @@ def deciding_test(score: ScoreComparison) -> tuple[Test, float | None]:
     return "wilcoxon", score.p_value
 
 
-def significant(score: ScoreComparison) -> bool:
-    _, p = deciding_test(score)
-    return p is not None and p < score.alpha
-
-
 def level(alpha: float) -> str:
     return "the 5% level" if alpha == 0.05 else f"alpha {alpha:g}"
 
@@ -82,8 +77,10 @@ def basis(score: ScoreComparison) -> str:
 
 
 def power_advice(score: ScoreComparison) -> str | None:
-    """What the comparison could detect, said only when the difference is not significant."""
-    if score.diff is None or significant(score):
+    """What the comparison could detect, said only when a test found the difference not
+    significant (with no p-value, e.g. all differences zero, there is no test to size)."""
+    _, p = deciding_test(score)
+    if score.diff is None or p is None or p < score.alpha:
         return None
     mde = score.clustered.mde80 if score.clustered is not None else score.mde80
     if mde is None:

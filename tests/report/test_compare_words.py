@@ -130,6 +130,9 @@ def test_the_finding_follows_the_test_the_comparison_rests_on() -> None:
     advice = power_advice(score(-0.2, 0.001, clustered=clustered, below_mde80=True))
     assert advice is not None and "below 0.3000" in advice and "on 12 clusters" in advice
     assert power_advice(score(0.2, 0.001, below_mde80=True)) is None  # significant
+    # no test, nothing to size: never "not significant, though it detects 0.0000"
+    same = score(0.0, None, undefined={"p_value": "all differences are zero"}, se_diff=0.0)
+    assert power_advice(same.model_copy(update={"mde80": 0.0, "below_mde80": False})) is None
 
 
 def test_the_regression_check_names_the_p_value_it_used() -> None:
