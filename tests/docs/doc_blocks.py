@@ -8,6 +8,9 @@ between are allowed), invisible on the rendered page:
 - `<!-- file: PATH -->`: the block's text is written to PATH (relative to the page's working
   directory) before the blocks after it run, so a page can write a rubric and then run it.
 - `<!-- exit: N -->`: the last command of a shell block is expected to exit N (default 0).
+- `<!-- output: WHAT -->` on a `text` block: program output the page quotes. Every line of it,
+  spaces collapsed, must be in what the page's last shell block printed (stdout and stderr), so
+  a figure the page quotes and reasons about is the program's own.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[2]
 ANNOTATION = re.compile(r"<!--\s*([a-z-]+)\s*:\s*(.*?)\s*-->")
-KNOWN = {"not-run", "file", "exit"}
+KNOWN = {"not-run", "file", "exit", "output"}
 
 
 @dataclass(frozen=True)

@@ -169,12 +169,14 @@ class ShellSession:
         self.cwd = workdir
         self.env = env
         self.replace = replace
+        self.printed = ""  # what the last shell block's commands printed, stdout and stderr
 
     def run(self, script: str, expect_exit: int, where: str) -> None:
         for text, value in self.replace.items():
             script = script.replace(text, value)
         check_script(script)
         steps = commands(script, checking=False)
+        self.printed = ""
         runnable = [c for c in steps if program(c.argv) not in SETUP_PROGRAMS]
         for command in steps:
             if command.piped:
@@ -211,6 +213,16 @@ class ShellSession:
             result = cli(*argv[1:], env=self.env, cwd=self.cwd)
         except Exception as exc:
             raise ExampleError(f"{where}: `{shlex.join(argv)}` raised {exc!r}") from exc
+        self.printed += result.output
         if result.exit_code not in (0,):
             print(result.output)
         return result.exit_code
+
+
+def check_printed(quoted: str, printed: str) -> None:
+    """Each line of output a page quotes is in what its commands printed (spaces collapsed:
+    Rich wraps a long line where the page's does not)."""
+    said = " ".join(printed.split())
+    for line in quoted.splitlines():
+        if line.strip() and " ".join(line.split()) not in said:
+            raise ExampleError(f"the commands above did not print {line.strip()!r}")

@@ -4,8 +4,9 @@ One test per page: its blocks run in order in one temporary directory holding a 
 shipped `rubrics/` and `datasets/`. Shell blocks run `autorubric` in-process (simulated judges,
 or the loopback judge server where a page names `http://127.0.0.1:8000`, which stands for it);
 YAML blocks are loaded by the rubric loader or checked as workflows; JSON and JSONL must parse;
-Python runs; a `console` transcript's `$ ` commands are checked. A block that is not meant to
-run says why (`<!-- not-run: ... -->`) and is checked.
+Python runs; a `console` transcript's `$ ` commands are checked; a `text` block marked
+`<!-- output: ... -->` is found in what the shell block before it printed. A block that is not
+meant to run says why (`<!-- not-run: ... -->`) and is checked.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from tests.docs.doc_blocks import ROOT, Block, doc_pages, page_blocks
-from tests.docs.shell_examples import ExampleError, ShellSession, check_script
+from tests.docs.shell_examples import ExampleError, ShellSession, check_printed, check_script
 from tests.docs.yaml_examples import check_yaml
 from tests.support.judge_server import JudgeServer
 
 LOOPBACK = "http://127.0.0.1:8000"
 SHELL = {"bash", "sh", "shell"}
-UNCHECKED = {"text", "output"}  # program output shown to the reader
+UNCHECKED = {"text", "output"}  # program output shown to the reader (`output:` notes check it)
 
 
 def page_id(page: Path) -> str:
@@ -62,6 +63,8 @@ def run_block(block: Block, session: ShellSession, scratch: Path) -> None:
                 check_script(text)
             else:
                 session.run(text, int(block.notes.get("exit", "0")), block.where)
+        elif block.lang in UNCHECKED and "output" in block.notes:
+            check_printed(text, session.printed)
         elif block.lang == "console":
             check_script(console_commands(text))
         elif block.lang in {"yaml", "yml"}:
@@ -145,3 +148,9 @@ def test_readme_links_point_at_pages() -> None:
     for target in targets:
         if "://" not in target:
             assert (ROOT / target).exists(), f"README links to missing {target}"
+
+
+def test_quoted_output_must_be_what_was_printed() -> None:
+    check_printed("NEW scores  higher\nse 0.0079\n", "x NEW scores\nhigher y se 0.0079")
+    with pytest.raises(ExampleError, match="se 0.0081"):
+        check_printed("NEW scores higher\nse 0.0081", "NEW scores higher, se 0.0079")
