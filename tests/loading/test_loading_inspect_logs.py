@@ -27,6 +27,7 @@ from autorubric_cli.errors import InputError
 from autorubric_cli.loading import inspect_log
 from autorubric_cli.loading.dataset import iter_items
 from autorubric_cli.loading.rubric_loader import parse_rubric
+from tests.support.browser import Watched, headless_chromium
 from tests.support.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,6 +175,29 @@ def test_autorubric_run_grades_the_log(logs: dict[str, Path], tmp_path: Path, na
     assert all(r["status"] == "ok" and len(r["criteria"]) == 2 for r in records)
     # assistant content only: "Looking it up." and "Default output from mockllm/model"
     assert {r["word_counts"]["output"] for r in records} == {7}
+
+
+def test_the_report_shows_a_samples_target_and_the_final_turn_scope(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """An Inspect sample's target is its reference submission: the HTML report's item details
+    show it under the conversation, and the `final_turn` criterion says what it grades."""
+    (tmp_path / "rubric.yaml").write_text(RUBRIC)
+    out = tmp_path / "exp"
+    assert cli("run", tmp_path / "rubric.yaml", logs["single"], "--out", out).exit_code == 0
+    with headless_chromium() as browser:
+        report = Watched(browser, (out / "report.html").as_uri(), "body[data-items-ready]")
+        report.page.click("tr.item-row[data-id=six-sevens]")
+        detail = report.page.locator("tr.detail-row[data-detail-for=six-sevens]")
+        assert detail.locator(".conversation .turn").count() == 5
+        reference = detail.locator(".reference")
+        assert reference.locator("h4").inner_text().startswith("Reference submission")
+        assert reference.locator("pre").inner_text() == "42"  # the sample's target
+        closing = detail.locator("tr.criterion-row[data-criterion=closing] .crit-scope")
+        assert closing.inner_text().startswith("scope: final turn")
+        assert detail.locator("tr.criterion-row[data-criterion=helpful] .crit-scope").count() == 0
+        detail.screenshot(path=str(tmp_path / "inspect-item.png"))
+        assert report.errors == [] and report.dialogs == []
 
 
 def test_field_mapping_applies_to_a_log(logs: dict[str, Path], rubric: Rubric) -> None:

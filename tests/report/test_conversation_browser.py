@@ -124,6 +124,14 @@ def test_the_report_draws_a_conversation_as_turns(report: Watched) -> None:
     detail = page.locator(f"tr.detail-row[data-detail-for={XSS_ID}]")
     assert "Conversation · 8 turns · 3 tool calls" in detail.locator("h4").all_inner_texts()
     check_agent_run(detail.locator(".conversation"))
+    # a final_turn criterion says what it grades on a conversation, as the labelling page does
+    scopes = detail.locator(".crit-scope")
+    assert scopes.count() == 1 and scopes.inner_text().startswith("scope: final turn")
+    assert detail.locator("tr.criterion-row[data-criterion=polite] .crit-scope").count() == 1
+    page.click(f"tr.item-row[data-id={PLAIN_ID}]")
+    plain = page.locator(f"tr.detail-row[data-detail-for={PLAIN_ID}]")
+    assert plain.locator("tr.criterion-row").count() == 3
+    assert plain.locator(".crit-scope").count() == 0  # a text is graded whole
     page.wait_for_timeout(200)
     assert report.dialogs == [] and report.errors == []
 
