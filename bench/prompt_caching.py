@@ -386,13 +386,20 @@ def compare_samples(args: argparse.Namespace) -> None:
                 )
                 walls[mode].append(wall)
                 seen[mode] = (len(s.requests), bill, tokens_billed(s.requests))
+        estimates = {}
+        for mode in walls:
+            with contextlib.redirect_stderr(io.StringIO()):
+                bill = dry_run_start(work / f"{mode}0.yaml", data, RunOptions(cache=False))
+            estimates[mode] = (bill["calls"]["to_send"], bill["cost_estimate"])
     print(f"openai: {model}, {args.items} items x 8 criteria, samples {args.samples}, caching on")
     for mode, times in walls.items():
         calls, bill, (prompt, read, completion) = seen[mode]
+        sent, estimate = estimates[mode]
         print(
             f"  {mode:8} {calls} requests, billed {prompt:,} prompt tokens ({read:,} cached) + "
             f"{completion:,} completion = ${bill:.4f}; wall median "
-            f"{statistics.median(times):.2f}s (runs: {', '.join(f'{t:.2f}' for t in times)})"
+            f"{statistics.median(times):.2f}s (runs: {', '.join(f'{t:.2f}' for t in times)}); "
+            f"dry run: {sent} requests, ${estimate:.4f} = {estimate / bill:.3f} of billed"
         )
     one, separate = seen["one"], seen["separate"]
     wall = statistics.median(walls["one"]) / statistics.median(walls["separate"])
