@@ -1,8 +1,8 @@
 """Samples in one request, end to end against the loopback OpenAI server: one request per
 prompt carries `n`, the call cache holds each sample (a `separate` run, and the other way
-round, is served), `resume --retry-errors` asks the samples still missing together, a run
-killed mid-way and resumed loses nothing and asks nothing twice, and the progress line counts
-requests and error votes as the report does."""
+round, is served), a batch line carries `n` too, `resume --retry-errors` asks the samples
+still missing together, a run killed mid-way and resumed loses nothing and asks nothing twice,
+and the progress line counts requests and error votes as the report does."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.experiment.test_progress_matches_report import figure, last_progress
 from tests.support.cli import cli
+from tests.support.experiment.batch import fast_batches
 from tests.support.experiment.cache import judge
 from tests.support.experiment.cascade import records
 from tests.support.experiment.criteria import CORRECT, HARMFUL, style
@@ -179,3 +181,21 @@ def test_progress_and_report_count_requests_and_error_votes_alike(tmp_path: Path
     report, line = json.loads(result.stdout), last_progress(result.stderr)
     assert int(figure(line, "retries")) == report["retries"] == requests - N * 2
     assert int(figure(line, "error votes")) == report["error_votes"] >= N * 2
+
+
+def test_an_openai_batch_run_carries_n_and_equals_the_direct_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each batch line asks for a criterion's samples together, as a direct request does, and
+    the batch run's votes are the direct run's."""
+    fast_batches(monkeypatch)
+    data = write_dataset(tmp_path / "data.jsonl", N)
+    with JudgeServer(batch_delay=0.1) as server:
+        path = rubric(tmp_path / "r.yaml", server.api_base, criteria=[CORRECT, HARMFUL])
+        ok("run", path, data, "--out", tmp_path / "direct", "--no-cache")
+        server.reset()
+        ok("run", path, data, "--out", tmp_path / "batch", "--batch", "--no-cache")
+        lines = server.batch_requests
+        assert len(lines) == server.request_count == N * 2
+        assert all(line.body["n"] == SAMPLES for line in lines)
+    assert answers(tmp_path / "batch") == answers(tmp_path / "direct")
