@@ -119,14 +119,17 @@ class Judge:
         *,
         attempts: int | None = None,
         follow_up: bool = False,
+        reasks: int = 0,
     ) -> Asked[T]:
         """Ask until `parse` accepts a reply or `attempts` attempts (default `max_attempts`)
         are spent. The whole is one vote for the circuit breaker; `follow_up`: a new request
-        for what an earlier one left unanswered, counted as a retry."""
+        for what an earlier one left unanswered, counted as a retry; `reasks`: the unusable
+        replies its question had before (a follow-up for samples whose choices were unusable
+        starts that many temperature steps hotter)."""
         self.breaker.check()
         if follow_up:
             self.stats.retries += 1
-        asked: Asked[T] = Asked(messages=list(request.messages))
+        asked: Asked[T] = Asked(messages=list(request.messages), reasks=reasks)
         limit = self.max_attempts if attempts is None else attempts
         loop = retrying(self.policy, limit, self._count_retry)
         self.breaker.vote_started()

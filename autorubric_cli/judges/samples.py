@@ -12,9 +12,11 @@ there). Each choice is one sample's vote, recorded and cached as if it had been 
 - `sample_votes`: the votes of one group. Each request goes through `Judge.ask` (attempts,
   retries, re-asks, accounting, the breaker, spans) with a parser that reads every choice. A
   reply with fewer usable choices than asked is followed by a request for the samples still
-  missing (`follow_up`, counted as a retry), within each sample's `max_attempts`; a reply with
-  no usable choice is re-asked in the conversation like any unusable reply. Each choice that
-  answered is stored in the call cache under its sample's own key.
+  missing (`follow_up`, counted as a retry), within each sample's `max_attempts`, a
+  temperature step hotter per unusable choice they had (a missing choice is not one), as a
+  re-ask would be; a reply with no usable choice is re-asked in the conversation like any
+  unusable reply. Each choice that answered is stored in the call cache under its sample's own
+  key (the key of the call that got it: its temperature included).
 - Billing (`split_usage`, `split_cost`): what a request cost is shared by the samples it asked
   for so that their votes add up to it: the prompt (with its cached and written tokens) on the
   first sample asked, the completion tokens evenly over the choices (the remainder on the
@@ -182,6 +184,8 @@ def record_round(
             mine.temperature = asked.temperature
         elif replies is not None:
             mine.failure = replies.problems[sample]
+            # an unusable choice is an unusable reply for its sample; a missing one is not
+            mine.reasks = asked.reasks + (mine.failure.detail != SHORT)
 
 
 async def sample_votes(judge: Judge, requests: list[VoteRequest]) -> list[Vote]:
@@ -197,7 +201,8 @@ async def sample_votes(judge: Judge, requests: list[VoteRequest]) -> list[Vote]:
         request = replace(by_sample[pending[0]], samples=tuple(pending))
         left = limit - state[pending[0]].attempts
         parser = choices_parser(parse, pending, judge.spec)
-        asked = await judge.ask(request, parser, attempts=left, follow_up=follow_up)
+        hotter = max(state[s].reasks for s in pending)
+        asked = await judge.ask(request, parser, attempts=left, follow_up=follow_up, reasks=hotter)
         follow_up = True
         record_round(state, request, asked, model)
         keep_answers(judge, [by_sample[s] for s in pending], state)

@@ -27,6 +27,7 @@ from tests.support.experiment.runs import (
     write_dataset,
 )
 from tests.support.judge_server import JudgeServer
+from tests.support.judge_server.answers import default_answer
 
 N = 6
 SAMPLES = 3
@@ -199,3 +200,23 @@ def test_an_openai_batch_run_carries_n_and_equals_the_direct_run(
         assert len(lines) == server.request_count == N * 2
         assert all(line.body["n"] == SAMPLES for line in lines)
     assert answers(tmp_path / "batch") == answers(tmp_path / "direct")
+
+
+def test_a_follow_up_for_unusable_choices_is_a_temperature_step_hotter(tmp_path: Path) -> None:
+    """The second choice of every first request is not JSON: its sample is asked again alone,
+    at the judge's temperature plus `reask_temperature_step` (as a re-ask is), and its vote
+    records that temperature; the others keep the judge's own."""
+    data = write_dataset(tmp_path / "data.jsonl", 4)
+
+    def answer(body: dict[str, Any]) -> str:
+        unusable = body.get("choice") == 1 and body.get("temperature") == 0.0
+        return "not json {" if unusable else default_answer(body)
+
+    with JudgeServer(answer=answer) as server:
+        path = rubric(tmp_path / "r.yaml", server.api_base, criteria=[CORRECT], max_attempts=2)
+        ok("run", path, data, "--out", tmp_path / "exp", "--no-cache")
+        sent = [(r.body.get("n", 1), r.body["temperature"]) for r in server.requests]
+    assert sorted(sent) == [(1, 0.3)] * 4 + [(SAMPLES, 0.0)] * 4
+    votes = [v for r in records(tmp_path / "exp").values() for v in r["criteria"][0]["votes"]]
+    assert all(v["error"] is None for v in votes)
+    assert {v["sample"]: v.get("temperature") for v in votes} == {0: None, 1: 0.3, 2: None}
