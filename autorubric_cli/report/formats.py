@@ -21,10 +21,17 @@ ARROW = "→"  # a move between outcomes (`MET→UNMET`), a base and a new exper
 WITH_OUTCOME = "judges w/ outcome"  # a criterion's `agreement`: judges whose answer won
 AGREEING_PAIRS = "agreeing pairs"  # `percent_agreement`: pairs of judges answering alike
 NOT_ASSESSED = "not assessed"  # a criterion's `cannot_assess_rate`
-NOT_ASSESSED_NOTE = (
-    f"{NOT_ASSESSED}: the share of graded items whose outcome is CANNOT_ASSESS (binary) or an "
-    "NA option (multi-choice); grader.cannot_assess decides how the score counts them"
-)
+
+
+def not_assessed_note(over: str) -> str:
+    """What `not assessed` means, over the rows a table counts (`graded items`, pairs)."""
+    return (
+        f"{NOT_ASSESSED}: the share of {over} whose outcome is CANNOT_ASSESS (binary) or an "
+        "NA option (multi-choice); grader.cannot_assess decides how the score counts them"
+    )
+
+
+NOT_ASSESSED_NOTE = not_assessed_note("graded items")
 WITH_OUTCOME_NOTE = (
     f"{WITH_OUTCOME}: the share of judges (one kept sample each, abstentions set aside) "
     "whose answer is the criterion's outcome, mean over items"

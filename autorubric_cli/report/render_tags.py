@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from autorubric_cli.report.formats import NOT_ASSESSED, NOT_ASSESSED_NOTE, interval, number
+from autorubric_cli.report.formats import NOT_ASSESSED, interval, not_assessed_note, number
 from autorubric_cli.report.models import (
     BinaryMetrics,
     CriterionAgreement,
@@ -54,7 +54,7 @@ def item_criteria_table(report: Report) -> RowsTable | None:
     row = [number(s.count), number(s.items), number(s.met_rate), number(s.cannot_assess_rate)]
     caption = (
         "the items' own criteria, over every (item, criterion) pair; met rate: binary ones; "
-        f"{NOT_ASSESSED_NOTE}"
+        f"{not_assessed_note('the pairs')}"
     )
     return RowsTable("Item criteria", ITEM_CRITERIA_HEADER, [row], caption, "item-criteria-summary")
 
